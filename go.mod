@@ -1,0 +1,3 @@
+module github.com/specsim/specsim
+
+go 1.26
