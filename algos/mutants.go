@@ -1,0 +1,238 @@
+package algos
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// This file holds the mutants: token verification with one planted bug
+// each, taken from bugs found in public samplers (REFERENCES §7.6). They
+// are negative controls: every check in this harness must flag them.
+
+// ResampleP resamples from p_{n+1} instead of the residual after a
+// rejection, the classic bug of REFERENCES §1.1 ("biases towards p's mode").
+type ResampleP struct{}
+
+// Accept runs one step.
+func (ResampleP) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		if !(rng.Float64() < b.P[i].At(x)/b.Q[i].At(x)) {
+			return sim.Outcome{Accepted: i, Next: sim.SampleRow(rng.Float64(), b.P[i])}
+		}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// Law writes the outcome law.
+func (ResampleP) Law(b *sim.Block, dst *sim.Law) {
+	g := len(b.Tokens)
+	dst.Reset(g, b.V())
+	reach := 1.0
+	for i, x := range b.Tokens {
+		a := math.Min(1, b.P[i].At(x)/b.Q[i].At(x))
+		dst.AddRow(i, reach*(1-a), b.P[i])
+		reach *= a
+	}
+	dst.AddRow(g, reach, b.P[g])
+}
+
+// AlwaysAccept keeps every draft token and adds the bonus token: the law
+// of the draft, not the target (vLLM's "synthetic" acceptance taken for a
+// sampler).
+type AlwaysAccept struct{}
+
+// Accept runs one step.
+func (AlwaysAccept) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// Law writes the outcome law.
+func (AlwaysAccept) Law(b *sim.Block, dst *sim.Law) {
+	g := len(b.Tokens)
+	dst.Reset(g, b.V())
+	dst.AddRow(g, 1, b.P[g])
+}
+
+// QMismatch computes the ratio and the residual with a q that differs from
+// the q the draft was sampled from: the draft was sampled at temperature T
+// from raw logits (the block's q rows are that processed law), but the rule
+// uses the raw law norm(q^T). This is huggingface/transformers issue 47932
+// (raw q returned, processed q sampled) and DeepSpec issue 31 in kind. At
+// T = 1 the two coincide and the rule is exact.
+type QMismatch struct{ T float64 }
+
+func (m QMismatch) raw(q sim.Row, x int) float64 {
+	s := 0.0
+	for y := 0; y < q.Len(); y++ {
+		if v := q.At(y); v > 0 {
+			s += math.Pow(v, m.T)
+		}
+	}
+	return math.Pow(q.At(x), m.T) / s
+}
+
+func (m QMismatch) rawNorm(q sim.Row) float64 {
+	s := 0.0
+	for y := 0; y < q.Len(); y++ {
+		if v := q.At(y); v > 0 {
+			s += math.Pow(v, m.T)
+		}
+	}
+	return s
+}
+
+// residual returns Σ_t (p(t) - raw(t))+ and, if u ≥ 0, the inverse-CDF
+// sample of that residual at u.
+func (m QMismatch) residual(u float64, p, q sim.Row) (float64, int) {
+	s := m.rawNorm(q)
+	z := 0.0
+	for t := 0; t < p.Len(); t++ {
+		z += math.Max(0, p.At(t)-math.Pow(q.At(t), m.T)/s)
+	}
+	if u < 0 {
+		return z, -1
+	}
+	c, last := 0.0, -1
+	for t := 0; t < p.Len(); t++ {
+		if d := p.At(t) - math.Pow(q.At(t), m.T)/s; d > 0 {
+			c += d
+			last = t
+			if c > u*z {
+				return z, t
+			}
+		}
+	}
+	return z, last
+}
+
+// Accept runs one step.
+func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		if !(rng.Float64() < b.P[i].At(x)/m.raw(b.Q[i], x)) {
+			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i])
+			if y < 0 {
+				y = sim.SampleRow(rng.Float64(), b.P[i])
+			}
+			return sim.Outcome{Accepted: i, Next: y}
+		}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// Law writes the outcome law.
+func (m QMismatch) Law(b *sim.Block, dst *sim.Law) {
+	g := len(b.Tokens)
+	dst.Reset(g, b.V())
+	reach := 1.0
+	for i, x := range b.Tokens {
+		a := math.Min(1, b.P[i].At(x)/m.raw(b.Q[i], x))
+		if rej := reach * (1 - a); rej > 0 {
+			s := m.rawNorm(b.Q[i])
+			z, _ := m.residual(-1, b.P[i], b.Q[i])
+			for t := 0; t < b.V(); t++ {
+				if d := b.P[i].At(t) - math.Pow(b.Q[i].At(t), m.T)/s; d > 0 {
+					dst.Add(i, t, rej*d/z)
+				}
+			}
+		}
+		reach *= a
+	}
+	dst.AddRow(g, reach, b.P[g])
+}
+
+// ZeroCoin accepts x_i when r_i ≤ p_i(x_i)/q_i(x_i), an inclusive
+// comparison: a draft token with p = 0 is accepted whenever the coin is
+// exactly 0 (sgl-project/sglang issue 35771, where torch.rand can return
+// 0). The bug lives on a set of coins of probability zero (2^-53 here), so
+// it has no law distinct from Token's and no sampling test can see it: it
+// is caught by the scripted-coin edge check (EdgeCheck in package check).
+type ZeroCoin struct{}
+
+// Accept runs one step.
+func (ZeroCoin) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		if !(rng.Float64() <= b.P[i].At(x)/b.Q[i].At(x)) {
+			return sim.Outcome{Accepted: i, Next: residual(rng.Float64(), 1, b.P[i], b.Q[i])}
+		}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// BonusRow draws the bonus token from p_γ, the last draft position's
+// target row, instead of p_{γ+1} (an off-by-one in the row index).
+type BonusRow struct{}
+
+// Accept runs one step.
+func (BonusRow) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	o := Token{}.Accept(rng, b)
+	if g := len(b.Tokens); o.Accepted == g {
+		// Token drew the bonus with one uniform from p_{γ+1}; redraw it
+		// from the wrong row so the mutant consumes the same stream shape.
+		o.Next = sim.SampleRow(rng.Float64(), b.P[g-1])
+	}
+	return o
+}
+
+// Law writes the outcome law.
+func (BonusRow) Law(b *sim.Block, dst *sim.Law) {
+	g := len(b.Tokens)
+	Token{NoBonus: true}.Law(b, dst)
+	reach := dst.At(g, sim.NoToken)
+	dst.Add(g, sim.NoToken, -reach)
+	dst.AddRow(g, reach, b.P[g-1])
+}
+
+// ExactMatchResample is the exact-match rule with a fresh target sample on
+// a mismatch instead of the ground-truth sample it compared with
+// (ml-explore/mlx-swift-lm PR 459): it accepts x w.p. p(x) and then
+// resamples p, so it over-weights tokens both models favour.
+type ExactMatchResample struct{}
+
+// Accept runs one step.
+func (ExactMatchResample) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		if y := sim.SampleRow(rng.Float64(), b.P[i]); y != x {
+			return sim.Outcome{Accepted: i, Next: sim.SampleRow(rng.Float64(), b.P[i])}
+		}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// Law writes the outcome law.
+func (ExactMatchResample) Law(b *sim.Block, dst *sim.Law) {
+	g := len(b.Tokens)
+	dst.Reset(g, b.V())
+	reach := 1.0
+	for i, x := range b.Tokens {
+		px := b.P[i].At(x)
+		dst.AddRow(i, reach*(1-px), b.P[i])
+		reach *= px
+	}
+	dst.AddRow(g, reach, b.P[g])
+}
+
+func init() {
+	const bugs = "REFERENCES §7.6"
+	Register(Entry{Info: Info{Name: "mutant-resample-p", Mutant: true, Paper: bugs + " (REFERENCES §1.1 common bug)",
+		Summary: "token verification that resamples from p instead of the residual"}, New: noParams(ResampleP{})})
+	Register(Entry{Info: Info{Name: "mutant-always-accept", Mutant: true, Paper: bugs,
+		Summary: "accepts every draft token (emits the draft law)"}, New: noParams(AlwaysAccept{})})
+	Register(Entry{Info: Info{Name: "mutant-q-mismatch", Mutant: true, Paper: bugs + " items 1 and 6 (transformers 47932, DeepSpec 31)",
+		Summary: "ratio and residual computed with raw q = norm(q^T) while the draft was sampled from q",
+		Params: []Param{{Name: "T", Default: 0.7, Min: 0, Max: math.Inf(1), MinOpen: true,
+			Doc: "the temperature the draft was sampled at; T = 1 removes the bug"}}},
+		New: func(p Params) (sim.Algorithm, error) { return QMismatch{T: p["T"]}, nil }})
+	Register(Entry{Info: Info{Name: "mutant-zero-coin", Mutant: true, Paper: bugs + " item 5 (sglang 35771)",
+		Summary: "inclusive comparison r <= p/q accepts a p = 0 draft token when the coin is exactly 0"}, New: noParams(ZeroCoin{})})
+	Register(Entry{Info: Info{Name: "mutant-bonus-row", Mutant: true, Paper: bugs,
+		Summary: "bonus token drawn from p_gamma instead of p_{gamma+1}"}, New: noParams(BonusRow{})})
+	Register(Entry{Info: Info{Name: "mutant-exact-match-resample", Mutant: true, Paper: bugs + " item 9 (mlx-swift-lm PR 459)",
+		Summary: "exact match that resamples p on a mismatch instead of emitting the compared sample"}, New: noParams(ExactMatchResample{})})
+}

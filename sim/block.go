@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// MaxGamma is the longest draft a Block may carry. Verifiers keep per-step
+// scratch of this size on the stack, so a step never allocates.
+const MaxGamma = 64
+
+// Block is one speculative step on a single draft chain of γ = len(Tokens)
+// tokens. Q[i] is the draft distribution Tokens[i] was drawn from; P has γ+1
+// rows, P[i] being the target distribution after the prefix and
+// Tokens[:i], so P[γ] is the bonus distribution. All rows have the same
+// length V and storage type. Verifiers must not modify a Block.
+type Block struct {
+	Tokens []int
+	Q, P   []Row
+}
+
+// Gamma returns the draft length.
+func (b *Block) Gamma() int { return len(b.Tokens) }
+
+// V returns the vocabulary size.
+func (b *Block) V() int { return b.P[0].Len() }
+
+// Check validates the block's shape: γ ≤ MaxGamma, len(Q) = γ,
+// len(P) = γ+1, equal row lengths, and draft tokens in range with
+// q_i(x_i) > 0.
+func (b *Block) Check() error {
+	g := len(b.Tokens)
+	if g > MaxGamma {
+		return fmt.Errorf("block: γ = %d exceeds the maximum %d; use a shorter draft", g, MaxGamma)
+	}
+	if len(b.Q) != g || len(b.P) != g+1 {
+		return fmt.Errorf("block: %d draft tokens need %d q rows and %d p rows, got %d and %d", g, g, g+1, len(b.Q), len(b.P))
+	}
+	v := b.P[0].Len()
+	for i := range b.P {
+		if b.P[i].Len() != v {
+			return fmt.Errorf("block: vocabulary mismatch: p[%d] has %d entries, p[0] has %d", i, b.P[i].Len(), v)
+		}
+	}
+	for i, x := range b.Tokens {
+		if b.Q[i].Len() != v {
+			return fmt.Errorf("block: vocabulary mismatch: q[%d] has %d entries, p[0] has %d", i, b.Q[i].Len(), v)
+		}
+		if x < 0 || x >= v {
+			return fmt.Errorf("block: draft token %d at position %d is outside the vocabulary [0, %d)", x, i, v)
+		}
+		if b.Q[i].At(x) <= 0 {
+			return fmt.Errorf("block: draft token %d at position %d has q = 0: it cannot have been drawn from q", x, i)
+		}
+	}
+	return nil
+}
+
+// Outcome is the result of verifying one Block: Tokens[:Accepted] are kept,
+// then Next is emitted (a correction when Accepted < γ, the bonus token when
+// Accepted == γ). Next == NoToken means the step adds no token of its own
+// (a rule without the bonus token, after accepting the whole draft).
+type Outcome struct {
+	Accepted int
+	Next     int
+}
+
+// NoToken is Outcome.Next when a step emits no extra token.
+const NoToken = -1
+
+// Emitted returns the number of tokens the step emits.
+func (o Outcome) Emitted() int {
+	if o.Next == NoToken {
+		return o.Accepted
+	}
+	return o.Accepted + 1
+}
+
+// Algorithm decides one speculative step. Accept must not modify b, must
+// draw all of its randomness from rng, must not allocate, and must be safe
+// for concurrent use with distinct rngs.
+type Algorithm interface {
+	Accept(rng *rand.Rand, b *Block) Outcome
+}
+
+// Lawer is implemented by rules whose outcome law given a block is
+// computable exactly: Law writes into dst the probability of every
+// (Accepted, Next) pair given b, marginalising the rule's own randomness.
+type Lawer interface {
+	Law(b *Block, dst *Law)
+}
+
+// Law is the exact distribution of an Outcome given a Block: a
+// (γ+1) × (V+1) table, entry (n, t) holding Pr(Accepted = n, Next = t),
+// the column t = NoToken included.
+type Law struct {
+	Gamma, V int
+	P        []float64
+}
+
+// Reset sizes l for a block of draft length gamma over V tokens and zeroes
+// it, reusing its storage.
+func (l *Law) Reset(gamma, v int) {
+	l.Gamma, l.V = gamma, v
+	n := (gamma + 1) * (v + 1)
+	if cap(l.P) < n {
+		l.P = make([]float64, n)
+	}
+	l.P = l.P[:n]
+	clear(l.P)
+}
+
+func (l *Law) idx(n, t int) int { return n*(l.V+1) + t + 1 }
+
+// At returns Pr(Accepted = n, Next = t).
+func (l *Law) At(n, t int) float64 { return l.P[l.idx(n, t)] }
+
+// Add adds mass to Pr(Accepted = n, Next = t).
+func (l *Law) Add(n, t int, mass float64) { l.P[l.idx(n, t)] += mass }
+
+// AddRow adds mass·r(t) to Pr(Accepted = n, Next = t) for every t.
+func (l *Law) AddRow(n int, mass float64, r Row) {
+	if mass == 0 {
+		return
+	}
+	base := l.idx(n, 0)
+	for t := 0; t < l.V; t++ {
+		l.P[base+t] += mass * r.At(t)
+	}
+}
+
+// AddResidual adds mass·norm((w·p - q)+)(t) to Pr(Accepted = n, Next = t).
+// When the residual is zero everywhere the mass must be zero too (a
+// rejection that cannot happen); otherwise it panics, because the rule
+// would have nothing to emit.
+func (l *Law) AddResidual(n int, mass, w float64, p, q Row) {
+	if mass == 0 {
+		return
+	}
+	z := ResidualMass(w, p, q)
+	if z <= 0 {
+		panic(fmt.Sprintf("sim: rejection with probability %g but an empty residual", mass))
+	}
+	base := l.idx(n, 0)
+	for t := 0; t < l.V; t++ {
+		d := w*p.At(t) - q.At(t)
+		if d > 0 {
+			l.P[base+t] += mass * d / z
+		}
+	}
+}
+
+// Total returns Σ of all entries (1 for a complete law).
+func (l *Law) Total() float64 {
+	s := 0.0
+	for _, v := range l.P {
+		s += v
+	}
+	return s
+}
+
+// Accepted returns Pr(Accepted = n).
+func (l *Law) Accepted(n int) float64 {
+	s := 0.0
+	for _, v := range l.P[l.idx(n, NoToken) : l.idx(n, l.V-1)+1] {
+		s += v
+	}
+	return s
+}
+
+// ExpectedAccepted returns E[Accepted].
+func (l *Law) ExpectedAccepted() float64 {
+	s := 0.0
+	for n := 0; n <= l.Gamma; n++ {
+		s += float64(n) * l.Accepted(n)
+	}
+	return s
+}
+
+// ExpectedEmitted returns E[emitted tokens] = E[Accepted] + Pr(Next ≠ NoToken).
+func (l *Law) ExpectedEmitted() float64 {
+	s := l.ExpectedAccepted()
+	for n := 0; n <= l.Gamma; n++ {
+		s += l.Accepted(n) - l.At(n, NoToken)
+	}
+	return s
+}
+
+// CheckOutcome checks the invariants every rule must keep on every step:
+// 0 ≤ Accepted ≤ γ and Next ∈ [0, V) or NoToken.
+func CheckOutcome(b *Block, o Outcome) error {
+	if o.Accepted < 0 || o.Accepted > len(b.Tokens) {
+		return fmt.Errorf("outcome: accepted %d outside [0, %d]", o.Accepted, len(b.Tokens))
+	}
+	if o.Next != NoToken && (o.Next < 0 || o.Next >= b.V()) {
+		return fmt.Errorf("outcome: next token %d outside the vocabulary [0, %d)", o.Next, b.V())
+	}
+	return nil
+}

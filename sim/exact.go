@@ -1,0 +1,248 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// ExactTol is the largest |π(s) - p(s)| over sequences s for which Exact
+// calls a rule lossless. The engine works in float64 on exact model rows,
+// so a lossless rule lands within a few ulps of the target (about 1e-16);
+// 1e-12 leaves room for the sums while any real bias is far larger.
+const ExactTol = 1e-12
+
+// Limits of the exact engine: it enumerates V^γ drafts and keeps one mass
+// per prefix of length ≤ L.
+const (
+	MaxExactDrafts = 1 << 20
+	MaxExactLeaves = 1 << 22
+)
+
+// ExactConfig sets up an exact enumeration.
+type ExactConfig struct {
+	// Gamma is the draft length γ (at least 1).
+	Gamma int
+	// L is the number of emitted tokens whose joint law is compared; 0
+	// means γ+1, everything one step can emit.
+	L int
+	// Context is the prefix before the step.
+	Context []int
+	// Greedy compares against argmax decoding of the target (for greedy
+	// verification) instead of sampling from it.
+	Greedy bool
+}
+
+// ExactResult reports an exact enumeration.
+type ExactResult struct {
+	V, Gamma, L int
+	// ExpectedAccepted and ExpectedEmitted are per step, over the draft
+	// law and the rule's own randomness.
+	ExpectedAccepted, ExpectedEmitted float64
+	// MaxAbsError is max_s |π(s) - p(s)| over the V^L sequences s of the
+	// first L emitted tokens, π being the rule's law (continued with the
+	// target after the step) and p the target's.
+	MaxAbsError float64
+	// TV, KL and KLReverse compare the two sequence laws:
+	// TV(p, π), KL(p‖π) and KL(π‖p), in nats.
+	TV, KL, KLReverse float64
+	// Lossless is MaxAbsError < ExactTol.
+	Lossless bool
+	// First and TargetFirst are the laws of the first emitted token.
+	First, TargetFirst []float64
+	// Emitted and Target are the two sequence laws over V^L, indexed by
+	// the sequence read as a base-V number (first token most significant).
+	Emitted, Target []float64
+}
+
+// Exact enumerates every draft of a model pair, weighs each by its draft
+// probability Π q_i(x_i), combines it with the rule's Law, continues with
+// the target after the step, and compares the law of the first L emitted
+// tokens with the target's. This is the zero-noise losslessness oracle of
+// the harness (REFERENCES §10 item 1).
+func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
+	v := pair.P.Vocab()
+	if pair.Q.Vocab() != v {
+		return ExactResult{}, fmt.Errorf("%w: vocabulary mismatch: target has %d tokens and draft has %d", ErrBadDist, v, pair.Q.Vocab())
+	}
+	g := cfg.Gamma
+	if g < 1 || g > MaxGamma {
+		return ExactResult{}, fmt.Errorf("exact: gamma = %d; use 1 <= gamma <= 4 (at most %d)", g, MaxGamma)
+	}
+	l := cfg.L
+	if l == 0 {
+		l = g + 1
+	}
+	if l < 1 {
+		return ExactResult{}, fmt.Errorf("exact: L = %d; compare at least one token", l)
+	}
+	if ipow(v, g) > MaxExactDrafts || ipow(v, l) > MaxExactLeaves {
+		return ExactResult{}, fmt.Errorf("exact: V = %d with gamma = %d (L = %d) is too large to enumerate (V^gamma <= %d, V^L <= %d); use V <= 8 and gamma <= 4, or 'simulate check'", v, g, l, MaxExactDrafts, MaxExactLeaves)
+	}
+	for _, c := range cfg.Context {
+		if c < 0 || c >= v {
+			return ExactResult{}, fmt.Errorf("exact: context token %d outside the vocabulary [0, %d)", c, v)
+		}
+	}
+	var target Model = pair.P
+	if cfg.Greedy {
+		target = Greedy{pair.P}
+	}
+
+	e := &enumerator{
+		v: v, g: g, l: l, pair: pair, rule: rule,
+		ctx:    append([]int(nil), cfg.Context...),
+		offset: make([]int, l+2),
+	}
+	for d := 0; d <= l; d++ {
+		e.offset[d+1] = e.offset[d] + ipow(v, d)
+	}
+	e.mass = make([]float64, e.offset[l+1])
+	e.pRows = make([][]float64, g+1)
+	e.qRows = make([][]float64, g)
+	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g)}
+	for i := range e.pRows {
+		e.pRows[i] = make([]float64, v)
+		e.blk.P[i] = F64(e.pRows[i])
+	}
+	for i := range e.qRows {
+		e.qRows[i] = make([]float64, v)
+		e.blk.Q[i] = F64(e.qRows[i])
+	}
+	if err := e.draft(0, 1); err != nil {
+		return ExactResult{}, err
+	}
+
+	// Propagate: mass left at a prefix shorter than L continues with the
+	// target; the target's own law starts as unit mass at the root.
+	tgt := make([]float64, len(e.mass))
+	tgt[0] = 1
+	row := make([]float64, v)
+	seq := make([]int, 0, len(cfg.Context)+l)
+	for d := 0; d < l; d++ {
+		for code := 0; code < ipow(v, d); code++ {
+			i := e.offset[d] + code
+			if e.mass[i] == 0 && tgt[i] == 0 {
+				continue
+			}
+			seq = append(seq[:0], cfg.Context...)
+			seq = appendDigits(seq, code, d, v)
+			target.Next(seq, row)
+			child := e.offset[d+1] + code*v
+			for t, pt := range row {
+				e.mass[child+t] += e.mass[i] * pt
+				tgt[child+t] += tgt[i] * pt
+			}
+		}
+	}
+
+	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit}
+	res.Emitted = e.mass[e.offset[l]:e.offset[l+1]]
+	res.Target = tgt[e.offset[l]:e.offset[l+1]]
+	res.First = append([]float64(nil), e.mass[e.offset[1]:e.offset[2]]...)
+	res.TargetFirst = append([]float64(nil), tgt[e.offset[1]:e.offset[2]]...)
+	for s, pt := range res.Target {
+		res.MaxAbsError = math.Max(res.MaxAbsError, math.Abs(res.Emitted[s]-pt))
+	}
+	res.TV = TV(res.Target, res.Emitted)
+	res.KL = KL(res.Target, res.Emitted)
+	res.KLReverse = KL(res.Emitted, res.Target)
+	res.Lossless = res.MaxAbsError < ExactTol
+	return res, nil
+}
+
+type enumerator struct {
+	v, g, l      int
+	pair         Pair
+	rule         Lawer
+	ctx          []int
+	offset       []int
+	mass         []float64
+	pRows, qRows [][]float64
+	blk          Block
+	law          Law
+	acc, emit    float64
+}
+
+// draft fills positions i.. of the draft recursively; w is the draft
+// probability of the tokens so far.
+func (e *enumerator) draft(i int, w float64) error {
+	e.pair.P.Next(e.ctx, e.pRows[i])
+	if i == e.g {
+		return e.leaf(w)
+	}
+	e.pair.Q.Next(e.ctx, e.qRows[i])
+	for x, qx := range e.qRows[i] {
+		if qx <= 0 {
+			continue
+		}
+		e.blk.Tokens[i] = x
+		e.ctx = append(e.ctx, x)
+		err := e.draft(i+1, w*qx)
+		e.ctx = e.ctx[:len(e.ctx)-1]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *enumerator) leaf(w float64) error {
+	e.rule.Law(&e.blk, &e.law)
+	if tot := e.law.Total(); math.Abs(tot-1) > 1e-9 {
+		return fmt.Errorf("exact: the rule's law sums to %.12g, not 1, on draft %v", tot, e.blk.Tokens)
+	}
+	for n := 0; n <= e.g; n++ {
+		for t := NoToken; t < e.v; t++ {
+			pr := e.law.At(n, t)
+			if pr == 0 {
+				continue
+			}
+			if pr < 0 {
+				return fmt.Errorf("exact: the rule's law has a negative entry %g at (accepted %d, next %d)", pr, n, t)
+			}
+			m := w * pr
+			k := n
+			code := 0
+			for j := 0; j < n && j < e.l; j++ {
+				code = code*e.v + e.blk.Tokens[j]
+			}
+			k = min(n, e.l)
+			if t != NoToken && k < e.l {
+				code = code*e.v + t
+				k++
+			}
+			e.mass[e.offset[k]+code] += m
+			e.acc += m * float64(n)
+			if t == NoToken {
+				e.emit += m * float64(n)
+			} else {
+				e.emit += m * float64(n+1)
+			}
+		}
+	}
+	return nil
+}
+
+func ipow(b, e int) int {
+	r := 1
+	for range e {
+		r *= b
+		if r > 1<<40 {
+			return r
+		}
+	}
+	return r
+}
+
+// appendDigits appends the d base-v digits of code, most significant first.
+func appendDigits(dst []int, code, d, v int) []int {
+	n := len(dst)
+	for range d {
+		dst = append(dst, 0)
+	}
+	for j := d - 1; j >= 0; j-- {
+		dst[n+j] = code % v
+		code /= v
+	}
+	return dst
+}
