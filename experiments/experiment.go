@@ -1,0 +1,203 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// KV is one named value of a Row: float64, int64, string or bool.
+type KV struct {
+	K string
+	V any
+}
+
+// Row is one result row: an ordered list of columns.
+type Row []KV
+
+// Get returns the value of column k and whether it exists.
+func (r Row) Get(k string) (any, bool) {
+	for _, kv := range r {
+		if kv.K == k {
+			return kv.V, true
+		}
+	}
+	return nil, false
+}
+
+// Float returns column k as float64 (ints convert), or NaN-free zero and
+// false if it is absent or not numeric.
+func (r Row) Float(k string) (float64, bool) {
+	v, ok := r.Get(k)
+	if !ok {
+		return 0, false
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// String returns column k formatted with %v.
+func (r Row) String(k string) string {
+	v, ok := r.Get(k)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// MarshalJSON writes the row as a JSON object with its columns in order.
+func (r Row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range r {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv.K)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(jsonSafe(kv.V))
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", kv.K, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Cell is one point of an experiment's grid, identified by its ordered
+// parameters.
+type Cell struct {
+	Key []KV
+}
+
+// ID renders the key as "k1=v1,k2=v2", the cell's identity.
+func (c Cell) ID() string {
+	var parts []string
+	for _, kv := range c.Key {
+		parts = append(parts, fmt.Sprintf("%s=%v", kv.K, kv.V))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Config configures a run of an experiment.
+type Config struct {
+	// Seed is the master seed.
+	Seed uint64
+	// Workers bounds the goroutines a cell may use (0: all cores).
+	Workers int
+	// Scale multiplies the default trial counts (1 is the default size).
+	Scale float64
+	// Progress, if set, receives Monte Carlo progress within a cell.
+	Progress func(done, total int64)
+}
+
+// Trials scales a default trial count by c.Scale (at least 1).
+func (c Config) Trials(n int64) int64 {
+	s := c.Scale
+	if s <= 0 {
+		s = 1
+	}
+	return max(1, int64(float64(n)*s))
+}
+
+// MC returns the Monte Carlo options of c.
+func (c Config) MC() sim.MCOptions { return sim.MCOptions{Workers: c.Workers, Progress: c.Progress} }
+
+// Experiment is a named experiment.
+type Experiment struct {
+	Name, Summary string
+	// Cells lists the grid for cfg.
+	Cells func(cfg Config) ([]Cell, error)
+	// Run computes one cell's rows; seed is CellSeed(cfg.Seed, name, cell).
+	Run func(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error)
+}
+
+// CellSeed derives a cell's seed from the master seed and the cell's
+// identity only.
+func CellSeed(master uint64, experiment string, c Cell) uint64 {
+	return sim.StreamID(experiment+"|"+c.ID(), master)
+}
+
+var registry = map[string]Experiment{}
+
+// Register adds a named experiment; it panics on a duplicate name.
+func Register(e Experiment) {
+	if _, dup := registry[e.Name]; dup {
+		panic("experiments: duplicate experiment " + e.Name)
+	}
+	registry[e.Name] = e
+}
+
+// Lookup returns the experiment called name or an error listing the known
+// ones.
+func Lookup(name string) (Experiment, error) {
+	e, ok := registry[name]
+	if !ok {
+		return Experiment{}, fmt.Errorf("unknown experiment %q; known: %s", name, strings.Join(Names(), ", "))
+	}
+	return e, nil
+}
+
+// Names returns the registered experiment names, sorted.
+func Names() []string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// RunAll runs every cell of e in order in this process and returns all
+// rows, each prefixed with the experiment's name and the cell's key.
+func RunAll(ctx context.Context, e Experiment, cfg Config) ([]Row, error) {
+	cells, err := e.Cells(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("experiment %s: the grid is empty", e.Name)
+	}
+	var out []Row
+	for _, c := range cells {
+		rows, err := e.Run(ctx, cfg, c, CellSeed(cfg.Seed, e.Name, c))
+		if err != nil {
+			return out, fmt.Errorf("experiment %s, cell %s: %w", e.Name, c.ID(), err)
+		}
+		for _, r := range rows {
+			out = append(out, Prefix(e.Name, c, r))
+		}
+	}
+	return out, nil
+}
+
+// Prefix returns r with the experiment name and the cell key in front
+// (columns of r that repeat a key column are dropped).
+func Prefix(name string, c Cell, r Row) Row {
+	out := Row{{"experiment", name}}
+	seen := map[string]bool{"experiment": true}
+	for _, kv := range c.Key {
+		out = append(out, kv)
+		seen[kv.K] = true
+	}
+	for _, kv := range r {
+		if !seen[kv.K] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

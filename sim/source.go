@@ -1,0 +1,449 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Spec is a parsed source description "kind:key=value,key=value".
+type Spec struct {
+	Kind string
+	Args map[string]string
+}
+
+// ParseSpec parses "kind:k=v,k=v". Keys may not repeat; values are kept as
+// strings for the constructor to interpret.
+func ParseSpec(s string) (Spec, error) {
+	kind, rest, _ := strings.Cut(strings.TrimSpace(s), ":")
+	if kind == "" {
+		return Spec{}, fmt.Errorf("source %q: missing kind; write kind:key=value,... (kinds: %s)", s, strings.Join(SourceKinds(), ", "))
+	}
+	sp := Spec{Kind: kind, Args: map[string]string{}}
+	if strings.TrimSpace(rest) == "" {
+		return sp, nil
+	}
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return Spec{}, fmt.Errorf("source %q: %q is not key=value", s, kv)
+		}
+		if _, dup := sp.Args[k]; dup {
+			return Spec{}, fmt.Errorf("source %q: key %s given twice", s, k)
+		}
+		sp.Args[k] = v
+	}
+	return sp, nil
+}
+
+// String renders the spec canonically (keys sorted).
+func (sp Spec) String() string {
+	keys := make([]string, 0, len(sp.Args))
+	for k := range sp.Args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + sp.Args[k]
+	}
+	return sp.Kind + ":" + strings.Join(parts, ",")
+}
+
+// SourceKinds lists the kinds NewSource understands.
+func SourceKinds() []string { return []string{"dirichlet", "markov", "temperature", "zipf"} }
+
+// args reads typed values from a spec, remembering the first error and
+// which keys were used so unknown keys can be reported.
+type args struct {
+	sp   Spec
+	used map[string]bool
+	err  error
+}
+
+func (a *args) float(k string, def float64) float64 {
+	a.used[k] = true
+	s, ok := a.sp.Args[k]
+	if !ok {
+		return def
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		a.fail("source %s: %s=%q is not a finite number", a.sp.Kind, k, s)
+	}
+	return v
+}
+
+func (a *args) int(k string, def int) int {
+	a.used[k] = true
+	s, ok := a.sp.Args[k]
+	if !ok {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		a.fail("source %s: %s=%q is not an integer", a.sp.Kind, k, s)
+	}
+	return v
+}
+
+func (a *args) uint64(k string, def uint64) uint64 {
+	a.used[k] = true
+	s, ok := a.sp.Args[k]
+	if !ok {
+		return def
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		a.fail("source %s: %s=%q is not a non-negative integer", a.sp.Kind, k, s)
+	}
+	return v
+}
+
+func (a *args) fail(format string, v ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf(format, v...)
+	}
+}
+
+func (a *args) done(keys string) error {
+	if a.err != nil {
+		return a.err
+	}
+	for k := range a.sp.Args {
+		if !a.used[k] {
+			return fmt.Errorf("source %s: unknown key %q; it takes %s", a.sp.Kind, k, keys)
+		}
+	}
+	return nil
+}
+
+// Source is what a spec builds: a small context-dependent model pair, or a
+// positional pool of large synthetic rows.
+type Source struct {
+	Spec string
+	Pair *Pair
+	Pool *Pool
+}
+
+// NewSource builds the source described by spec. Pools need the draft
+// length gamma (they hold γ draft rows and γ+1 target rows per context).
+// seed is used where the spec gives no seed= of its own.
+func NewSource(spec string, gamma int, seed uint64) (Source, error) {
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return Source{}, err
+	}
+	a := &args{sp: sp, used: map[string]bool{}}
+	src := Source{Spec: sp.String()}
+	rng := NewRand(a.uint64("seed", seed), StreamID("source/"+sp.Kind))
+	switch sp.Kind {
+	case "markov":
+		c := MarkovConfig{V: a.int("V", 4), Order: a.int("order", 1), A: a.float("a", 0.5), Quality: a.float("quality", 0.5)}
+		if err := a.done("V, order, a, quality, seed"); err != nil {
+			return Source{}, err
+		}
+		pr, err := NewMarkovPair(rng, c)
+		if err != nil {
+			return Source{}, err
+		}
+		pr.Name = src.Spec
+		src.Pair = &pr
+		return src, nil
+	case "dirichlet", "temperature", "zipf":
+		pc := PoolConfig{Kind: sp.Kind, V: a.int("V", 1000), Gamma: gamma, Contexts: a.int("contexts", 16),
+			A: a.float("a", 0.1), Beta: a.float("beta", 0.7), T: a.float("T", 1.5), S: a.float("s", 1.1), SQ: a.float("sq", 1.3)}
+		keys := map[string]string{"dirichlet": "V, a, beta, contexts, seed", "temperature": "V, a, T, contexts, seed", "zipf": "V, s, sq, contexts, seed"}[sp.Kind]
+		if err := a.done(keys); err != nil {
+			return Source{}, err
+		}
+		pl, err := NewPool(rng, pc)
+		if err != nil {
+			return Source{}, err
+		}
+		pl.Name = src.Spec
+		src.Pool = pl
+		return src, nil
+	}
+	return Source{}, fmt.Errorf("source %q: unknown kind %q; kinds: %s", spec, sp.Kind, strings.Join(SourceKinds(), ", "))
+}
+
+// PoolConfig describes a positional synthetic pool.
+type PoolConfig struct {
+	// Kind is "dirichlet", "temperature" or "zipf".
+	Kind string
+	// V is the vocabulary size, Gamma the draft length, Contexts the
+	// number of independent contexts.
+	V, Gamma, Contexts int
+	// A is the Dirichlet concentration of target rows (dirichlet,
+	// temperature).
+	A float64
+	// Beta is the target mean Σ min(p, q) the log-normal perturbation is
+	// calibrated to (dirichlet).
+	Beta float64
+	// T is the draft temperature: q = norm(p^(1/T)) (temperature).
+	T float64
+	// S and SQ are the Zipf exponents of target and draft (zipf).
+	S, SQ float64
+}
+
+// Pool is a positional model pair over a large vocabulary: for context c
+// and position i (0-based) the target row is P[c*(γ+1)+i] and the draft row
+// Q[c*γ+i], whatever tokens precede. Under this model the target law of a
+// step's first γ+1 tokens is the product of its rows, which is what the
+// statistical check tests. Rows are float32, as logged rows are.
+type Pool struct {
+	Name               string
+	V, Gamma, Contexts int
+	P, Q               [][]float32
+	Sigma, MeanBeta    float64 // dirichlet: the calibrated σ and the achieved mean β
+	draftAlias         []*Alias
+}
+
+// Validate reports impossible parameters with the field to fix.
+func (c PoolConfig) Validate() error {
+	switch {
+	case c.V < 2 || c.V > 1<<22:
+		return fmt.Errorf("source %s: V = %d; use 2 <= V <= %d", c.Kind, c.V, 1<<22)
+	case c.Gamma < 1 || c.Gamma > MaxGamma:
+		return fmt.Errorf("source %s: gamma = %d; use 1 <= gamma <= %d", c.Kind, c.Gamma, MaxGamma)
+	case c.Contexts < 1 || c.Contexts > 1<<16:
+		return fmt.Errorf("source %s: contexts = %d; use 1 <= contexts <= 65536", c.Kind, c.Contexts)
+	}
+	switch c.Kind {
+	case "dirichlet":
+		if !(c.A > 0) {
+			return fmt.Errorf("source dirichlet: a = %g; the concentration must be > 0", c.A)
+		}
+		if !(c.Beta > 0 && c.Beta <= 1) {
+			return fmt.Errorf("source dirichlet: beta = %g; the target mean Σmin(p,q) must be in (0, 1]", c.Beta)
+		}
+	case "temperature":
+		if !(c.A > 0) {
+			return fmt.Errorf("source temperature: a = %g; the concentration must be > 0", c.A)
+		}
+		if !(c.T > 0) {
+			return fmt.Errorf("source temperature: T = %g; the temperature must be > 0", c.T)
+		}
+	case "zipf":
+		if !(c.S > 0) || !(c.SQ > 0) {
+			return fmt.Errorf("source zipf: s = %g, sq = %g; both exponents must be > 0", c.S, c.SQ)
+		}
+	default:
+		return fmt.Errorf("source: unknown pool kind %q", c.Kind)
+	}
+	return nil
+}
+
+// calibTol is the tolerance of the σ calibration on the mean β.
+const calibTol = 1e-4
+
+// NewPool draws a pool from rng.
+func NewPool(rng *rand.Rand, c PoolConfig) (*Pool, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	pl := &Pool{V: c.V, Gamma: c.Gamma, Contexts: c.Contexts,
+		P: make([][]float32, c.Contexts*(c.Gamma+1)), Q: make([][]float32, c.Contexts*c.Gamma)}
+	p64 := make([][]float64, len(pl.P))
+	switch c.Kind {
+	case "dirichlet", "temperature":
+		g := distuv.Gamma{Alpha: c.A, Beta: 1, Src: rng}
+		for i := range p64 {
+			p64[i] = make([]float64, c.V)
+			for x := range p64[i] {
+				p64[i][x] = g.Rand()
+			}
+			if Normalize(p64[i]) <= 0 {
+				p64[i][rng.IntN(c.V)] = 1 // every gamma draw underflowed
+			}
+		}
+	case "zipf":
+		for i := range p64 {
+			p64[i] = zipfRow(rng.Perm(c.V), c.S)
+		}
+	}
+	q64 := make([][]float64, len(pl.Q))
+	switch c.Kind {
+	case "dirichlet":
+		z := make([][]float64, len(pl.Q))
+		for i := range z {
+			z[i] = make([]float64, c.V)
+			for x := range z[i] {
+				z[i][x] = rng.NormFloat64()
+			}
+		}
+		sigma, beta, err := calibrate(p64, z, c)
+		if err != nil {
+			return nil, err
+		}
+		pl.Sigma, pl.MeanBeta = sigma, beta
+		for i := range q64 {
+			q64[i] = perturb(nil, p64[pl.pIndex(i)], z[i], sigma)
+		}
+	case "temperature":
+		for i := range q64 {
+			q64[i] = Temperature(nil, p64[pl.pIndex(i)], c.T)
+		}
+	case "zipf":
+		for i := range q64 {
+			q64[i] = zipfLike(p64[pl.pIndex(i)], c.S, c.SQ)
+		}
+	}
+	for i := range p64 {
+		pl.P[i] = toFloat32(p64[i])
+	}
+	for i := range q64 {
+		pl.Q[i] = toFloat32(q64[i])
+	}
+	if pl.MeanBeta == 0 {
+		pl.MeanBeta = pl.meanBeta()
+	}
+	return pl, nil
+}
+
+// pIndex maps a draft-row index to the target row of the same position.
+func (pl *Pool) pIndex(qi int) int {
+	c, i := qi/pl.Gamma, qi%pl.Gamma
+	return c*(pl.Gamma+1) + i
+}
+
+func (pl *Pool) meanBeta() float64 {
+	s := 0.0
+	for qi, q := range pl.Q {
+		p := pl.P[pl.pIndex(qi)]
+		for x := range q {
+			s += math.Min(float64(p[x]), float64(q[x]))
+		}
+	}
+	return s / float64(len(pl.Q))
+}
+
+// PRow and QRow return context c's target row at position i (0..γ) and
+// draft row at position i (0..γ-1).
+func (pl *Pool) PRow(c, i int) []float32 { return pl.P[c*(pl.Gamma+1)+i] }
+
+// QRow returns context c's draft row at position i.
+func (pl *Pool) QRow(c, i int) []float32 { return pl.Q[c*pl.Gamma+i] }
+
+// Fill points dst's rows at context c and draws the draft tokens from the
+// draft rows with rng (alias tables, O(1) per token, built on first use).
+// dst's slices are reused; Fill does not allocate once they have length γ.
+func (pl *Pool) Fill(rng *rand.Rand, c int, dst *Block) {
+	g := pl.Gamma
+	if pl.draftAlias == nil {
+		pl.BuildAliases()
+	}
+	if cap(dst.Tokens) < g {
+		dst.Tokens = make([]int, g)
+		dst.Q = make([]Row, g)
+		dst.P = make([]Row, g+1)
+	}
+	dst.Tokens, dst.Q, dst.P = dst.Tokens[:g], dst.Q[:g], dst.P[:g+1]
+	for i := 0; i < g; i++ {
+		dst.Q[i] = F32(pl.QRow(c, i))
+		dst.Tokens[i] = pl.draftAlias[c*g+i].Sample(rng)
+	}
+	for i := 0; i <= g; i++ {
+		dst.P[i] = F32(pl.PRow(c, i))
+	}
+}
+
+// BuildAliases builds the draft alias tables; Fill calls it on first use,
+// and concurrent users must call it once before sharing the pool.
+func (pl *Pool) BuildAliases() {
+	pl.draftAlias = make([]*Alias, len(pl.Q))
+	w := make([]float64, pl.V)
+	for i, q := range pl.Q {
+		pl.draftAlias[i] = NewAlias(Float64s(w, q))
+	}
+}
+
+func toFloat32(p []float64) []float32 {
+	out := make([]float32, len(p))
+	for i, v := range p {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+// perturb writes q = norm(p · exp(σ z)) into dst.
+func perturb(dst, p, z []float64, sigma float64) []float64 {
+	dst = grow(dst, len(p))
+	for x := range p {
+		dst[x] = p[x] * math.Exp(sigma*z[x])
+	}
+	Normalize(dst)
+	return dst
+}
+
+// calibrate finds σ such that the mean over draft rows of Σ min(p, q) with
+// q = norm(p·exp(σ z)) equals c.Beta within calibTol, by bisection on σ
+// (the noise z is held fixed, common random numbers, so β(σ) is a smooth
+// decreasing function of σ in practice). It returns σ and the achieved mean.
+func calibrate(p64, z [][]float64, c PoolConfig) (float64, float64, error) {
+	pIdx := func(qi int) int { return qi/c.Gamma*(c.Gamma+1) + qi%c.Gamma }
+	buf := make([]float64, c.V)
+	mean := func(sigma float64) float64 {
+		s := 0.0
+		for qi := range z {
+			p := p64[pIdx(qi)]
+			q := perturb(buf, p, z[qi], sigma)
+			s += Alpha(p, q)
+		}
+		return s / float64(len(z))
+	}
+	if c.Beta >= 1 {
+		return 0, 1, nil
+	}
+	lo, hi := 0.0, 1.0
+	bhi := mean(hi)
+	for bhi > c.Beta {
+		if hi >= 64 {
+			return 0, 0, fmt.Errorf("source dirichlet: beta = %g is below the lowest mean Σmin(p,q) this pool reaches (%.4f at σ = 64); raise beta", c.Beta, bhi)
+		}
+		lo, hi = hi, hi*2
+		bhi = mean(hi)
+	}
+	b := bhi
+	for range 60 {
+		mid := (lo + hi) / 2
+		b = mean(mid)
+		if math.Abs(b-c.Beta) < calibTol {
+			return mid, b, nil
+		}
+		if b > c.Beta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2, b, nil
+}
+
+// zipfRow returns p(perm[r]) ∝ (r+1)^-s: a Zipf law over a random ranking.
+func zipfRow(perm []int, s float64) []float64 {
+	p := make([]float64, len(perm))
+	for r, x := range perm {
+		p[x] = math.Pow(float64(r+1), -s)
+	}
+	Normalize(p)
+	return p
+}
+
+// zipfLike returns the Zipf law with exponent sq over the ranking of p.
+func zipfLike(p []float64, s, sq float64) []float64 {
+	q := make([]float64, len(p))
+	for x, v := range p {
+		// p(x) ∝ (r+1)^-s, so (r+1)^-sq ∝ p(x)^(sq/s).
+		q[x] = math.Pow(v, sq/s)
+	}
+	Normalize(q)
+	return q
+}
