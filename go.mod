@@ -1,7 +1,15 @@
 module github.com/specsim/specsim
 
-go 1.26
+go 1.26.0
 
 require gonum.org/v1/gonum v0.17.0
 
-require golang.org/x/tools v0.30.0 // indirect
+require (
+	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/urfave/cli/v2 v2.27.7 // indirect
+	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0 // indirect
+	golang.org/x/tools v0.30.0 // indirect
+)

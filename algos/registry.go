@@ -26,7 +26,7 @@ func (p Param) Range() string {
 	if p.MinOpen {
 		lo = "("
 	}
-	if p.MaxOpen {
+	if p.MaxOpen || math.IsInf(p.Max, 1) {
 		hi = ")"
 	}
 	return fmt.Sprintf("%s%g, %g%s", lo, p.Min, p.Max, hi)

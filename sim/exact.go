@@ -45,6 +45,8 @@ type ExactResult struct {
 	// TV, KL and KLReverse compare the two sequence laws:
 	// TV(p, π), KL(p‖π) and KL(π‖p), in nats.
 	TV, KL, KLReverse float64
+	// Accepted[n] is Pr(Accepted = n) per step, n = 0..γ.
+	Accepted []float64
 	// Lossless is MaxAbsError < ExactTol.
 	Lossless bool
 	// First and TargetFirst are the laws of the first emitted token.
@@ -97,6 +99,7 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 		e.offset[d+1] = e.offset[d] + ipow(v, d)
 	}
 	e.mass = make([]float64, e.offset[l+1])
+	e.accDist = make([]float64, g+1)
 	e.pRows = make([][]float64, g+1)
 	e.qRows = make([][]float64, g)
 	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g)}
@@ -135,7 +138,7 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 		}
 	}
 
-	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit}
+	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit, Accepted: e.accDist}
 	res.Emitted = e.mass[e.offset[l]:e.offset[l+1]]
 	res.Target = tgt[e.offset[l]:e.offset[l+1]]
 	res.First = append([]float64(nil), e.mass[e.offset[1]:e.offset[2]]...)
@@ -161,6 +164,7 @@ type enumerator struct {
 	blk          Block
 	law          Law
 	acc, emit    float64
+	accDist      []float64
 }
 
 // draft fills positions i.. of the draft recursively; w is the draft
@@ -213,6 +217,7 @@ func (e *enumerator) leaf(w float64) error {
 			}
 			e.mass[e.offset[k]+code] += m
 			e.acc += m * float64(n)
+			e.accDist[n] += m
 			if t == NoToken {
 				e.emit += m * float64(n)
 			} else {
@@ -221,6 +226,17 @@ func (e *enumerator) leaf(w float64) error {
 		}
 	}
 	return nil
+}
+
+// Marginal returns the law of the i-th token (0-based) of a sequence law
+// over V^L as returned in ExactResult.Emitted or Target.
+func Marginal(seq []float64, v, l, i int) []float64 {
+	out := make([]float64, v)
+	stride := ipow(v, l-1-i)
+	for s, m := range seq {
+		out[(s/stride)%v] += m
+	}
+	return out
 }
 
 func ipow(b, e int) int {
