@@ -141,8 +141,8 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit, Accepted: e.accDist}
 	res.Emitted = e.mass[e.offset[l]:e.offset[l+1]]
 	res.Target = tgt[e.offset[l]:e.offset[l+1]]
-	res.First = append([]float64(nil), e.mass[e.offset[1]:e.offset[2]]...)
-	res.TargetFirst = append([]float64(nil), tgt[e.offset[1]:e.offset[2]]...)
+	res.First = Marginal(res.Emitted, v, l, 0)
+	res.TargetFirst = Marginal(res.Target, v, l, 0)
 	for s, pt := range res.Target {
 		res.MaxAbsError = math.Max(res.MaxAbsError, math.Abs(res.Emitted[s]-pt))
 	}

@@ -93,12 +93,10 @@ func sumOf[F float](p []F) float64 {
 //	Σ (w p - q)+ = ½ (Σ |w p - q| + w Σ p - Σ q).
 func ResidualMass(w float64, p, q Row) float64 {
 	sameKind(p, q)
-	var a, sp, sq float64
 	if p.f32 != nil {
-		a, sp, sq = residualSums(w, p.f32, q.f32)
-	} else {
-		a, sp, sq = residualSums(w, p.f64, q.f64)
+		return residualMass32(float32(w), p.f32, q.f32)
 	}
+	a, sp, sq := residualSums(w, p.f64, q.f64)
 	return math.Max(0, (a+w*sp-sq)/2)
 }
 
@@ -134,26 +132,32 @@ func residualSums[F float](w float64, p, q []F) (abs, sp, sq float64) {
 func SampleResidual(u, w float64, p, q Row, mass float64) int {
 	sameKind(p, q)
 	if p.f32 != nil {
-		return sampleResidual(u*mass, w, p.f32, q.f32)
+		return sampleResidual32(u*mass, float32(w), p.f32, q.f32)
 	}
 	return sampleResidual(u*mass, w, p.f64, q.f64)
 }
 
 func sampleResidual[F float](target, w float64, p, q []F) int {
 	q = q[:len(p)]
+	// Branch-free accumulation of 2·(d)+ = |d| + d: the sign of p - q is
+	// random, so a branch on it would mispredict half the time. The exit
+	// test is predictable (false until the end). The first x whose
+	// cumulative exceeds the target necessarily has d > 0.
+	t2 := 2 * target
 	c := 0.0
-	last := -1
 	for i := range p {
 		d := w*float64(p[i]) - float64(q[i])
-		if d > 0 {
-			c += d
-			last = i
-			if c > target {
-				return i
-			}
+		c += math.Abs(d) + d
+		if c > t2 {
+			return i
 		}
 	}
-	return last
+	for i := len(p) - 1; i >= 0; i-- { // rounding: the last positive entry
+		if w*float64(p[i])-float64(q[i]) > 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // SampleRow returns the inverse-CDF sample of r at u ∈ [0, 1): the first x
@@ -161,25 +165,27 @@ func sampleResidual[F float](target, w float64, p, q []F) int {
 // cumulative total it returns the last x with r(x) > 0.
 func SampleRow(u float64, r Row) int {
 	if r.f32 != nil {
-		return sampleRow(u, r.f32)
+		return sampleRow32(u, r.f32)
 	}
 	return sampleRow(u, r.f64)
 }
 
 func sampleRow[F float](u float64, p []F) int {
-	target := u // rows are normalised; the fallback below covers rounding
+	// Rows are normalised; entries are >= 0, so the cumulative sum only
+	// grows and the first x past u has p(x) > 0.
 	c := 0.0
-	last := -1
 	for i, v := range p {
-		if v > 0 {
-			c += float64(v)
-			last = i
-			if c > target {
-				return i
-			}
+		c += float64(v)
+		if c > u {
+			return i
 		}
 	}
-	return last
+	for i := len(p) - 1; i >= 0; i-- { // rounding: the last positive entry
+		if p[i] > 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // ArgmaxRow returns the index of the largest entry of r, the lowest on ties.

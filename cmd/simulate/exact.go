@@ -128,7 +128,8 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	return *src.Pair, nil
 }
 
-func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
+// fullParams returns every parameter of e: the given ones and defaults.
+func fullParams(e algos.Entry, ps algos.Params) map[string]float64 {
 	full := map[string]float64{}
 	for _, p := range e.Params {
 		full[p.Name] = p.Default
@@ -136,7 +137,11 @@ func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res
 	for k, v := range ps {
 		full[k] = v
 	}
-	out := exactJSON{Algorithm: e.Name, Params: full, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
+	return full
+}
+
+func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
+	out := exactJSON{Algorithm: e.Name, Params: fullParams(e, ps), Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
 		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,
 		Greedy: e.Greedy, AcceptedDist: res.Accepted}

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -134,10 +136,20 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	return e, a, ps, nil
 }
 
+// writeJSON writes v indented. Values encoding/json cannot represent
+// (NaN, ±Inf: an infinite KL, an impossible observation's statistic) are
+// written as the strings "NaN", "+Inf" and "-Inf" rather than failing.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), "", "  ")
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM.

@@ -56,7 +56,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // run executes the app and maps its error to an exit code, printing one
 // line "simulate: <error>" to stderr.
 func run(stdout, stderr io.Writer, args []string) int {
-	err := newApp(stdout, stderr).Run(args)
+	app := newApp(stdout, stderr)
+	err := app.Run(interspersed(app, args))
 	if err == nil {
 		return ExitOK
 	}

@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// BenchConfig describes the benchmark workload shared with the peer
+// measurements quoted in the issues: per position p ~ Dirichlet(0.1) over
+// V, q = norm(p·exp(σ N(0,1))) with σ calibrated so the mean Σmin(p,q) is
+// Beta, float32 rows, a pool of at least PoolBytes cycled so that rows come
+// from memory rather than cache, and drafts x_i ~ q_i drawn before timing.
+type BenchConfig struct {
+	V, Gamma int
+	Beta     float64
+	// PoolBytes is the least size of the pool's rows (default 128 MiB).
+	PoolBytes int
+	// Duration is the timed period per worker.
+	Duration time.Duration
+	Workers  int
+	Seed     uint64
+}
+
+// BenchResult reports a benchmark.
+type BenchResult struct {
+	Steps          int64
+	Seconds        float64
+	StepsPerSecond float64
+	MeanEmitted    float64
+	AllocsPerStep  float64
+	PoolBytes      int64
+	Contexts       int
+	MeanBeta       float64
+}
+
+// drafts pre-drawn per context, cycled during the timed loop.
+const benchDrafts = 64
+
+// NewBenchPool builds the pool of the benchmark workload.
+func NewBenchPool(cfg BenchConfig) (*Pool, error) {
+	if cfg.PoolBytes == 0 {
+		cfg.PoolBytes = 128 << 20
+	}
+	perCtx := (2*cfg.Gamma + 1) * cfg.V * 4
+	if perCtx <= 0 {
+		return nil, fmt.Errorf("bench: V = %d and gamma = %d give an empty pool", cfg.V, cfg.Gamma)
+	}
+	ctxs := max(1, (cfg.PoolBytes+perCtx-1)/perCtx)
+	return NewPool(NewRand(cfg.Seed, StreamID("bench/pool")), PoolConfig{Kind: "dirichlet", V: cfg.V, Gamma: cfg.Gamma, Contexts: ctxs, A: 0.1, Beta: cfg.Beta})
+}
+
+// Bench times a on pool: each worker cycles through the contexts (and
+// through benchDrafts pre-drawn drafts per context) for cfg.Duration. The
+// rule's coins come from one keyed stream per worker.
+func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchResult, error) {
+	if cfg.Duration <= 0 {
+		return BenchResult{}, fmt.Errorf("bench: duration %v; time at least a moment", cfg.Duration)
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = 1
+	}
+	g := pl.Gamma
+	pl.BuildAliases()
+	tokens := make([]int, pl.Contexts*benchDrafts*g)
+	rd := NewRand(cfg.Seed, StreamID("bench/drafts"))
+	for c := 0; c < pl.Contexts; c++ {
+		for d := 0; d < benchDrafts; d++ {
+			for i := 0; i < g; i++ {
+				tokens[(c*benchDrafts+d)*g+i] = pl.draftAlias[c*g+i].Sample(rd)
+			}
+		}
+	}
+	type part struct{ steps, emitted int64 }
+	parts := make([]part, workers)
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := NewRand(cfg.Seed, StreamID("bench/rule", uint64(w)))
+			b := Block{Q: make([]Row, g), P: make([]Row, g+1)}
+			deadline := time.Now().Add(cfg.Duration)
+			var steps, emitted int64
+			c, d := w%pl.Contexts, 0
+			for ctx.Err() == nil {
+				for range 256 {
+					for i := 0; i < g; i++ {
+						b.Q[i] = F32(pl.QRow(c, i))
+					}
+					for i := 0; i <= g; i++ {
+						b.P[i] = F32(pl.PRow(c, i))
+					}
+					k := (c*benchDrafts + d) * g
+					b.Tokens = tokens[k : k+g]
+					o := a.Accept(rng, &b)
+					emitted += int64(o.Emitted())
+					steps++
+					if c++; c == pl.Contexts {
+						c, d = 0, (d+1)%benchDrafts
+					}
+				}
+				if time.Now().After(deadline) {
+					break
+				}
+			}
+			parts[w] = part{steps, emitted}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start).Seconds()
+	runtime.ReadMemStats(&ms1)
+	r := BenchResult{Seconds: el, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
+		PoolBytes: int64(len(pl.P)+len(pl.Q)) * int64(pl.V) * 4}
+	var em int64
+	for _, p := range parts {
+		r.Steps += p.steps
+		em += p.emitted
+	}
+	if r.Steps > 0 {
+		r.StepsPerSecond = float64(r.Steps) / el
+		r.MeanEmitted = float64(em) / float64(r.Steps)
+		r.AllocsPerStep = float64(ms1.Mallocs-ms0.Mallocs) / float64(r.Steps)
+	}
+	return r, ctx.Err()
+}
