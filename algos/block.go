@@ -26,6 +26,11 @@ import (
 //	h_i = Z_i / (Z_i + 1 - w_i)   for 1 ≤ i < γ   (1 if the denominator is 0),
 //	h_γ = w_γ,   h_0 = 1.
 //
+// Since Z_i ≤ w_i·Σ_{x: w_i p > q} p(x) ≤ w_i and h is increasing in Z_i,
+// h_i ≤ w_i/(w_i + 1 - w_i) = w_i; the code evaluates h_i as
+// min(Z_i/(Z_i + 1 - w_i), w_i), the same number in exact arithmetic, so
+// that rounding can never lift it above this bound.
+//
 // It draws η_1..η_γ ~ U[0,1) (all γ of them, in order, before anything
 // else) and keeps the longest prefix whose test passes,
 //
@@ -51,10 +56,11 @@ import (
 // residual with no positive entry, Y is drawn from P[τ] (its limit), in
 // Accept and Law alike.
 //
-// The fast path: h_γ = w_γ needs no vocabulary pass, and τ is found by
-// testing i = γ, γ-1, … and stopping at the first success, so Z_i is only
-// computed for i ≥ τ — on most steps a few of the γ passes (BlockNaive
-// computes all of them). Both forms draw the same uniforms in the same
+// The fast path: h_γ = w_γ needs no vocabulary pass; τ is found by testing
+// i = γ, γ-1, … and stopping at the first success; and a test with
+// η_i ≥ w_i fails without Z_i because h_i ≤ w_i. So Z_i is computed only
+// for τ itself and for the i > τ with η_i < w_i — on most steps one or two
+// of the γ passes, while BlockNaive computes all of them. Both forms draw the same uniforms in the same
 // order and evaluate the same floating-point expressions, so their outcomes
 // are identical bit for bit.
 //
@@ -93,9 +99,10 @@ func blockZ(w float64, p, q sim.Row) float64 {
 	return sim.ResidualMass(w, p, q)
 }
 
-// blockH returns h_i = Z_i/(Z_i + 1 - w_i), or 1 where the denominator is 0
-// (Z_i = 0 and w_i = 1: p = q at this position, so the next prefix is
-// certain to pass).
+// blockH returns h_i = min(Z_i/(Z_i + 1 - w_i), w_i), or 1 where the
+// denominator is 0 (Z_i = 0 and w_i = 1: p = q at this position, so the
+// next prefix is certain to pass). The min is the bound h_i ≤ w_i of the
+// exact value (see Block), which the lazy form relies on.
 //
 // 1 - w is exact for w ≥ 1/2 (Sterbenz) and z + (1 - w) ≥ z under
 // round-to-nearest, so h ≤ 1 without a clamp and Pr(τ = i) is never
@@ -105,7 +112,7 @@ func blockH(z, w float64) float64 {
 	if d <= 0 {
 		return 1
 	}
-	return z / d
+	return math.Min(z/d, w)
 }
 
 // blockNext draws Y at uniform u after keeping tau tokens: the bonus from
@@ -141,6 +148,9 @@ func blockLazy(rng *rand.Rand, b *sim.Block) (sim.Outcome, int) {
 	}
 	passes := 0
 	for i := g - 1; i >= 0; i-- {
+		if i > 0 && !(eta[i] < w[i]) {
+			continue // h_i ≤ w_i ≤ η_i: fails whatever Z_i is
+		}
 		z := blockZ(w[i], b.P[i], b.Q[i])
 		if w[i] != 0 {
 			passes++
