@@ -9,7 +9,7 @@ import (
 
 // Block is block verification, Sun, Mendlovic, Leviathan, Aharoni, Ro,
 // Beirami and Suresh, "Block Verification Accelerates Speculative
-// Decoding" (arXiv 2403.10444, ICLR 2025, Algorithm 2; REFERENCES §2.1).
+// Decoding" (arXiv 2403.10444, ICLR 2025; formulas as in REFERENCES §2.1).
 // Rows are 0-based here: P[i], Q[i] are the target and draft rows after i
 // accepted tokens, x_{i+1} = Tokens[i].
 //
@@ -250,6 +250,6 @@ func addResidual(dst *sim.Law, n int, mass, w float64, p, q sim.Row) {
 
 func init() {
 	Register(Entry{Info: Info{Name: "block", Summary: "block verification: longest prefix passing h_i = Z_i/(Z_i+1-w_i), correction from norm((w_tau p - q)+)",
-		Paper: "Sun et al. 2024, arXiv 2403.10444 (ICLR 2025), Alg. 2"},
+		Paper: "Sun et al. 2024, arXiv 2403.10444 (ICLR 2025)"},
 		New: noParams(Block{})})
 }
