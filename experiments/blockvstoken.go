@@ -1,0 +1,322 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// block-vs-token compares the expected number of tokens emitted per step
+// by token verification (algos.Token) and block verification (algos.Block)
+// over γ = 1..8 and draft quality (mean β = Σmin(p, q) from 0.3 to 0.9).
+//
+// Cells: source × beta_target, with source one of
+//
+//   - "markov:V=4,order=1" and "markov:V=4,order=2": a random
+//     context-dependent Markov pair (target rows Dirichlet(0.5); draft rows
+//     q = Q·p + (1-Q)·e_m with e_m one-hot at the token m the target row
+//     likes least, so that β down to mean min p ≤ 1/4 is reachable, and Q
+//     found by bisection so that the mean of β over all states is
+//     beta_target). The chain is drawn from the master seed and the order
+//     only, so along the β axis only Q changes. Kind "exact": sim.Exact enumerates
+//     all 4^γ drafts from the start state, no sampling error (V = 4 keeps
+//     γ = 8 enumerable: 65536 drafts).
+//   - "dirichlet:V=2048": a positional pool from sim.NewSource
+//     ("dirichlet:V=2048,a=0.1,beta=<beta_target>,contexts=64", σ
+//     calibrated to the mean β), built for γ = 8 from the master seed
+//     alone (the same rows and noise for every beta_target, only σ
+//     differs); a step at γ < 8 uses its first γ positions. Kind "mc": cfg.Trials(20000) steps per γ, paired
+//     by common random numbers: trial i draws its context and draft from
+//     the stream ("block-vs-token/draft", γ, i) and both rules take their
+//     coins from one fresh generator on the stream ("block-vs-token/coins",
+//     γ, i), so they see the same drafts and the same uniforms.
+//
+// Rows, three per (cell, γ), all with the same columns:
+//
+//	gamma          draft length γ
+//	rule           "token", "block", or "gain" (block - token)
+//	kind           "exact" or "mc"
+//	model          the pair or pool actually used (with its fitted knob)
+//	beta_measured  exact: the mean over positions 1..γ of E[β] along the
+//	               draft path (drafts from q, from the start state);
+//	               mc: the mean β of the pool's rows at positions 1..γ
+//	eq1            Eq. 1, (1 - α^(γ+1))/(1 - α) at α = beta_measured
+//	mean_emitted   E[emitted tokens per step] (gain rows: the mean paired
+//	               difference block - token)
+//	ci_lo, ci_hi   95% normal interval (exact: equal to the mean; gain
+//	               rows: from the paired differences)
+//	trials         Monte Carlo steps (0 for exact)
+//	gain_pct       100·(block/token - 1) on block and gain rows, 0 on
+//	               token rows
+//
+// Reading it: on the positional pool the positions are independent, so
+// token verification's mean is Eq. 1 up to the pool's finite sample (the
+// i.i.d. formula holds); on the Markov pairs β depends on the context the
+// draft walked into, and token's exact value departs from Eq. 1 at the
+// draft-path mean β. Block verification's gain grows with γ and with draft
+// quality.
+const (
+	bvtMaxGamma = 8
+	bvtTrials   = 20000
+	bvtPoolV    = 2048
+	bvtMarkovV  = 4
+	bvtMarkovA  = 0.5
+)
+
+var bvtSources = []string{"markov:V=4,order=1", "markov:V=4,order=2", "dirichlet:V=2048"}
+
+func init() {
+	Register(Experiment{
+		Name:    "block-vs-token",
+		Summary: "E[emitted tokens/step] of token vs block verification over gamma = 1..8 and mean beta 0.3..0.9 (exact Markov pairs, paired Monte Carlo on pools)",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, s := range bvtSources {
+				for b := 3; b <= 9; b++ {
+					cells = append(cells, Cell{Key: []KV{{"source", s}, {"beta_target", float64(b) / 10}}})
+				}
+			}
+			return cells, nil
+		},
+		Run: runBlockVsToken,
+	})
+}
+
+func runBlockVsToken(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, error) {
+	beta, err := cellFloat(c, "beta_target")
+	if err != nil {
+		return nil, err
+	}
+	src := Row(c.Key).String("source")
+	switch src {
+	case "markov:V=4,order=1", "markov:V=4,order=2":
+		order := 1
+		if src == "markov:V=4,order=2" {
+			order = 2
+		}
+		// The target chain (and the draft's noise) depends on the master
+		// seed and the order only, so the cells of one source differ in Q
+		// alone: common random numbers along the β axis.
+		pair, err := bvtMarkovPair(sim.NewRand(cfg.Seed, sim.StreamID("block-vs-token/pair", uint64(order))), order, beta)
+		if err != nil {
+			return nil, err
+		}
+		return bvtExact(ctx, pair)
+	case "dirichlet:V=2048":
+		// Likewise the pool's rows and noise come from the master seed
+		// alone; only its calibrated σ changes with beta_target.
+		pl, err := bvtPool(beta, sim.StreamID("block-vs-token/pool", cfg.Seed))
+		if err != nil {
+			return nil, err
+		}
+		return bvtMC(ctx, cfg, pl, seed)
+	}
+	return nil, fmt.Errorf("block-vs-token: unknown source %q; known: %v", src, bvtSources)
+}
+
+func bvtRow(g int, rule, kind, model string, beta, mean, lo, hi float64, trials int64, gain float64) Row {
+	eq1, _ := algos.ExpectedTokens(beta, g)
+	return Row{
+		{"gamma", int64(g)}, {"rule", rule}, {"kind", kind}, {"model", model},
+		{"beta_measured", beta}, {"eq1", eq1},
+		{"mean_emitted", mean}, {"ci_lo", lo}, {"ci_hi", hi},
+		{"trials", trials}, {"gain_pct", gain},
+	}
+}
+
+// bvtMarkovPair draws a V = 4 Markov pair of the given order whose mean β
+// over all states is beta (within 1e-9), or fails if beta is out of reach.
+func bvtMarkovPair(rng *rand.Rand, order int, beta float64) (sim.Pair, error) {
+	base, err := sim.NewMarkovPair(rng, sim.MarkovConfig{V: bvtMarkovV, Order: order, A: bvtMarkovA, Quality: 0})
+	if err != nil {
+		return sim.Pair{}, err
+	}
+	p := base.P.(*sim.Markov)
+	// The draft's excess mass goes to the token the target likes least:
+	// anti is one-hot at argmin p, so Q = 0 gives mean β = mean min p ≤ 1/V.
+	anti := &sim.Markov{V: p.V, K: p.K, Rows: make([][]float64, len(p.Rows))}
+	for s, pr := range p.Rows {
+		lo := 0
+		for i, v := range pr {
+			if v < pr[lo] {
+				lo = i
+			}
+		}
+		anti.Rows[s] = make([]float64, p.V)
+		anti.Rows[s][lo] = 1
+	}
+	mix := func(qual float64) *sim.Markov {
+		q := &sim.Markov{V: p.V, K: p.K, Rows: make([][]float64, len(p.Rows))}
+		for s := range q.Rows {
+			q.Rows[s] = make([]float64, p.V)
+			for i := range q.Rows[s] {
+				q.Rows[s][i] = qual*p.Rows[s][i] + (1-qual)*anti.Rows[s][i]
+			}
+			sim.Normalize(q.Rows[s])
+		}
+		return q
+	}
+	meanBeta := func(q *sim.Markov) float64 {
+		t := 0.0
+		for s := range q.Rows {
+			t += sim.Alpha(p.Rows[s], q.Rows[s])
+		}
+		return t / float64(len(q.Rows))
+	}
+	// Σmin(p, Q p + (1-Q) r) is concave in Q with its maximum 1 at Q = 1,
+	// hence non-decreasing on [0, 1]: bisection finds the Q.
+	if b0 := meanBeta(mix(0)); b0 > beta {
+		return sim.Pair{}, fmt.Errorf("block-vs-token: beta_target %g is below the lowest mean β %.4f this Markov pair reaches", beta, b0)
+	}
+	lo, hi := 0.0, 1.0
+	for range 100 {
+		mid := (lo + hi) / 2
+		if meanBeta(mix(mid)) < beta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	qual := (lo + hi) / 2
+	name := fmt.Sprintf("markov:V=%d,order=%d,a=%g,quality=%.6f", bvtMarkovV, order, bvtMarkovA, qual)
+	return sim.Pair{Name: name, P: p, Q: mix(qual)}, nil
+}
+
+// pathBeta returns the mean over positions 1..γ of E[β(p(.|x<i), q(.|x<i))]
+// with the draft prefix x<i drawn from q, from the empty context.
+func pathBeta(pair sim.Pair, g int) float64 {
+	v := pair.P.Vocab()
+	p, q := make([][]float64, g), make([][]float64, g)
+	for i := range p {
+		p[i], q[i] = make([]float64, v), make([]float64, v)
+	}
+	sum := make([]float64, g)
+	ctx := make([]int, 0, g)
+	var walk func(i int, w float64)
+	walk = func(i int, w float64) {
+		pair.P.Next(ctx, p[i])
+		pair.Q.Next(ctx, q[i])
+		sum[i] += w * sim.Alpha(p[i], q[i])
+		if i+1 == g {
+			return
+		}
+		for x := 0; x < v; x++ {
+			if q[i][x] > 0 {
+				ctx = append(ctx, x)
+				walk(i+1, w*q[i][x])
+				ctx = ctx[:len(ctx)-1]
+			}
+		}
+	}
+	walk(0, 1)
+	t := 0.0
+	for _, s := range sum {
+		t += s
+	}
+	return t / float64(g)
+}
+
+func bvtExact(ctx context.Context, pair sim.Pair) ([]Row, error) {
+	var rows []Row
+	for g := 1; g <= bvtMaxGamma; g++ {
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		tok, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: g, L: 1})
+		if err != nil {
+			return nil, err
+		}
+		blk, err := sim.Exact(pair, algos.Block{}, sim.ExactConfig{Gamma: g, L: 1})
+		if err != nil {
+			return nil, err
+		}
+		beta := pathBeta(pair, g)
+		t, b := tok.ExpectedEmitted, blk.ExpectedEmitted
+		gain := 100 * (b/t - 1)
+		rows = append(rows,
+			bvtRow(g, "token", "exact", pair.Name, beta, t, t, t, 0, 0),
+			bvtRow(g, "block", "exact", pair.Name, beta, b, b, b, 0, gain),
+			bvtRow(g, "gain", "exact", pair.Name, beta, b-t, b-t, b-t, 0, gain))
+	}
+	return rows, nil
+}
+
+// bvtPool builds the cell's pool (γ = 8 positions per context).
+func bvtPool(beta float64, seed uint64) (*sim.Pool, error) {
+	spec := fmt.Sprintf("dirichlet:V=%d,a=0.1,beta=%g,contexts=64", bvtPoolV, beta)
+	src, err := sim.NewSource(spec, bvtMaxGamma, seed)
+	if err != nil {
+		return nil, err
+	}
+	src.Pool.BuildAliases()
+	return src.Pool, nil
+}
+
+// poolBeta returns the mean β of the pool's draft rows at positions 0..g-1.
+func poolBeta(pl *sim.Pool, g int) float64 {
+	t := 0.0
+	for c := 0; c < pl.Contexts; c++ {
+		for i := 0; i < g; i++ {
+			p, q := pl.PRow(c, i), pl.QRow(c, i)
+			s := 0.0
+			for x := range p {
+				s += math.Min(float64(p[x]), float64(q[x]))
+			}
+			t += s
+		}
+	}
+	return t / float64(pl.Contexts*g)
+}
+
+type bvtAcc struct {
+	n                    int64
+	st, st2, sb, sb2, sd float64
+	sd2                  float64
+}
+
+func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {
+	n := cfg.Trials(bvtTrials)
+	var rows []Row
+	for g := 1; g <= bvtMaxGamma; g++ {
+		gg := uint64(g)
+		acc, done, err := sim.MonteCarlo(ctx, n, cfg.MC(),
+			func() *bvtAcc { return &bvtAcc{} },
+			func(i int64, a *bvtAcc) {
+				var full sim.Block
+				rd := sim.NewRand(seed, sim.StreamID("block-vs-token/draft", gg, uint64(i)))
+				pl.Fill(rd, rd.IntN(pl.Contexts), &full)
+				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1]}
+				coins := sim.StreamID("block-vs-token/coins", gg, uint64(i))
+				t := float64(algos.Token{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
+				k := float64(algos.Block{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
+				a.n++
+				a.st, a.st2 = a.st+t, a.st2+t*t
+				a.sb, a.sb2 = a.sb+k, a.sb2+k*k
+				a.sd, a.sd2 = a.sd+(k-t), a.sd2+(k-t)*(k-t)
+			},
+			func(dst, src *bvtAcc) {
+				dst.n += src.n
+				dst.st, dst.st2, dst.sb, dst.sb2 = dst.st+src.st, dst.st2+src.st2, dst.sb+src.sb, dst.sb2+src.sb2
+				dst.sd, dst.sd2 = dst.sd+src.sd, dst.sd2+src.sd2
+			})
+		if err != nil {
+			return rows, err
+		}
+		ts := stattest.Summarize(acc.st, acc.st2, done, 0.95)
+		bs := stattest.Summarize(acc.sb, acc.sb2, done, 0.95)
+		ds := stattest.Summarize(acc.sd, acc.sd2, done, 0.95)
+		beta := poolBeta(pl, g)
+		gain := 100 * (bs.Mean/ts.Mean - 1)
+		model := fmt.Sprintf("%s,sigma=%.6f", pl.Name, pl.Sigma)
+		rows = append(rows,
+			bvtRow(g, "token", "mc", model, beta, ts.Mean, ts.Lo, ts.Hi, done, 0),
+			bvtRow(g, "block", "mc", model, beta, bs.Mean, bs.Lo, bs.Hi, done, gain),
+			bvtRow(g, "gain", "mc", model, beta, ds.Mean, ds.Lo, ds.Hi, done, gain))
+	}
+	return rows, nil
+}

@@ -1,0 +1,195 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+)
+
+// The Leviathan experiments evaluate the closed forms of Leviathan,
+// Kalman and Matias (arXiv 2211.17192; algos.ExpectedTokens,
+// algos.WalltimeImprovement, algos.OperationsFactor, algos.BestGamma).
+//
+// leviathan-table1 reproduces Table 1 of the paper (c = ĉ = 0), one cell
+// and one row per printed line. Columns: alpha, gamma (the key);
+// expected_tokens (Eq. 1); ops and speed (Thm 3.11 and Thm 3.8, full
+// precision); ops_printed and speed_printed (rounded as the paper prints
+// them, "1.53X"); paper_ops and paper_speed (the paper's strings); matches
+// (both printed values equal the paper's).
+//
+// leviathan-tokens puts Eq. 1 beside the exact engine on an i.i.d.
+// context-free pair: for each α, the two-token pair p = ((1+d)/2, (1-d)/2),
+// q = ((1-d)/2, (1+d)/2) with d = 1 - α has Σmin(p, q) = α at every
+// position. Cells: alpha. Rows: one per gamma = 1..8 with eq1,
+// token_exact, token_minus_eq1 (0 up to rounding: with constant β the
+// i.i.d. formula is exact), block_exact and block_gain_pct (100·(block /
+// token - 1): block verification beats Eq. 1 even with constant β).
+//
+// leviathan-walltime tabulates the walltime improvement S(α, γ, c) of
+// Thm 3.8 for γ = 1..16 with the best γ. Cells: alpha × c. Rows: one per
+// gamma with expected_tokens, walltime, ops (Thm 3.11 with ĉ = c, the
+// convention when the draft's cost is proportional to its operations),
+// best_gamma and best_walltime (the cell's optimum over γ = 1..16, repeated
+// on each row) and is_best.
+
+var table1 = []struct {
+	alpha      float64
+	gamma      int
+	ops, speed string
+}{ // Leviathan et al. Table 1 (REFERENCES §1.3)
+	{0.6, 2, "1.53X", "1.96X"}, {0.7, 3, "1.58X", "2.53X"}, {0.8, 2, "1.23X", "2.44X"},
+	{0.8, 5, "1.63X", "3.69X"}, {0.9, 2, "1.11X", "2.71X"}, {0.9, 10, "1.60X", "6.86X"},
+}
+
+// walltimeMaxGamma is the range of γ leviathan-walltime tabulates.
+const walltimeMaxGamma = 16
+
+func init() {
+	Register(Experiment{
+		Name:    "leviathan-table1",
+		Summary: "Leviathan et al. Table 1 (c = c_hat = 0) from Eq. 1, Thm 3.8 and Thm 3.11",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, r := range table1 {
+				cells = append(cells, Cell{Key: []KV{{"alpha", r.alpha}, {"gamma", int64(r.gamma)}}})
+			}
+			return cells, nil
+		},
+		Run: runTable1,
+	})
+	Register(Experiment{
+		Name:    "leviathan-tokens",
+		Summary: "expected tokens per step: Eq. 1 vs the exact engine (token and block) on i.i.d. two-token pairs",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, a := range []float64{0.5, 0.6, 0.7, 0.8, 0.9} {
+				cells = append(cells, Cell{Key: []KV{{"alpha", a}}})
+			}
+			return cells, nil
+		},
+		Run: runLeviathanTokens,
+	})
+	Register(Experiment{
+		Name:    "leviathan-walltime",
+		Summary: "walltime improvement (Thm 3.8) vs gamma for several alpha and c, with the best gamma",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, a := range []float64{0.6, 0.7, 0.8, 0.9} {
+				for _, c := range []float64{0.01, 0.05, 0.1, 0.2} {
+					cells = append(cells, Cell{Key: []KV{{"alpha", a}, {"c", c}}})
+				}
+			}
+			return cells, nil
+		},
+		Run: runLeviathanWalltime,
+	})
+}
+
+func cellFloat(c Cell, k string) (float64, error) {
+	v, ok := Row(c.Key).Float(k)
+	if !ok {
+		return 0, fmt.Errorf("cell %s has no numeric %s", c.ID(), k)
+	}
+	return v, nil
+}
+
+func runTable1(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
+	a, err := cellFloat(c, "alpha")
+	if err != nil {
+		return nil, err
+	}
+	gf, err := cellFloat(c, "gamma")
+	if err != nil {
+		return nil, err
+	}
+	g := int(gf)
+	var paperOps, paperSpeed string
+	for _, r := range table1 {
+		if r.alpha == a && r.gamma == g {
+			paperOps, paperSpeed = r.ops, r.speed
+		}
+	}
+	e, err := algos.ExpectedTokens(a, g)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := algos.OperationsFactor(a, g, 0)
+	if err != nil {
+		return nil, err
+	}
+	speed, err := algos.WalltimeImprovement(a, g, 0)
+	if err != nil {
+		return nil, err
+	}
+	opsP, speedP := fmt.Sprintf("%.2fX", ops), fmt.Sprintf("%.2fX", speed)
+	return []Row{{
+		{"expected_tokens", e}, {"ops", ops}, {"speed", speed},
+		{"ops_printed", opsP}, {"speed_printed", speedP},
+		{"paper_ops", paperOps}, {"paper_speed", paperSpeed},
+		{"matches", opsP == paperOps && speedP == paperSpeed},
+	}}, nil
+}
+
+// iidPair returns the two-token context-free pair with Σmin(p, q) = α.
+func iidPair(alpha float64) sim.Pair {
+	d := 1 - alpha
+	return sim.Pair{Name: fmt.Sprintf("iid2:alpha=%g", alpha),
+		P: sim.Fixed{(1 + d) / 2, (1 - d) / 2}, Q: sim.Fixed{(1 - d) / 2, (1 + d) / 2}}
+}
+
+func runLeviathanTokens(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
+	a, err := cellFloat(c, "alpha")
+	if err != nil {
+		return nil, err
+	}
+	pair := iidPair(a)
+	var rows []Row
+	for g := 1; g <= 8; g++ {
+		eq1, err := algos.ExpectedTokens(a, g)
+		if err != nil {
+			return nil, err
+		}
+		tok, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: g, L: 1})
+		if err != nil {
+			return nil, err
+		}
+		blk, err := sim.Exact(pair, algos.Block{}, sim.ExactConfig{Gamma: g, L: 1})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Row{
+			{"gamma", int64(g)}, {"eq1", eq1},
+			{"token_exact", tok.ExpectedEmitted}, {"token_minus_eq1", tok.ExpectedEmitted - eq1},
+			{"block_exact", blk.ExpectedEmitted}, {"block_gain_pct", 100 * (blk.ExpectedEmitted/tok.ExpectedEmitted - 1)},
+		})
+	}
+	return rows, nil
+}
+
+func runLeviathanWalltime(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
+	a, err := cellFloat(c, "alpha")
+	if err != nil {
+		return nil, err
+	}
+	cost, err := cellFloat(c, "c")
+	if err != nil {
+		return nil, err
+	}
+	best, bestS, err := algos.BestGamma(a, cost, walltimeMaxGamma)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for g := 1; g <= walltimeMaxGamma; g++ {
+		e, _ := algos.ExpectedTokens(a, g)
+		s, _ := algos.WalltimeImprovement(a, g, cost)
+		ops, _ := algos.OperationsFactor(a, g, cost)
+		rows = append(rows, Row{
+			{"gamma", int64(g)}, {"expected_tokens", e}, {"walltime", s}, {"ops", ops},
+			{"best_gamma", int64(best)}, {"best_walltime", bestS}, {"is_best", g == best},
+		})
+	}
+	return rows, nil
+}
