@@ -50,8 +50,20 @@ type decision struct {
 	mode int
 	k    float64
 	thr  float64
-	coin float64
-	corr correction
+	// coin = 1 - zrej is the acceptance probability of p = 0 tokens in
+	// modeZeroCoin; zrej is kept to compute the rejection mass without
+	// cancellation.
+	coin, zrej float64
+	corr       correction
+}
+
+// reject returns the rejection probability of x, 1 - min(1, max(0, c)),
+// computed without cancellation in modeZeroCoin.
+func (d decision) reject(p, q sim.Row, x int) float64 {
+	if d.mode == modeZeroCoin && p.At(x) == 0 {
+		return d.zrej
+	}
+	return 1 - clamp01(d.test(p, q, x))
 }
 
 // test returns the threshold c compared with a uniform u ∈ [0,1): x is
@@ -251,6 +263,7 @@ func PositionLaw(rule sim.Algorithm, p, q []float64) (pi []float64, acceptance f
 func decisionLaw(d decision, p, q []float64) (pi []float64, acceptance float64) {
 	pr, qr := sim.F64(p), sim.F64(q)
 	pi = make([]float64, len(p))
+	rej := 0.0 // Σ q(1 - a) directly, not 1 - acceptance: no cancellation for tiny rejection masses
 	for x, qx := range q {
 		if qx <= 0 {
 			continue
@@ -258,8 +271,9 @@ func decisionLaw(d decision, p, q []float64) (pi []float64, acceptance float64) 
 		a := qx * clamp01(d.test(pr, qr, x))
 		pi[x] += a
 		acceptance += a
+		rej += qx * d.reject(pr, qr, x)
 	}
-	if rej := 1 - acceptance; rej > 0 {
+	if rej > 0 {
 		res := make([]float64, len(p))
 		d.corr.dense(res, p, q)
 		for t := range pi {

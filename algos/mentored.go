@@ -81,6 +81,12 @@ type MentoredSolution struct {
 	Outright bool
 	// Iterations counts bisection or Newton steps.
 	Iterations int
+	// Converged reports that the solver met its tolerance. The exact
+	// solver always does; the bisection on a may stop at a one-ulp
+	// bracket first when the rejection mass m(a) = Σ(q - p/a)+ is tiny
+	// and its cancellation error, times |dKL/dm| = b - a, exceeds Tol·D.
+	Converged bool
+	zrej      float64 // m/Q_0, the rejection probability of p = 0 tokens when A = 0
 }
 
 // SolveMentored solves mentored decoding's single-position problem exactly
@@ -131,24 +137,47 @@ func (s MentoredSolution) decision() decision {
 	case s.Outright:
 		return decision{mode: modeAll, corr: residualCorrection(1)}
 	case s.A == 0:
-		return decision{mode: modeZeroCoin, coin: s.Coin, corr: residualCorrection(1 / s.B)}
+		return decision{mode: modeZeroCoin, coin: s.Coin, zrej: s.zrej, corr: residualCorrection(1 / s.B)}
 	}
 	return decision{mode: modeRatio, k: s.A, corr: residualCorrection(1 / s.B)}
 }
 
 // Pi returns the emitted law π of the solution for the pair (p, q) it was
-// solved for, and its acceptance.
+// solved for, in closed form (p/a where ρ ≤ a, q where a < ρ < b, p/b
+// where ρ ≥ b; q·Coin on p = 0 tokens when A = 0; q when outright), and
+// its acceptance. The closed form avoids the cancellation of computing
+// the rejection mass as Σ q(1 - r) when it is tiny; PositionLaw gives the
+// same law up to that rounding.
 func (s MentoredSolution) Pi(p, q []float64) ([]float64, float64) {
-	return decisionLaw(s.decision(), p, q)
+	pi := make([]float64, len(p))
+	if s.Outright {
+		copy(pi, q)
+		return pi, 1
+	}
+	for x := range p {
+		switch r := p[x] / q[x]; {
+		case p[x] == 0:
+			if s.A == 0 {
+				pi[x] = q[x] * s.Coin
+			}
+		case s.A > 0 && r <= s.A:
+			pi[x] = p[x] / s.A
+		case r >= s.B:
+			pi[x] = p[x] / s.B
+		default:
+			pi[x] = q[x]
+		}
+	}
+	return pi, s.Acceptance
 }
 
 // solve solves one position (no validation).
 func (m Mentored) solve(p, q sim.Row) MentoredSolution {
 	if m.D == 0 {
-		return MentoredSolution{A: 1, B: 1, Reject: 1 - sumMin(p, q), Acceptance: sumMin(p, q)}
+		return MentoredSolution{A: 1, B: 1, Reject: 1 - sumMin(p, q), Acceptance: sumMin(p, q), Converged: true}
 	}
 	if kl := rowKL(p, q); kl <= m.D {
-		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: kl, D: m.D, Outright: true}
+		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: kl, D: m.D, Outright: true, Converged: true}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
@@ -160,8 +189,10 @@ func (m Mentored) solve(p, q sim.Row) MentoredSolution {
 			tol = MentoredTol
 		}
 		s = sc.bisect(m.D, tol)
+		s.Converged = math.Abs(s.KL-m.D) <= tol*m.D || s.Reject == mFloor
 	} else {
 		s = sc.exact(m.D)
+		s.Converged = true
 	}
 	s.D = m.D
 	return s
@@ -308,7 +339,8 @@ func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
 		sol.A = 0
 		sol.Coin = 1
 		if s.q0 > 0 {
-			sol.Coin = math.Max(0, 1-m/s.q0)
+			sol.zrej = math.Min(1, m/s.q0)
+			sol.Coin = 1 - sol.zrej
 		}
 	} else {
 		sol.A = math.Min(1, pl/(ql-m))
@@ -339,12 +371,23 @@ func (s *mscratch) eval(m float64) MentoredSolution {
 	return s.fixed(m, k, j)
 }
 
+// mFloor is the smallest rejection mass the solvers consider. KL(m) is
+// finite at m = 0 unless q misses a target token (KL(p‖q) = +Inf), and then
+// it grows only like P_p(q = 0)·log(1/m): a budget above KL(mFloor) would
+// need a rejection mass below double precision's range. The solvers then
+// return the solution at mFloor, whose acceptance is 1 - 1e-300 and whose
+// achieved KL is below D (reported in MentoredSolution.KL).
+const mFloor = 1e-300
+
 // exact finds m with KL(m) = d, given KL(p‖q) > d > 0 (so the root lies in
 // (0, mMax)).
 func (s *mscratch) exact(d float64) MentoredSolution {
+	if f := s.eval(mFloor); f.KL <= d {
+		return f
+	}
 	// Breakpoints: m at a = ρ_i (0 < ρ_i ≤ 1), at a = 0+ (q0), at b = ρ_j
-	// (1 ≤ ρ_j < ∞), and the ends 0 and mMax.
-	s.bp = append(s.bp[:0], 0, s.q0, s.mMax)
+	// (1 ≤ ρ_j < ∞), and the ends mFloor and mMax.
+	s.bp = append(s.bp[:0], mFloor, s.q0, s.mMax)
 	for k := s.z + 1; k <= len(s.it) && s.it[k-1].r <= 1; k++ {
 		s.bp = append(s.bp, s.hAt(k))
 	}
@@ -356,7 +399,7 @@ func (s *mscratch) exact(d float64) MentoredSolution {
 	slices.Sort(s.bp)
 	bp := s.bp[:0]
 	for _, m := range s.bp {
-		if m >= 0 && m <= s.mMax && (len(bp) == 0 || m > bp[len(bp)-1]) {
+		if m >= mFloor && m <= s.mMax && (len(bp) == 0 || m > bp[len(bp)-1]) {
 			bp = append(bp, m)
 		}
 	}
@@ -406,8 +449,11 @@ func (s *mscratch) exact(d float64) MentoredSolution {
 // puts mass on p = 0 tokens) it bisects m ∈ [0, q0] in the a = 0 regime.
 func (s *mscratch) bisect(d, tol float64) MentoredSolution {
 	ok := func(sol MentoredSolution) bool { return math.Abs(sol.KL-d) <= tol*d }
+	if f := s.eval(mFloor); f.KL <= d {
+		return f
+	}
 	if edge := s.eval(s.q0); edge.KL < d {
-		lo, hi := 0.0, s.q0 // KL(lo) > d > KL(hi)
+		lo, hi := mFloor, s.q0 // KL(lo) > d > KL(hi)
 		sol := edge
 		for it := 1; it <= 1100; it++ {
 			m := (lo + hi) / 2
