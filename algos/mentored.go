@@ -1,0 +1,502 @@
+package algos
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// Mentored is mentored decoding (Vivien Tran-Thien, "A provably optimal
+// lossy variant of speculative decoding", 2023, seed 000; REFERENCES §3):
+// at each position it accepts as often as possible subject to a KL budget
+// D on the emitted law π,
+//
+//	max_{r,s} R = Σ_x q(x) r(x)  s.t.  KL(p‖π) ≤ D,  π = q·r + (1 - R)·s.
+//
+// (The seed writes p for the draft and q for the target; here p is the
+// target and q the draft.) The optimum has two thresholds a ≤ 1 ≤ b on the
+// ratio ρ = p/q:
+//
+//	accept x w.p. r(x) = min(1, p(x)/(a·q(x))),  R = Σ min(q, p/a),
+//	on rejection emit s = norm((p/b - q)+),  Σ (p/b - q)+ = 1 - R,
+//	π(x) = p/a if ρ ≤ a;  q if a < ρ < b;  p/b if ρ ≥ b,
+//	KL(p‖π) = log a·P_p(ρ ≤ a) + Σ_{a<ρ<b} p log ρ + log b·P_p(ρ ≥ b) = D.
+//
+// If KL(p‖q) ≤ D the draft token is accepted outright (π = q). D = 0 gives
+// a = b = 1, token verification, bit for bit on the same uniforms.
+//
+// Solving. Write m = 1 - R for the rejection mass. Then a(m) and b(m) solve
+// Σ(q - p/a)+ = m and Σ(p/b - q)+ = m, KL(m) is continuous, strictly
+// decreasing and convex, with dKL/dm = a - b, and between consecutive
+// breakpoints (m at a = ρ_i ≤ 1 or b = ρ_j ≥ 1) the sets {ρ ≤ a} and
+// {ρ ≥ b} are fixed, so with prefix sums over the tokens sorted by ρ
+//
+//	a = P_L/(Q_L - m),  b = P_H/(m + Q_H).
+//
+// The exact solver (default) sorts by ρ, binary-searches the breakpoints
+// for the segment holding KL = D and solves inside it by safeguarded
+// Newton to rounding level. With Bisect set it follows the seed's
+// Algorithm 1 instead, bisecting a on (0, 1] until
+// |KL - D| ≤ Tol·D (Tol defaults to MentoredTol, not the notebook's
+// ±20%). Both report the achieved KL (SolveMentored).
+//
+// A corner the seed's derivation leaves out (it assumes q > 0 ⇒ p > 0):
+// when the draft puts mass Q_0 on tokens with p = 0, every a ∈ (0, min ρ>0]
+// gives the same π, and budgets between KL at that point and KL(p‖q) are
+// met by accepting all p > 0 tokens and the p = 0 tokens with probability
+// 1 - m/Q_0 (the a = 0 end of the same family; dKL/dm = -b there).
+//
+// Randomness: as Token, one uniform per examined position, one for the
+// emitted token. The per-position solve (a sort, O(V log V)) is skipped
+// when u < p/q, which accepts under every budget.
+type Mentored struct {
+	D      float64
+	Bisect bool
+	// Tol is the bisection's relative tolerance on KL (0: MentoredTol).
+	Tol float64
+}
+
+// MentoredTol is the default relative tolerance of the bisection solver:
+// it stops once |KL - D| ≤ MentoredTol·D (or the bracket on a is one ulp
+// wide). The exact solver is accurate to rounding, about 1e-15 relative.
+const MentoredTol = 1e-10
+
+// MentoredSolution is the solved single-position problem.
+type MentoredSolution struct {
+	// A and B are the thresholds a ≤ 1 ≤ b. A = 0 in the corner regime
+	// where p = 0 tokens are accepted with probability Coin; B = +Inf
+	// when the draft is accepted outright.
+	A, B, Coin float64
+	// Reject is the rejection mass m = 1 - R; Acceptance is R.
+	Reject, Acceptance float64
+	// KL is the achieved KL(p‖π) in nats, D the budget asked for.
+	KL, D float64
+	// Outright is set when KL(p‖q) ≤ D: every draft token is accepted.
+	Outright bool
+	// Iterations counts bisection or Newton steps.
+	Iterations int
+	// Converged reports that the solver met its tolerance. The exact
+	// solver always does; the bisection on a may stop at a one-ulp
+	// bracket first when the rejection mass m(a) = Σ(q - p/a)+ is tiny
+	// and its cancellation error, times |dKL/dm| = b - a, exceeds Tol·D.
+	Converged bool
+	zrej      float64 // m/Q_0, the rejection probability of p = 0 tokens when A = 0
+}
+
+// SolveMentored solves mentored decoding's single-position problem exactly
+// for target p, draft q and budget D ≥ 0.
+func SolveMentored(p, q []float64, d float64) (MentoredSolution, error) {
+	return solveChecked(p, q, d, false, 0)
+}
+
+// SolveMentoredBisect solves it by the seed's bisection on a with relative
+// tolerance tol on KL (0: MentoredTol).
+func SolveMentoredBisect(p, q []float64, d, tol float64) (MentoredSolution, error) {
+	return solveChecked(p, q, d, true, tol)
+}
+
+// MentoredAtThreshold returns the mentored solution whose first threshold
+// is a ∈ (0, 1]: the least-KL rule with acceptance Σ min(q, p/a), the
+// same acceptance as lenience with l = a (problem (8) of the seed).
+func MentoredAtThreshold(p, q []float64, a float64) (MentoredSolution, error) {
+	if err := sim.ValidatePair(p, q); err != nil {
+		return MentoredSolution{}, err
+	}
+	if !(a > 0 && a <= 1) {
+		return MentoredSolution{}, fmt.Errorf("mentored: threshold a = %g; use 0 < a <= 1", a)
+	}
+	sc := getScratch()
+	defer putScratch(sc)
+	sc.load(sim.F64(p), sim.F64(q))
+	s := sc.eval(sc.hOf(a))
+	return s, nil
+}
+
+func solveChecked(p, q []float64, d float64, bisect bool, tol float64) (MentoredSolution, error) {
+	if err := sim.ValidatePair(p, q); err != nil {
+		return MentoredSolution{}, err
+	}
+	if !(d >= 0) || math.IsInf(d, 1) {
+		return MentoredSolution{}, fmt.Errorf("mentored: D = %g; the KL budget must be a finite number >= 0", d)
+	}
+	if !(tol >= 0 && tol < 1) {
+		return MentoredSolution{}, fmt.Errorf("mentored: tol = %g; use 0 <= tol < 1", tol)
+	}
+	return Mentored{D: d, Bisect: bisect, Tol: tol}.solve(sim.F64(p), sim.F64(q)), nil
+}
+
+// Decision returns π's parameters as a per-position rule decision.
+func (s MentoredSolution) decision() decision {
+	switch {
+	case s.Outright:
+		return decision{mode: modeAll, corr: residualCorrection(1)}
+	case s.A == 0:
+		return decision{mode: modeZeroCoin, coin: s.Coin, zrej: s.zrej, corr: residualCorrection(1 / s.B)}
+	}
+	return decision{mode: modeRatio, k: s.A, corr: residualCorrection(1 / s.B)}
+}
+
+// Pi returns the emitted law π of the solution for the pair (p, q) it was
+// solved for, in closed form (p/a where ρ ≤ a, q where a < ρ < b, p/b
+// where ρ ≥ b; q·Coin on p = 0 tokens when A = 0; q when outright), and
+// its acceptance. The closed form avoids the cancellation of computing
+// the rejection mass as Σ q(1 - r) when it is tiny; PositionLaw gives the
+// same law up to that rounding.
+func (s MentoredSolution) Pi(p, q []float64) ([]float64, float64) {
+	pi := make([]float64, len(p))
+	if s.Outright {
+		copy(pi, q)
+		return pi, 1
+	}
+	for x := range p {
+		switch r := p[x] / q[x]; {
+		case p[x] == 0:
+			if s.A == 0 {
+				pi[x] = q[x] * s.Coin
+			}
+		case s.A > 0 && r <= s.A:
+			pi[x] = p[x] / s.A
+		case r >= s.B:
+			pi[x] = p[x] / s.B
+		default:
+			pi[x] = q[x]
+		}
+	}
+	return pi, s.Acceptance
+}
+
+// solve solves one position (no validation).
+func (m Mentored) solve(p, q sim.Row) MentoredSolution {
+	if m.D == 0 {
+		return MentoredSolution{A: 1, B: 1, Reject: 1 - sumMin(p, q), Acceptance: sumMin(p, q), Converged: true}
+	}
+	if kl := rowKL(p, q); kl <= m.D {
+		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: kl, D: m.D, Outright: true, Converged: true}
+	}
+	sc := getScratch()
+	defer putScratch(sc)
+	sc.load(p, q)
+	var s MentoredSolution
+	if m.Bisect {
+		tol := m.Tol
+		if tol == 0 {
+			tol = MentoredTol
+		}
+		s = sc.bisect(m.D, tol)
+		s.Converged = math.Abs(s.KL-m.D) <= tol*m.D || s.Reject == mFloor
+	} else {
+		s = sc.exact(m.D)
+		s.Converged = true
+	}
+	s.D = m.D
+	return s
+}
+
+func (m Mentored) decide(p, q sim.Row) decision {
+	if m.D == 0 {
+		return decision{mode: modeRatio, k: 1, corr: residualCorrection(1)}
+	}
+	return m.solve(p, q).decision()
+}
+
+// Accept runs one step.
+func (m Mentored) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		p, q := b.P[i], b.Q[i]
+		u := rng.Float64()
+		if u < p.At(x)/q.At(x) {
+			continue // accepted under every budget: c(x) ≥ p/q
+		}
+		d := m.decide(p, q)
+		if !(u < d.test(p, q, x)) {
+			return sim.Outcome{Accepted: i, Next: d.corr.sample(rng.Float64(), p, q)}
+		}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+// Law writes the exact outcome law given b.
+func (m Mentored) Law(b *sim.Block, dst *sim.Law) { chainLaw(m, b, dst) }
+
+func sumMin(p, q sim.Row) float64 {
+	s := 0.0
+	for t := 0; t < p.Len(); t++ {
+		s += math.Min(p.At(t), q.At(t))
+	}
+	return s
+}
+
+// item is one token with p or q positive, keyed by ρ = p/q.
+type item struct{ r, p, q float64 }
+
+// mscratch holds the sorted tokens and prefix sums of one solve.
+type mscratch struct {
+	it []item
+	// cp, cq, cc are prefix sums over it: Σ p, Σ q, Σ p·log ρ (finite
+	// positive ρ only).
+	cp, cq, cc []float64
+	z          int // number of tokens with p = 0 (ρ = 0)
+	q0         float64
+	mMax       float64 // m at a = 1: Σ_{ρ≤1} (q - p)
+	bp         []float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(mscratch) }}
+
+func getScratch() *mscratch  { return scratchPool.Get().(*mscratch) }
+func putScratch(s *mscratch) { scratchPool.Put(s) }
+
+func (s *mscratch) load(p, q sim.Row) {
+	s.it = s.it[:0]
+	for t := 0; t < p.Len(); t++ {
+		a, b := p.At(t), q.At(t)
+		switch {
+		case a == 0 && b == 0:
+		case b == 0:
+			s.it = append(s.it, item{math.Inf(1), a, 0})
+		default:
+			s.it = append(s.it, item{a / b, a, b})
+		}
+	}
+	slices.SortFunc(s.it, func(x, y item) int { return cmp.Compare(x.r, y.r) })
+	n := len(s.it)
+	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
+	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
+	s.z = 0
+	for i, v := range s.it {
+		s.cp[i+1] = s.cp[i] + v.p
+		s.cq[i+1] = s.cq[i] + v.q
+		c := 0.0
+		if v.r > 0 && !math.IsInf(v.r, 1) {
+			c = v.p * math.Log(v.r)
+		}
+		s.cc[i+1] = s.cc[i] + c
+		if v.r == 0 {
+			s.z = i + 1
+		}
+	}
+	s.q0 = s.cq[s.z]
+	s.mMax = s.hOf(1)
+}
+
+func growTo(d []float64, n int) []float64 {
+	if cap(d) < n {
+		return make([]float64, n)
+	}
+	return d[:n]
+}
+
+// hOf returns m = Σ (q - p/a)+ for a ∈ (0, 1].
+func (s *mscratch) hOf(a float64) float64 {
+	k := sort.Search(len(s.it), func(i int) bool { return s.it[i].r > a })
+	return math.Max(0, s.cq[k]-s.cp[k]/a)
+}
+
+// gAt returns Σ_{i ≥ j} (p_i/ρ_j - q_i), the residual mass with b = ρ_j.
+func (s *mscratch) gAt(j int) float64 {
+	n := len(s.it)
+	r := s.it[j].r
+	if math.IsInf(r, 1) {
+		return 0
+	}
+	return (s.cp[n]-s.cp[j])/r - (s.cq[n] - s.cq[j])
+}
+
+// hAt returns Σ_{i < k} (q_i - p_i/ρ_{k-1}), m with a = ρ_{k-1}.
+func (s *mscratch) hAt(k int) float64 {
+	return s.cq[k] - s.cp[k]/s.it[k-1].r
+}
+
+// sets returns the boundaries of the sets at rejection mass m: tokens
+// [0, k) have ρ ≤ a (k = z when a = 0) and tokens [j, n) have ρ ≥ b.
+func (s *mscratch) sets(m float64) (k, j int) {
+	n := len(s.it)
+	k = s.z
+	if m > s.q0 {
+		// Largest k with ρ_{k-1} ≤ 1 and h(ρ_{k-1}) ≤ m, h increasing.
+		hi := sort.Search(n, func(i int) bool { return s.it[i].r > 1 }) // tokens [0, hi) have ρ ≤ 1
+		k = s.z + sort.Search(hi-s.z, func(i int) bool { return s.hAt(s.z+i+1) > m })
+	}
+	// Smallest j with ρ_j ≥ 1 and g(ρ_j) ≤ m, g decreasing in j.
+	lo := sort.Search(n, func(i int) bool { return s.it[i].r >= 1 })
+	j = lo + sort.Search(n-lo, func(i int) bool { return s.gAt(lo+i) <= m })
+	return k, max(j, k)
+}
+
+// fixed evaluates the solution at m with the sets fixed at (k, j).
+func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
+	n := len(s.it)
+	sol := MentoredSolution{Reject: m, Acceptance: 1 - m}
+	pl, ql := s.cp[k], s.cq[k]
+	if k <= s.z {
+		sol.A = 0
+		sol.Coin = 1
+		if s.q0 > 0 {
+			sol.zrej = math.Min(1, m/s.q0)
+			sol.Coin = 1 - sol.zrej
+		}
+	} else {
+		sol.A = math.Min(1, pl/(ql-m))
+	}
+	ph, qh := s.cp[n]-s.cp[j], s.cq[n]-s.cq[j]
+	switch {
+	case ph == 0:
+		sol.B = 1
+	case m+qh == 0:
+		sol.B = math.Inf(1)
+	default:
+		sol.B = math.Max(1, ph/(m+qh))
+	}
+	kl := s.cc[j] - s.cc[k]
+	if sol.A > 0 {
+		kl += pl * math.Log(sol.A)
+	}
+	if ph > 0 {
+		kl += ph * math.Log(sol.B)
+	}
+	sol.KL = math.Max(kl, 0)
+	return sol
+}
+
+// eval evaluates the solution at rejection mass m.
+func (s *mscratch) eval(m float64) MentoredSolution {
+	k, j := s.sets(m)
+	return s.fixed(m, k, j)
+}
+
+// mFloor is the smallest rejection mass the solvers consider. KL(m) is
+// finite at m = 0 unless q misses a target token (KL(p‖q) = +Inf), and then
+// it grows only like P_p(q = 0)·log(1/m): a budget above KL(mFloor) would
+// need a rejection mass below double precision's range. The solvers then
+// return the solution at mFloor, whose acceptance is 1 - 1e-300 and whose
+// achieved KL is below D (reported in MentoredSolution.KL).
+const mFloor = 1e-300
+
+// exact finds m with KL(m) = d, given KL(p‖q) > d > 0 (so the root lies in
+// (0, mMax)).
+func (s *mscratch) exact(d float64) MentoredSolution {
+	if f := s.eval(mFloor); f.KL <= d {
+		return f
+	}
+	// Breakpoints: m at a = ρ_i (0 < ρ_i ≤ 1), at a = 0+ (q0), at b = ρ_j
+	// (1 ≤ ρ_j < ∞), and the ends mFloor and mMax.
+	s.bp = append(s.bp[:0], mFloor, s.q0, s.mMax)
+	for k := s.z + 1; k <= len(s.it) && s.it[k-1].r <= 1; k++ {
+		s.bp = append(s.bp, s.hAt(k))
+	}
+	for j, v := range s.it {
+		if v.r >= 1 && !math.IsInf(v.r, 1) {
+			s.bp = append(s.bp, s.gAt(j))
+		}
+	}
+	slices.Sort(s.bp)
+	bp := s.bp[:0]
+	for _, m := range s.bp {
+		if m >= mFloor && m <= s.mMax && (len(bp) == 0 || m > bp[len(bp)-1]) {
+			bp = append(bp, m)
+		}
+	}
+	// KL decreases along bp; find the last breakpoint with KL ≥ d.
+	i := sort.Search(len(bp), func(i int) bool { return s.eval(bp[i]).KL < d }) - 1
+	if i < 0 {
+		i = 0
+	}
+	lo := bp[i]
+	hi := s.mMax
+	if i+1 < len(bp) {
+		hi = bp[i+1]
+	}
+	if lo == hi {
+		return s.eval(lo)
+	}
+	k, j := s.sets((lo + hi) / 2)
+	// Safeguarded Newton on the convex decreasing KL(m) - d in [lo, hi].
+	m := lo
+	sol := s.fixed(m, k, j)
+	for it := 1; it <= 200; it++ {
+		sol.Iterations = it
+		f := sol.KL - d
+		if f == 0 {
+			break
+		}
+		if f > 0 {
+			lo = m
+		} else {
+			hi = m
+		}
+		next := m - f/(sol.A-sol.B) // dKL/dm = a - b
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if next == m || hi-lo <= 4*(math.Nextafter(hi, math.Inf(1))-hi) {
+			break
+		}
+		m = next
+		sol = s.fixed(m, k, j)
+	}
+	return sol
+}
+
+// bisect follows the seed's Algorithm 1: bisection on a ∈ (0, 1] until
+// |KL - d| ≤ tol·d. When d is beyond KL at a = 0+ (only possible when q
+// puts mass on p = 0 tokens) it bisects m ∈ [0, q0] in the a = 0 regime.
+func (s *mscratch) bisect(d, tol float64) MentoredSolution {
+	ok := func(sol MentoredSolution) bool { return math.Abs(sol.KL-d) <= tol*d }
+	if f := s.eval(mFloor); f.KL <= d {
+		return f
+	}
+	if edge := s.eval(s.q0); edge.KL < d {
+		lo, hi := mFloor, s.q0 // KL(lo) > d > KL(hi)
+		sol := edge
+		for it := 1; it <= 1100; it++ {
+			m := (lo + hi) / 2
+			sol = s.eval(m)
+			sol.Iterations = it
+			if ok(sol) || m == lo || m == hi {
+				break
+			}
+			if sol.KL > d {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return sol
+	}
+	amin, amax, a := 0.0, 1.0, 0.5
+	var sol MentoredSolution
+	for it := 1; it <= 1100; it++ {
+		sol = s.eval(s.hOf(a))
+		sol.Iterations = it
+		if ok(sol) {
+			break
+		}
+		if sol.KL < d { // too little divergence: lower a
+			amax = a
+		} else {
+			amin = a
+		}
+		next := (amin + amax) / 2
+		if next == a {
+			break
+		}
+		a = next
+	}
+	return sol
+}
+
+func init() {
+	Register(Entry{Info: Info{Name: "mentored", Lossy: true,
+		Summary: "mentored decoding: the most acceptance with KL(p‖π) ≤ D per position (thresholds a ≤ 1 ≤ b)",
+		Paper:   "Tran-Thien 2023, 'A provably optimal lossy variant of speculative decoding' (seed 000)",
+		Params: []Param{{Name: "D", Default: 0.1, Min: 0, Max: math.Inf(1), MaxOpen: true,
+			Doc: "KL budget D >= 0 in nats per position; D = 0 is token verification"}}},
+		New: func(ps Params) (sim.Algorithm, error) { return Mentored{D: ps["D"]}, nil }})
+}
