@@ -396,9 +396,10 @@ func NewDrafter(c DrafterConfig) (Drafter, error) {
 	}
 	nodes := 1
 	for i, b := range br {
-		if b < 1 || b > c.Q.Vocab() {
-			return nil, fmt.Errorf("drafter %s: branch[%d] = %d; use 1 <= branch <= V = %d", c.Kind, i, b, c.Q.Vocab())
+		if b < 1 || b > 64 {
+			return nil, fmt.Errorf("drafter %s: branch[%d] = %d; use 1 <= branch <= 64 (a node never gets more children than q has tokens with q > 0)", c.Kind, i, b)
 		}
+		b = min(b, c.Q.Vocab())
 		nodes *= b
 	}
 	if nodes > MaxTreeNodes/2 {

@@ -26,6 +26,11 @@ type TreeExactResult struct {
 	// drafted at the root), the multi-draft acceptance of SpecTr, Hu et
 	// al. and Khisti et al.
 	Acceptance float64
+	// FirstAccepted is Pr(the accepted node is below the root): a drafted
+	// token was accepted as such. It can be below Acceptance for rules
+	// that may emit a drafted token as a correction (K-SEQ's residual,
+	// a rule verifying only some candidates).
+	FirstAccepted float64
 	// ExpectedAccepted is E[depth of the accepted node] and
 	// ExpectedEmitted = ExpectedAccepted + Pr(a token follows) per step.
 	ExpectedAccepted, ExpectedEmitted float64
@@ -118,6 +123,7 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 				res.ExpectedEmitted += mw * float64(len(seq))
 				if n != 0 {
 					res.Acceptance += mw
+					res.FirstAccepted += mw
 				} else if tok != NoToken {
 					for _, c := range root {
 						if t.Nodes[c].Token == tok {
