@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -148,6 +149,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		exact = res.First[tokA]
 		field = "p_first_a"
 	}
+	exact = math.Min(1, math.Max(0, exact)) // a probability summed from masses may exceed 1 by an ulp
 	first := map[string]float64{}
 	for x, v := range res.First {
 		if v > 0 {
