@@ -88,3 +88,21 @@ func TestMultidraftKhisti(t *testing.T) {
 		}
 	}
 }
+
+// Regression: drafters keep their scratch in the tree, so Monte Carlo with
+// several workers sharing one drafter is exact. Greedy drafts with k = 8 ≥
+// V cover the whole support of q, and the Markov pair's root q has full
+// support, so every trial accepts its first token (acceptance exactly 1).
+func TestMultidraftConcurrentDrafting(t *testing.T) {
+	rows, err := multidraftRun(context.Background(), Config{Seed: 1, Workers: 4, Scale: 0.25}, Cell{Key: []KV{{"pair", "markov"}, {"k", int64(8)}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.String("verifier") == "greedy-draft" {
+			if acc, _ := r.Float("acceptance"); acc != 1 {
+				t.Errorf("greedy-draft with k = 8 on V = 4: acceptance %.6f, want exactly 1", acc)
+			}
+		}
+	}
+}

@@ -54,6 +54,10 @@ type Tree struct {
 	pbuf, qbuf [][]float64
 	scratch    [][]float64
 	path       []int
+	// drafting scratch, so that drafters stay safe for concurrent Draft
+	drow  []float64
+	dpath []int
+	order []int
 }
 
 // Reset empties t for a vocabulary of v tokens, keeping only the root.
@@ -340,11 +344,13 @@ type Drafter interface {
 	// Depth returns the depth of the trees it builds.
 	Depth() int
 	// Draft builds one random tree into dst (without target rows; call
-	// dst.FillTarget). It draws its randomness from rng.
+	// dst.FillTarget). It draws its randomness from rng and keeps its
+	// scratch in dst, so it is safe for concurrent use on distinct trees.
 	Draft(rng *rand.Rand, ctx []int, dst *Tree)
 	// Enumerate calls fn with every tree the drafter can build and its
 	// probability (the rows of the target are not filled). The tree is
-	// reused between calls; fn must not keep it.
+	// reused between calls; fn must not keep it. Enumerate is not safe
+	// for concurrent use.
 	Enumerate(ctx []int, fn func(t *Tree, w float64) error) error
 }
 
@@ -416,8 +422,6 @@ func NewDrafter(c DrafterConfig) (Drafter, error) {
 type iidChains struct {
 	q        Model
 	k, depth int
-	row      []float64
-	path     []int
 	tree     Tree
 }
 
@@ -428,10 +432,10 @@ func (d *iidChains) qAt(t *Tree, ctx []int, n int) {
 	if !t.Nodes[n].Q.IsZero() {
 		return
 	}
-	d.path = t.Path(append(d.path[:0], ctx...), n)
-	d.row = grow(d.row, t.V)
-	d.q.Next(d.path, d.row)
-	t.setQ(n, d.row)
+	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
+	t.drow = grow(t.drow, t.V)
+	d.q.Next(t.dpath, t.drow)
+	t.setQ(n, t.drow)
 }
 
 func (d *iidChains) Draft(rng *rand.Rand, ctx []int, t *Tree) {
@@ -486,9 +490,6 @@ type branchTree struct {
 	kind   DraftKind
 	q      Model
 	branch []int
-	row    []float64
-	path   []int
-	order  []int
 	tree   Tree
 }
 
@@ -496,10 +497,10 @@ func (d *branchTree) Kind() DraftKind { return d.kind }
 func (d *branchTree) Depth() int      { return len(d.branch) }
 
 func (d *branchTree) loadQ(t *Tree, ctx []int, n int) []float64 {
-	d.path = t.Path(append(d.path[:0], ctx...), n)
-	d.row = grow(d.row, t.V)
-	d.q.Next(d.path, d.row)
-	t.setQ(n, d.row)
+	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
+	t.drow = grow(t.drow, t.V)
+	d.q.Next(t.dpath, t.drow)
+	t.setQ(n, t.drow)
 	return t.qbuf[n]
 }
 
@@ -542,8 +543,8 @@ func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
 		b := d.branch[dep]
 		switch d.kind {
 		case DraftTopK:
-			d.order = TopTokens(d.order[:0], q, b)
-			for _, x := range d.order {
+			t.order = TopTokens(t.order[:0], q, b)
+			for _, x := range t.order {
 				t.AddDraw(n, x)
 			}
 		case DraftWOR:
@@ -556,13 +557,13 @@ func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
 			}
 		case DraftGreedy:
 			sup := support(q)
-			d.order = TopTokens(d.order[:0], q, min(b-1, sup-1))
+			t.order = TopTokens(t.order[:0], q, min(b-1, sup-1))
 			rest := 1.0
-			for _, x := range d.order {
+			for _, x := range t.order {
 				t.AddDraw(n, x)
 				rest -= q[x]
 			}
-			if len(d.order) < sup {
+			if len(t.order) < sup {
 				t.AddDraw(n, sampleExcluding(rng.Float64()*rest, q, t, n))
 			}
 		}
