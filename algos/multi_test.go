@@ -137,6 +137,11 @@ func TestTreeRulesBelowBound(t *testing.T) {
 				}
 				switch e.Name {
 				case "kseq":
+					// SpecTr: a draft is accepted w.p. 1 - (1 - b(ρ*))^k (REFERENCES §10 item 2).
+					_, b := KSeqRho(sim.F64(p), sim.F64(q), k)
+					if want := 1 - math.Pow(1-b, float64(k)); math.Abs(res.FirstAccepted-want) > 1e-12 {
+						t.Errorf("kseq seed %d k=%d: drafted token accepted w.p. %.15g, closed form %.15g", seed, k, res.FirstAccepted, want)
+					}
 					if res.Acceptance < (1-1/math.E)*bound {
 						t.Errorf("kseq seed %d k=%d: acceptance %.6f below (1-1/e)·α* = %.6f", seed, k, res.Acceptance, (1-1/math.E)*bound)
 					}
