@@ -52,7 +52,7 @@ func exactCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "exact",
 		Usage: "enumerate every draft of a small model pair and compare the emitted law with the target's exactly",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			algoFlag("token"), paramFlag(),
 			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
 			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
@@ -60,8 +60,11 @@ func exactCommand() *cli.Command {
 			&cli.IntFlag{Name: "gamma", Value: 2, Usage: "draft length γ"},
 			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
 			seedFlag(), jsonFlag(),
-		},
+		}, treeFlags()...),
 		Action: func(c *cli.Context) error {
+			if isTreeRun(c) {
+				return exactTree(c)
+			}
 			e, a, ps, err := buildAlgo(c)
 			if err != nil {
 				return err

@@ -1,0 +1,107 @@
+package algos
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// TreeEntry is a registered tree (multi-candidate) rule: its description,
+// the draft kind it is meant for (the drafter whose law its test assumes;
+// a rule applied to another kind may be biased, which is how the top-k
+// mutant is built) and its constructor.
+type TreeEntry struct {
+	Info
+	// Draft is the draft kind the rule is run with.
+	Draft sim.DraftKind
+	New   func(Params) (sim.TreeAlgorithm, error)
+}
+
+var treeRegistry = map[string]TreeEntry{}
+
+// RegisterTree adds a tree rule. Names are shared with the chain rules'
+// registry: a duplicate in either panics (a programmer error).
+func RegisterTree(e TreeEntry) {
+	if _, dup := treeRegistry[e.Name]; dup {
+		panic("algos: duplicate tree rule " + e.Name)
+	}
+	if _, dup := registry[e.Name]; dup {
+		panic("algos: tree rule " + e.Name + " shadows a chain rule")
+	}
+	for _, p := range e.Params {
+		if err := p.check(p.Default); err != nil {
+			panic("algos: " + e.Name + ": default " + err.Error())
+		}
+	}
+	treeRegistry[e.Name] = e
+}
+
+// LookupTree returns the tree rule called name, or an error listing the
+// known ones.
+func LookupTree(name string) (TreeEntry, error) {
+	e, ok := treeRegistry[name]
+	if !ok {
+		return TreeEntry{}, fmt.Errorf("unknown tree algorithm %q; known: %s", name, strings.Join(TreeNames(), ", "))
+	}
+	return e, nil
+}
+
+// IsTree reports whether name is a registered tree rule.
+func IsTree(name string) bool {
+	_, ok := treeRegistry[name]
+	return ok
+}
+
+// AllTree returns every tree rule, rules before mutants, each group sorted
+// by name.
+func AllTree() []TreeEntry {
+	all := make([]TreeEntry, 0, len(treeRegistry))
+	for _, e := range treeRegistry {
+		all = append(all, e)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Mutant != all[j].Mutant {
+			return !all[i].Mutant
+		}
+		return all[i].Name < all[j].Name
+	})
+	return all
+}
+
+// TreeNames returns the tree rules' names in AllTree order.
+func TreeNames() []string {
+	var n []string
+	for _, e := range AllTree() {
+		n = append(n, e.Name)
+	}
+	return n
+}
+
+// Build constructs the tree rule with the given parameters (defaults
+// filled in, unknown names and out-of-range values are errors).
+func (e TreeEntry) Build(given Params) (sim.TreeAlgorithm, error) {
+	chain := Entry{Info: e.Info, New: func(p Params) (sim.Algorithm, error) { return nil, nil }}
+	full := Params{}
+	for _, p := range e.Params {
+		full[p.Name] = p.Default
+	}
+	for k, v := range given {
+		full[k] = v
+	}
+	if _, err := chain.Build(given); err != nil {
+		return nil, err
+	}
+	return e.New(full)
+}
+
+// HasTreeLaw reports whether a tree rule exposes its exact law.
+func HasTreeLaw(a sim.TreeAlgorithm) bool {
+	_, ok := a.(sim.TreeLawer)
+	return ok
+}
+
+func treeNoParams(a sim.TreeAlgorithm) func(Params) (sim.TreeAlgorithm, error) {
+	return func(Params) (sim.TreeAlgorithm, error) { return a, nil }
+}

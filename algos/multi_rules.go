@@ -1,0 +1,498 @@
+package algos
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// This file holds the tree (multi-draft) verifiers of REFERENCES §5.1 that
+// decide node by node: at the current node they either accept one child
+// (and move there) or emit a token and stop; at a leaf they emit the bonus
+// token from the leaf's target row. A shared driver walks the tree
+// (walkAccept) and computes the exact law (walkLaw) from each rule's
+// per-node step and per-node law.
+
+// nodeRule is one verifier's decision at an internal node.
+type nodeRule interface {
+	// step returns the accepted child, or -1 and the emitted token.
+	step(rng *rand.Rand, t *sim.Tree, n int) (child, tok int)
+	// stepLaw writes the probability of accepting each child (kid, indexed
+	// like Nodes[n].Kids) and the unnormalised emission masses (emit,
+	// length V); together they sum to 1.
+	stepLaw(t *sim.Tree, n int, kid, emit []float64)
+}
+
+func walkAccept(r nodeRule, rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	n := 0
+	for {
+		if len(t.Nodes[n].Kids) == 0 {
+			return sim.TreeOutcome{Node: n, Next: sim.SampleRow(rng.Float64(), t.Nodes[n].P)}
+		}
+		c, y := r.step(rng, t, n)
+		if c < 0 {
+			return sim.TreeOutcome{Node: n, Next: y}
+		}
+		n = c
+	}
+}
+
+func walkLaw(r nodeRule, t *sim.Tree, dst *sim.TreeLaw) {
+	dst.Reset(len(t.Nodes), t.V)
+	var rec func(n int, reach float64)
+	rec = func(n int, reach float64) {
+		nd := &t.Nodes[n]
+		if len(nd.Kids) == 0 {
+			dst.AddRow(n, reach, nd.P)
+			return
+		}
+		kid := make([]float64, len(nd.Kids))
+		emit := make([]float64, t.V)
+		r.stepLaw(t, n, kid, emit)
+		for i, m := range emit {
+			if m != 0 {
+				dst.Add(n, i, reach*m)
+			}
+		}
+		for i, c := range nd.Kids {
+			if kid[i] > 0 {
+				rec(c, reach*kid[i])
+			}
+		}
+	}
+	rec(0, 1)
+}
+
+// kidIndex returns the position of child c among Nodes[n].Kids.
+func kidIndex(t *sim.Tree, n, c int) int {
+	for i, k := range t.Nodes[n].Kids {
+		if k == c {
+			return i
+		}
+	}
+	panic("algos: draw is not a child")
+}
+
+// loadRow copies r into dst.
+func loadRow(dst []float64, r sim.Row) {
+	for i := range dst {
+		dst[i] = r.At(i)
+	}
+}
+
+// residualStep replaces r (a normalised vector) by norm((r - q)+). If
+// rounding leaves the residual empty it keeps r: a rejection that happens
+// with probability zero must still leave something to emit.
+func residualStep(r []float64, q func(int) float64) {
+	s := 0.0
+	for i, v := range r {
+		if d := v - q(i); d > 0 {
+			s += d
+		}
+	}
+	if !(s > 0) {
+		return
+	}
+	for i, v := range r {
+		if d := v - q(i); d > 0 {
+			r[i] = d / s
+		} else {
+			r[i] = 0
+		}
+	}
+}
+
+// sampleMass returns the inverse-CDF sample of the unnormalised vector w at
+// u ∈ [0,1): the first x with Σ_{y≤x} w(y) > u·Σw (last positive entry on
+// rounding).
+func sampleMass(u float64, w []float64) int {
+	s := 0.0
+	for _, v := range w {
+		if v > 0 {
+			s += v
+		}
+	}
+	target := u * s
+	c := 0.0
+	last := -1
+	for i, v := range w {
+		if v > 0 {
+			c += v
+			last = i
+			if c > target {
+				return i
+			}
+		}
+	}
+	return last
+}
+
+// SpecInfer is multi-round rejection sampling with replacement (RRS), the
+// verifier of SpecInfer (Miao et al., arXiv 2305.09781, ASPLOS'24,
+// "multi-step speculative sampling") and MCSD (Yang et al., arXiv
+// 2401.06706) for children drawn i.i.d. from q. At a node with target p
+// and draws x_1..x_m (in draw order, repeats kept) it sets r_1 = p and for
+// i = 1..m accepts x_i when u_i < r_i(x_i)/q(x_i), i.e. with probability
+// min(1, r_i(x_i)/q(x_i)), otherwise
+//
+//	r_{i+1} = norm((r_i - q)+);
+//
+// if all are rejected it emits a token from r_{m+1}. An accepted child is
+// verified the same way against its own children; a leaf emits the bonus
+// token from its target row. Lossless for i.i.d. draws; at m = 1 it is
+// token verification. Randomness: one uniform per examined draw and one
+// for the emitted token.
+type SpecInfer struct{}
+
+func (SpecInfer) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	nd := &t.Nodes[n]
+	r := t.Scratch(0)
+	loadRow(r, nd.P)
+	for _, c := range nd.Draws {
+		x := t.Nodes[c].Token
+		if rng.Float64() < r[x]/nd.Q.At(x) {
+			return c, 0
+		}
+		residualStep(r, nd.Q.At)
+	}
+	return -1, sampleMass(rng.Float64(), r)
+}
+
+func (SpecInfer) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	nd := &t.Nodes[n]
+	r := t.Scratch(0)
+	loadRow(r, nd.P)
+	reach := 1.0
+	for _, c := range nd.Draws {
+		x := t.Nodes[c].Token
+		a := math.Min(1, r[x]/nd.Q.At(x))
+		kid[kidIndex(t, n, c)] += reach * a
+		reach *= 1 - a
+		residualStep(r, nd.Q.At)
+	}
+	addNorm(emit, reach, r)
+}
+
+// addNorm adds mass·w/Σw to dst.
+func addNorm(dst []float64, mass float64, w []float64) {
+	if mass == 0 {
+		return
+	}
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	for i, v := range w {
+		if v > 0 {
+			dst[i] += mass * v / s
+		}
+	}
+}
+
+// AcceptTree runs one step.
+func (s SpecInfer) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	return walkAccept(s, rng, t)
+}
+
+// TreeLaw writes the exact outcome law given t.
+func (s SpecInfer) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(s, t, dst) }
+
+// RRSWithout is recursive rejection sampling without replacement: the
+// verifier of Recursive Speculative Decoding (Jeon et al., arXiv
+// 2402.14160), of EAGLE-1's sampling path (SafeAILab/EAGLE before June
+// 2024) and of MCSD without replacement, for children drawn from q without
+// replacement. At a node with target p, draft q and distinct draws
+// x_1..x_m it sets r_1 = p, s_1 = q and for i = 1..m accepts x_i with
+// probability min(1, r_i(x_i)/s_i(x_i)), otherwise
+//
+//	r_{i+1} = norm((r_i - s_i)+),  s_{i+1} = norm(s_i with x_i zeroed);
+//
+// after m rejections it emits a token from r_{m+1}. Lossless for
+// children drawn without replacement from q; applied to deterministic
+// top-k children it is biased (the mutant topk-ratio, REFERENCES §5.1).
+// Randomness: one uniform per examined draw and one for the emitted token.
+type RRSWithout struct{}
+
+func (RRSWithout) run(rng *rand.Rand, t *sim.Tree, n int, kid, emit []float64) (int, int) {
+	nd := &t.Nodes[n]
+	r, s := t.Scratch(0), t.Scratch(1)
+	loadRow(r, nd.P)
+	loadRow(s, nd.Q)
+	sAt := func(i int) float64 { return s[i] }
+	reach := 1.0
+	for _, c := range nd.Draws {
+		x := t.Nodes[c].Token
+		a := math.Min(1, r[x]/s[x])
+		if kid != nil {
+			kid[kidIndex(t, n, c)] += reach * a
+			reach *= 1 - a
+		} else if rng.Float64() < r[x]/s[x] {
+			return c, 0
+		}
+		residualStep(r, sAt)
+		s[x] = 0
+		if z := sim.Normalize(s); !(z > 0) {
+			clear(s)
+		}
+	}
+	if kid != nil {
+		addNorm(emit, reach, r)
+		return -1, 0
+	}
+	return -1, sampleMass(rng.Float64(), r)
+}
+
+func (w RRSWithout) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	return w.run(rng, t, n, nil, nil)
+}
+
+func (w RRSWithout) stepLaw(t *sim.Tree, n int, kid, emit []float64) { w.run(nil, t, n, kid, emit) }
+
+// AcceptTree runs one step.
+func (w RRSWithout) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	return walkAccept(w, rng, t)
+}
+
+// TreeLaw writes the exact outcome law given t.
+func (w RRSWithout) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(w, t, dst) }
+
+// KSeq is SpecTr's K-SEQ verifier (Sun, Suresh, Ro, Beirami, Jain, Yu,
+// "SpecTr: Fast Speculative Decoding via Optimal Transport", arXiv
+// 2310.15141, NeurIPS'23, Algorithm 2) for m children drawn i.i.d. from q.
+// With
+//
+//	b(ρ) = Σ_x min(q(x), p(x)/ρ),  c(ρ) = (1 - (1-b)^m)/b = Σ_{j<m} (1-b)^j,
+//
+// ρ* is the smallest ρ in [1, m] with c(ρ) ≤ ρ (found by bisection; the
+// upper end of the final bracket is used, so the condition holds exactly).
+// Draws are examined in order and x_i is accepted when u_i <
+// p(x_i)/(ρ* q(x_i)); if all m are rejected it emits from
+//
+//	p_res(x) = [p(x) - min(q(x), p(x)/ρ*)·c(ρ*)] / (1-b)^m.
+//
+// Lossless over the i.i.d. draws; acceptance (a drafted token accepted)
+// 1 - (1-b(ρ*))^m ≥ (1 - 1/e)·optimal. At m = 1, ρ* = 1 and it is token
+// verification. Randomness: one uniform per examined draw and one for the
+// emitted token.
+type KSeq struct{}
+
+// KSeqRho returns ρ* and b(ρ*) for target p, draft q and m i.i.d. draws.
+func KSeqRho(p, q sim.Row, m int) (rho, b float64) {
+	bAt := func(rho float64) float64 {
+		s := 0.0
+		for i := 0; i < p.Len(); i++ {
+			s += math.Min(q.At(i), p.At(i)/rho)
+		}
+		return s
+	}
+	ok := func(rho float64) (bool, float64) {
+		b := bAt(rho)
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
+		}
+		return c <= rho, b
+	}
+	if good, b1 := ok(1); good {
+		return 1, b1
+	}
+	lo, hi := 1.0, float64(m)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if good, _ := ok(mid); good {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	_, b = ok(hi)
+	return hi, b
+}
+
+// kseqResidual writes the unnormalised p_res into dst.
+func kseqResidual(dst []float64, p, q sim.Row, rho, b float64, m int) {
+	c, pw := 0.0, 1.0
+	for range m {
+		c += pw
+		pw *= 1 - b
+	}
+	for i := range dst {
+		dst[i] = math.Max(0, p.At(i)-math.Min(q.At(i), p.At(i)/rho)*c)
+	}
+}
+
+func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	nd := &t.Nodes[n]
+	rho, b := KSeqRho(nd.P, nd.Q, len(nd.Draws))
+	for _, c := range nd.Draws {
+		x := t.Nodes[c].Token
+		if rng.Float64() < nd.P.At(x)/(rho*nd.Q.At(x)) {
+			return c, 0
+		}
+	}
+	r := t.Scratch(0)
+	kseqResidual(r, nd.P, nd.Q, rho, b, len(nd.Draws))
+	if y := sampleMass(rng.Float64(), r); y >= 0 {
+		return -1, y
+	}
+	return -1, sim.SampleRow(rng.Float64(), nd.P)
+}
+
+func (KSeq) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	nd := &t.Nodes[n]
+	rho, b := KSeqRho(nd.P, nd.Q, len(nd.Draws))
+	reach := 1.0
+	for _, c := range nd.Draws {
+		x := t.Nodes[c].Token
+		a := math.Min(1, nd.P.At(x)/(rho*nd.Q.At(x)))
+		kid[kidIndex(t, n, c)] += reach * a
+		reach *= 1 - a
+	}
+	if reach == 0 {
+		return
+	}
+	r := t.Scratch(0)
+	kseqResidual(r, nd.P, nd.Q, rho, b, len(nd.Draws))
+	addNorm(emit, reach, r)
+}
+
+// AcceptTree runs one step.
+func (k KSeq) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome { return walkAccept(k, rng, t) }
+
+// TreeLaw writes the exact outcome law given t.
+func (k KSeq) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(k, t, dst) }
+
+// TargetOnly is the target-only membership rule for deterministic
+// children: EAGLE-2/3 evaluate_posterior (SafeAILab/EAGLE
+// eagle/model/utils.py, since commit bfeb532) and SGLang's
+// TreeSpeculativeSamplingTargetOnly. At a node with target p it visits the
+// distinct children x_1..x_m in order with r = p and accepts x_i with
+// probability r(x_i)/Σr (q treated as 1); on rejection it sets r(x_i) = 0.
+// After all are rejected it emits from norm(r). Equivalent to "draw y ~ p,
+// accept iff y is a child", so it is lossless for any children and its
+// acceptance is p(children). Randomness: one uniform per examined child
+// and one for the emitted token.
+type TargetOnly struct{}
+
+func (TargetOnly) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	nd := &t.Nodes[n]
+	r := t.Scratch(0)
+	loadRow(r, nd.P)
+	rem := 1.0
+	for _, c := range nd.Kids {
+		x := t.Nodes[c].Token
+		if rng.Float64() < r[x]/rem {
+			return c, 0
+		}
+		rem -= r[x]
+		r[x] = 0
+	}
+	return -1, sampleMass(rng.Float64(), r)
+}
+
+func (TargetOnly) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	nd := &t.Nodes[n]
+	for i := range emit {
+		emit[i] = nd.P.At(i)
+	}
+	for i, c := range nd.Kids {
+		x := t.Nodes[c].Token
+		kid[i] = emit[x]
+		emit[x] = 0
+	}
+}
+
+// AcceptTree runs one step.
+func (r TargetOnly) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	return walkAccept(r, rng, t)
+}
+
+// TreeLaw writes the exact outcome law given t.
+func (r TargetOnly) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(r, t, dst) }
+
+// GreedyDraft is the verifier of Hu et al., "Towards Optimal Multi-draft
+// Speculative Decoding" (arXiv 2502.18779, ICLR 2025) for greedy drafts:
+// the first m-1 children D are the top tokens of q and the last child x is
+// drawn from q' = q restricted to V \ D, renormalised. It accepts x with
+// probability min(1, p(x)/q'(x)); otherwise it samples
+//
+//	y ∝ p(y)·1[y ∈ D] + (p(y) - q'(y))+·1[y ∉ D],
+//
+// moving to the child y when y ∈ D (it counts as accepted) and emitting y
+// otherwise. Lossless; its acceptance p(D) + Σ_{x∉D} min(p(x), q'(x)) is
+// the optimum for this draft law. At m = 1 (D empty) it is token
+// verification. Randomness: two uniforms per node.
+type GreedyDraft struct{}
+
+func (GreedyDraft) parts(t *sim.Tree, n int, w []float64) (last int, a float64) {
+	nd := &t.Nodes[n]
+	m := len(nd.Draws)
+	last = nd.Draws[m-1]
+	rest := 1.0
+	for _, c := range nd.Draws[:m-1] {
+		rest -= nd.Q.At(t.Nodes[c].Token)
+	}
+	x := t.Nodes[last].Token
+	a = math.Min(1, nd.P.At(x)*rest/nd.Q.At(x))
+	for i := range w {
+		w[i] = math.Max(0, nd.P.At(i)-nd.Q.At(i)/rest)
+	}
+	for _, c := range nd.Draws[:m-1] {
+		y := t.Nodes[c].Token
+		w[y] = nd.P.At(y)
+	}
+	return last, a
+}
+
+func (g GreedyDraft) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	w := t.Scratch(0)
+	last, a := g.parts(t, n, w)
+	if rng.Float64() < a {
+		return last, 0
+	}
+	y := sampleMass(rng.Float64(), w)
+	if y < 0 {
+		y = sim.SampleRow(rng.Float64(), t.Nodes[n].P)
+	}
+	if c := t.Child(n, y); c >= 0 {
+		return c, 0
+	}
+	return -1, y
+}
+
+func (g GreedyDraft) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	w := t.Scratch(0)
+	last, a := g.parts(t, n, w)
+	kid[kidIndex(t, n, last)] += a
+	if a == 1 {
+		return
+	}
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	for y, v := range w {
+		if v <= 0 {
+			continue
+		}
+		m := (1 - a) * v / s
+		if c := t.Child(n, y); c >= 0 {
+			kid[kidIndex(t, n, c)] += m
+		} else {
+			emit[y] += m
+		}
+	}
+}
+
+// AcceptTree runs one step.
+func (g GreedyDraft) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	return walkAccept(g, rng, t)
+}
+
+// TreeLaw writes the exact outcome law given t.
+func (g GreedyDraft) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(g, t, dst) }

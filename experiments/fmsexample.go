@@ -1,0 +1,176 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// The fms-extras scenarios of seed 002 (foundation-model-stack/fms-extras
+// issue 12). Vocabulary (9 tokens): a b c d e f g h z = 0 1 2 3 4 5 6 7 8.
+//
+// fms-example: candidates "a b", "a c", "a d", "e f"; target
+//
+//	p(.|ctx)      = ½ a + ½ e                 (first position)
+//	p(.|a)        = uniform over {b, c, d, z}
+//	p(.|e)        = uniform over {f, g}
+//	p(.|anything else, and every longer prefix) = uniform over all 9 tokens
+//
+// (the last row only feeds the bonus token after a fully matched
+// candidate and does not affect the first token).
+//
+// fms-coverage: candidates "a b", "c d", "e f", "g h"; target ¼ on each of
+// a, c, e, g at the first position and uniform over all 9 tokens after.
+const (
+	tokA, tokB, tokC, tokD, tokE, tokF, tokG, tokH, tokZ = 0, 1, 2, 3, 4, 5, 6, 7, 8
+	fmsV                                                 = 9
+)
+
+// FMSVocab names the scenario tokens by index.
+var FMSVocab = []string{"a", "b", "c", "d", "e", "f", "g", "h", "z"}
+
+type fmsModel struct{ coverage bool }
+
+func (fmsModel) Vocab() int { return fmsV }
+
+func (m fmsModel) Next(ctx []int, dst []float64) {
+	clear(dst)
+	set := func(toks ...int) {
+		for _, x := range toks {
+			dst[x] = 1 / float64(len(toks))
+		}
+	}
+	switch {
+	case len(ctx) == 0 && m.coverage:
+		set(tokA, tokC, tokE, tokG)
+	case len(ctx) == 0:
+		set(tokA, tokE)
+	case len(ctx) == 1 && !m.coverage && ctx[0] == tokA:
+		set(tokB, tokC, tokD, tokZ)
+	case len(ctx) == 1 && !m.coverage && ctx[0] == tokE:
+		set(tokF, tokG)
+	default:
+		for i := range dst {
+			dst[i] = 1.0 / fmsV
+		}
+	}
+}
+
+// ScenarioNames lists the named scenarios.
+func ScenarioNames() []string { return []string{"fms-coverage", "fms-example"} }
+
+// ScenarioConfidence is the level of the simulation intervals: a fixed
+// seed's interval misses the exact value with probability 1e-6.
+const ScenarioConfidence = 1 - 1e-6
+
+// Scenario runs a named scenario with the tree rule algo: exactly (by
+// sim.ExactTree on the scenario's single fixed tree) and by simulation
+// (trials steps, seeded; trial i uses stream StreamID("scenario/NAME/ALGO",
+// i)). fms-example reports P(first emitted token = a) as p_first_a (target
+// value ½); fms-coverage reports the first-token acceptance as acceptance:
+// Pr(a drafted first token is accepted as such, the accepted node is not
+// the root). Both also
+// report the exact law of the first emitted token and its TV to p.
+func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64, workers int) (Row, error) {
+	var model fmsModel
+	var cands [][]int
+	switch name {
+	case "fms-example":
+		cands = [][]int{{tokA, tokB}, {tokA, tokC}, {tokA, tokD}, {tokE, tokF}}
+	case "fms-coverage":
+		model.coverage = true
+		cands = [][]int{{tokA, tokB}, {tokC, tokD}, {tokE, tokF}, {tokG, tokH}}
+	default:
+		return nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
+	}
+	if trials < 1 {
+		return nil, fmt.Errorf("scenario: trials = %d; use at least 1", trials)
+	}
+	e, err := algos.LookupTree(algo)
+	if err != nil {
+		return nil, err
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		return nil, err
+	}
+	lw, ok := a.(sim.TreeLawer)
+	if !ok {
+		return nil, fmt.Errorf("scenario: %s has no exact law", algo)
+	}
+	d, err := sim.NewFixedDrafter(cands)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sim.ExactTree(model, d, lw, sim.TreeExactConfig{})
+	if err != nil {
+		return nil, err
+	}
+	// hit reports the scenario's event on one outcome.
+	hit := func(t *sim.Tree, o sim.TreeOutcome) bool {
+		first := o.Next
+		if o.Node != 0 {
+			var buf [sim.MaxTreeDepth]int
+			first = t.Path(buf[:0], o.Node)[0]
+		}
+		if name == "fms-example" {
+			return first == tokA
+		}
+		return o.Node != 0
+	}
+	type acc struct {
+		k    int64
+		tree *sim.Tree
+	}
+	stream := "scenario/" + name + "/" + algo
+	total, n, err := sim.MonteCarlo(ctx, trials, sim.MCOptions{Workers: workers},
+		func() *acc { return &acc{tree: &sim.Tree{}} },
+		func(i int64, ac *acc) {
+			rng := sim.NewRand(seed, sim.StreamID(stream, uint64(i)))
+			sim.DraftTree(rng, d, model, nil, ac.tree)
+			if hit(ac.tree, a.AcceptTree(rng, ac.tree)) {
+				ac.k++
+			}
+		},
+		func(dst, src *acc) { dst.k += src.k })
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := stattest.Wilson(total.k, n, ScenarioConfidence)
+	exact := res.FirstAccepted
+	field := "acceptance"
+	if name == "fms-example" {
+		exact = res.First[tokA]
+		field = "p_first_a"
+	}
+	exact = math.Min(1, math.Max(0, exact)) // a probability summed from masses may exceed 1 by an ulp
+	first := map[string]float64{}
+	for x, v := range res.First {
+		if v > 0 {
+			first[FMSVocab[x]] = v
+		}
+	}
+	keys := make([]string, 0, len(first))
+	for k := range first {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var law []string
+	for _, k := range keys {
+		law = append(law, fmt.Sprintf("%s:%.12g", k, first[k]))
+	}
+	return Row{
+		{"scenario", name}, {"algorithm", algo},
+		{field, float64(total.k) / float64(n)}, {field + "_exact", exact},
+		{"ci_lo", lo}, {"ci_hi", hi}, {"confidence", ScenarioConfidence},
+		{"trials", n}, {"seed", int64(seed)},
+		{"first_law_exact", strings.Join(law, ",")}, {"first_tv_exact", res.FirstTV},
+		{"max_abs_error", res.MaxAbsError}, {"lossless", res.Lossless},
+	}, nil
+}

@@ -1,0 +1,189 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+	"gonum.org/v1/gonum/stat/distmv"
+)
+
+// multidraft: acceptance and E[emitted tokens] per step against the number
+// of drafts k = 1..8 for every lossless tree rule (each with the draft kind
+// it is registered for) and the optimal bound α* of REFERENCES §5.
+//
+// Pairs:
+//   - khisti-q2=X: the three-symbol toy of Khisti et al. (arXiv 2410.18234,
+//     Fig. 2): p uniform on 3 symbols, q = (1/3, X, 2/3 - X), X swept over
+//     0, 0.1, 0.2, 1/3, 0.5; one position (depth 1), exact.
+//   - dirichlet-sN: a context-free random pair over V = 4 (Dirichlet(0.5)
+//     rows, seeded by the cell); one position, exact.
+//   - markov: a random order-1 Markov pair over V = 4 (a = 0.5, quality
+//     0.5, drawn from the cell seed), chains/trees of depth 3, Monte Carlo
+//     with a 95% interval on the acceptance; the bound is for the root
+//     position.
+//
+// Columns: pair, k, verifier, draft, method (exact|mc), acceptance
+// (Pr(first emitted token ∈ root drafts)), expected_emitted, bound (α* of
+// the verifier's own draft law at the root), gap (= bound - acceptance),
+// bound_iid and bound_wor (α* with and without replacement), and for exact
+// cells max_abs_error and lossless; for mc cells ci_lo/ci_hi and trials.
+
+// MultidraftRules are the lossless tree rules the experiment compares.
+var MultidraftRules = []string{"specinfer", "kseq", "rrs-wor", "greedy-draft", "target-only"}
+
+var khistiQ2 = []float64{0, 0.1, 0.2, 1.0 / 3, 0.5}
+
+func multidraftCells(Config) ([]Cell, error) {
+	var pairs []string
+	for _, x := range khistiQ2 {
+		pairs = append(pairs, fmt.Sprintf("khisti-q2=%.4g", x))
+	}
+	pairs = append(pairs, "dirichlet-s1", "dirichlet-s2", "markov")
+	var cells []Cell
+	for _, p := range pairs {
+		for k := 1; k <= 8; k++ {
+			cells = append(cells, Cell{Key: []KV{{"pair", p}, {"k", int64(k)}}})
+		}
+	}
+	return cells, nil
+}
+
+// multidraftPair builds the pair of a cell; depth is the tree depth.
+func multidraftPair(name string, seed uint64) (pair sim.Pair, depth int, err error) {
+	for _, x := range khistiQ2 {
+		if name == fmt.Sprintf("khisti-q2=%.4g", x) {
+			p := sim.Fixed{1.0 / 3, 1.0 / 3, 1.0 / 3}
+			q := sim.Fixed{1.0 / 3, x, 2.0/3 - x}
+			return sim.Pair{Name: name, P: p, Q: q}, 1, nil
+		}
+	}
+	switch name {
+	case "dirichlet-s1", "dirichlet-s2":
+		// The pair depends on its name only, so every k sees the same pair.
+		rng := sim.NewRand(uint64(len(name))+uint64(name[len(name)-1]), sim.StreamID("multidraft/"+name))
+		alpha := []float64{0.5, 0.5, 0.5, 0.5}
+		dir := distmv.NewDirichlet(alpha, rng)
+		p, q := dir.Rand(nil), dir.Rand(nil)
+		sim.Normalize(p)
+		sim.Normalize(q)
+		return sim.Pair{Name: name, P: sim.Fixed(p), Q: sim.Fixed(q)}, 1, nil
+	case "markov":
+		pr, err := sim.NewMarkovPair(sim.NewRand(7, sim.StreamID("multidraft/markov")), sim.MarkovConfig{V: 4, Order: 1, A: 0.5, Quality: 0.5})
+		return pr, 3, err
+	}
+	return sim.Pair{}, 0, fmt.Errorf("multidraft: unknown pair %q", name)
+}
+
+// rootBound returns α* at the root for draft kind kind with k children.
+func rootBound(kind sim.DraftKind, p, q []float64, k int) (float64, error) {
+	switch kind {
+	case sim.DraftIID:
+		return algos.OptimalAcceptance(p, q, k, true)
+	case sim.DraftWOR:
+		return algos.OptimalAcceptance(p, q, k, false)
+	case sim.DraftGreedy:
+		sets, probs := algos.GreedyDraftSetLaw(q, k)
+		return algos.OptimalAcceptanceSets(p, sets, probs), nil
+	case sim.DraftTopK:
+		return algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1}), nil
+	}
+	return 0, fmt.Errorf("multidraft: no bound for draft kind %v", kind)
+}
+
+func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
+	name := cell.Key[0].V.(string)
+	k := int(cell.Key[1].V.(int64))
+	pair, depth, err := multidraftPair(name, seed)
+	if err != nil {
+		return nil, err
+	}
+	v := pair.P.Vocab()
+	p, q := make([]float64, v), make([]float64, v)
+	pair.P.Next(nil, p)
+	pair.Q.Next(nil, q)
+	biid, err := algos.OptimalAcceptance(p, q, k, true)
+	if err != nil {
+		return nil, err
+	}
+	bwor, err := algos.OptimalAcceptance(p, q, k, false)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, rule := range MultidraftRules {
+		e, err := algos.LookupTree(rule)
+		if err != nil {
+			return nil, err
+		}
+		a, err := e.Build(nil)
+		if err != nil {
+			return nil, err
+		}
+		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: k, Depth: depth})
+		if err != nil {
+			return nil, err
+		}
+		bound, err := rootBound(e.Draft, p, q, k)
+		if err != nil {
+			return nil, err
+		}
+		row := Row{{"verifier", rule}, {"draft", e.Draft.String()}}
+		if depth == 1 {
+			res, err := sim.ExactTree(pair.P, d, a.(sim.TreeLawer), sim.TreeExactConfig{})
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, KV{"method", "exact"}, KV{"acceptance", res.Acceptance}, KV{"expected_emitted", res.ExpectedEmitted},
+				KV{"bound", bound}, KV{"gap", bound - res.Acceptance}, KV{"bound_iid", biid}, KV{"bound_wor", bwor},
+				KV{"max_abs_error", res.MaxAbsError}, KV{"lossless", res.Lossless})
+		} else {
+			acc, emit, lo, hi, n, err := treeMonteCarlo(ctx, cfg, pair, d, a, seed, rule)
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, KV{"method", "mc"}, KV{"acceptance", acc}, KV{"expected_emitted", emit},
+				KV{"bound", bound}, KV{"gap", bound - acc}, KV{"bound_iid", biid}, KV{"bound_wor", bwor},
+				KV{"ci_lo", lo}, KV{"ci_hi", hi}, KV{"trials", n})
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// treeMonteCarlo estimates the root acceptance (with a 95% Wilson
+// interval) and E[emitted] of rule a on trees from d.
+func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafter, a sim.TreeAlgorithm, seed uint64, rule string) (acc, emit, lo, hi float64, n int64, err error) {
+	type accum struct {
+		hits, emitted int64
+		tree          *sim.Tree
+		path          []int
+	}
+	stream := "multidraft/mc/" + rule
+	total, n, err := sim.MonteCarlo(ctx, cfg.Trials(20000), cfg.MC(),
+		func() *accum { return &accum{tree: &sim.Tree{}} },
+		func(i int64, ac *accum) {
+			rng := sim.NewRand(seed, sim.StreamID(stream, uint64(i)))
+			sim.DraftTree(rng, d, pair.P, nil, ac.tree)
+			o := a.AcceptTree(rng, ac.tree)
+			dep := ac.tree.Nodes[o.Node].Depth
+			ac.emitted += int64(dep + 1)
+			if dep > 0 || ac.tree.Child(0, o.Next) >= 0 {
+				ac.hits++
+			}
+		},
+		func(dst, src *accum) { dst.hits += src.hits; dst.emitted += src.emitted })
+	if err != nil {
+		return 0, 0, 0, 0, 0, err
+	}
+	lo, hi = stattest.Wilson(total.hits, n, 0.95)
+	return float64(total.hits) / float64(n), float64(total.emitted) / float64(n), lo, hi, n, nil
+}
+
+func init() {
+	Register(Experiment{Name: "multidraft",
+		Summary: "multi-draft acceptance and E[emitted] vs k = 1..8 for the lossless tree rules and the optimal bound (Khisti toy, synthetic, Markov)",
+		Cells:   multidraftCells, Run: multidraftRun})
+}

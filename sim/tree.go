@@ -1,0 +1,755 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+)
+
+// Limits of a draft tree.
+const (
+	// MaxTreeDepth is the deepest node a Tree may hold.
+	MaxTreeDepth = 16
+	// MaxTreeNodes bounds the number of nodes (root included).
+	MaxTreeNodes = 1 << 12
+)
+
+// Node is one node of a draft Tree. Node 0 is the root: the position right
+// after the context, with Token = NoToken, Parent = -1 and Depth = 0.
+type Node struct {
+	// Token is the drafted token this node appends to its parent's path.
+	Token int
+	// Parent is the parent node's index (-1 for the root).
+	Parent int
+	// Depth is the path length from the root (root 0).
+	Depth int
+	// Kids are the distinct child nodes in order of first draw.
+	Kids []int
+	// Draws are the child nodes in draw order. They equal Kids except for
+	// i.i.d. drafts with replacement, where a token drawn twice appears
+	// twice (the multiset of draws matters to the verifiers).
+	Draws []int
+	// Q is the draft row the children were drawn from, q(.|path); it is
+	// the zero Row when the children were not drawn from a law (fixed
+	// candidate lists) and for leaves.
+	Q Row
+	// P is the target row p(.|path), for every node: the bonus row at a
+	// leaf.
+	P Row
+}
+
+// Tree is one speculative step with several draft candidates: a token
+// tree rooted after the context. A single chain of γ tokens is the tree
+// whose nodes each have one child. Cands lists the candidates (the
+// drafter's root-to-node paths, in candidate order) by their end node; two
+// identical i.i.d. chains share a node and appear twice.
+//
+// A Tree owns the storage of its rows; Reset reuses it, so drafting into
+// the same Tree again does not allocate once it has grown.
+type Tree struct {
+	V     int
+	Nodes []Node
+	Cands []int
+
+	pbuf, qbuf [][]float64
+	scratch    [][]float64
+	path       []int
+	// drafting scratch, so that drafters stay safe for concurrent Draft
+	drow  []float64
+	dpath []int
+	order []int
+}
+
+// Reset empties t for a vocabulary of v tokens, keeping only the root.
+func (t *Tree) Reset(v int) {
+	t.V = v
+	for i := range t.Nodes {
+		t.Nodes[i].Kids = t.Nodes[i].Kids[:0]
+		t.Nodes[i].Draws = t.Nodes[i].Draws[:0]
+	}
+	t.Nodes = t.Nodes[:0]
+	t.Cands = t.Cands[:0]
+	t.newNode(NoToken, -1)
+}
+
+func (t *Tree) newNode(tok, parent int) int {
+	i := len(t.Nodes)
+	if i == MaxTreeNodes {
+		panic("sim: tree exceeds MaxTreeNodes")
+	}
+	if cap(t.Nodes) > i {
+		t.Nodes = t.Nodes[:i+1]
+	} else {
+		t.Nodes = append(t.Nodes, Node{})
+	}
+	n := &t.Nodes[i]
+	n.Token, n.Parent = tok, parent
+	n.Depth = 0
+	if parent >= 0 {
+		n.Depth = t.Nodes[parent].Depth + 1
+	}
+	n.Kids, n.Draws = n.Kids[:0], n.Draws[:0]
+	n.Q, n.P = Row{}, Row{}
+	for len(t.pbuf) <= i {
+		t.pbuf = append(t.pbuf, nil)
+		t.qbuf = append(t.qbuf, nil)
+	}
+	t.pbuf[i] = grow(t.pbuf[i], t.V)
+	return i
+}
+
+// Child returns the child of node n carrying token tok, or -1.
+func (t *Tree) Child(n, tok int) int {
+	for _, c := range t.Nodes[n].Kids {
+		if t.Nodes[c].Token == tok {
+			return c
+		}
+	}
+	return -1
+}
+
+// AddDraw records a draw of token tok at node n and returns the child node
+// carrying it, creating the child if tok was not drawn there before.
+func (t *Tree) AddDraw(n, tok int) int {
+	c := t.Child(n, tok)
+	if c < 0 {
+		if t.Nodes[n].Depth+1 > MaxTreeDepth {
+			panic("sim: tree exceeds MaxTreeDepth")
+		}
+		c = t.newNode(tok, n)
+		t.Nodes[n].Kids = append(t.Nodes[n].Kids, c)
+	}
+	t.Nodes[n].Draws = append(t.Nodes[n].Draws, c)
+	return c
+}
+
+// undoDraw removes the last draw at node n; newNode says whether that draw
+// created its child (which must then be the last node).
+func (t *Tree) undoDraw(n int, created bool) {
+	nd := &t.Nodes[n]
+	nd.Draws = nd.Draws[:len(nd.Draws)-1]
+	if created {
+		nd.Kids = nd.Kids[:len(nd.Kids)-1]
+		t.Nodes = t.Nodes[:len(t.Nodes)-1]
+	}
+}
+
+// setQ stores a copy of the draft row of node n.
+func (t *Tree) setQ(n int, q []float64) {
+	t.qbuf[n] = grow(t.qbuf[n], t.V)
+	copy(t.qbuf[n], q)
+	t.Nodes[n].Q = F64(t.qbuf[n])
+}
+
+// Path appends the tokens from the root to node n to dst and returns it.
+func (t *Tree) Path(dst []int, n int) []int {
+	d := t.Nodes[n].Depth
+	start := len(dst)
+	for range d {
+		dst = append(dst, 0)
+	}
+	for i := start + d - 1; n > 0; i-- {
+		dst[i] = t.Nodes[n].Token
+		n = t.Nodes[n].Parent
+	}
+	return dst
+}
+
+// MaxDepth returns the depth of the deepest node.
+func (t *Tree) MaxDepth() int {
+	d := 0
+	for i := range t.Nodes {
+		d = max(d, t.Nodes[i].Depth)
+	}
+	return d
+}
+
+// FillTarget writes p(.|ctx, path) of the target model m into every
+// node's P row.
+func (t *Tree) FillTarget(m Model, ctx []int) {
+	for i := range t.Nodes {
+		t.path = t.Path(append(t.path[:0], ctx...), i)
+		m.Next(t.path, t.pbuf[i])
+		t.Nodes[i].P = F64(t.pbuf[i])
+	}
+}
+
+// Scratch returns the i-th scratch vector of length V owned by t (for
+// verifiers' residuals; contents are unspecified).
+func (t *Tree) Scratch(i int) []float64 {
+	for len(t.scratch) <= i {
+		t.scratch = append(t.scratch, nil)
+	}
+	t.scratch[i] = grow(t.scratch[i], t.V)
+	return t.scratch[i]
+}
+
+// Check validates t: rows of length V on every node, P on every node, Q on
+// every node whose children were drawn from a law, drawn tokens in range
+// with q > 0 where Q is present, and candidates naming existing nodes.
+func (t *Tree) Check() error {
+	if len(t.Nodes) == 0 || t.Nodes[0].Parent != -1 {
+		return fmt.Errorf("tree: no root; call Reset first")
+	}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		if n.P.Len() != t.V {
+			return fmt.Errorf("tree: node %d has a target row of %d entries, want V = %d (call FillTarget)", i, n.P.Len(), t.V)
+		}
+		if !n.Q.IsZero() && n.Q.Len() != t.V {
+			return fmt.Errorf("tree: node %d has a draft row of %d entries, want V = %d", i, n.Q.Len(), t.V)
+		}
+		for _, c := range n.Draws {
+			x := t.Nodes[c].Token
+			if x < 0 || x >= t.V {
+				return fmt.Errorf("tree: node %d carries token %d outside the vocabulary [0, %d)", c, x, t.V)
+			}
+			if !n.Q.IsZero() && n.Q.At(x) <= 0 {
+				return fmt.Errorf("tree: token %d drafted at node %d has q = 0: it cannot have been drawn from q", x, i)
+			}
+		}
+	}
+	for _, c := range t.Cands {
+		if c < 0 || c >= len(t.Nodes) {
+			return fmt.Errorf("tree: candidate end node %d does not exist", c)
+		}
+	}
+	return nil
+}
+
+// TreeOutcome is the result of verifying a Tree: the tokens on the path
+// from the root to Node are accepted, then Next is emitted.
+type TreeOutcome struct {
+	Node int
+	Next int
+}
+
+// TreeAlgorithm verifies a draft tree. AcceptTree must not modify t other
+// than through t.Scratch, must draw all its randomness from rng, and is
+// safe for concurrent use on distinct trees and rngs.
+type TreeAlgorithm interface {
+	AcceptTree(rng *rand.Rand, t *Tree) TreeOutcome
+}
+
+// TreeLawer is implemented by tree rules whose outcome law given a tree is
+// computable exactly: TreeLaw writes Pr(Node = n, Next = t) into dst.
+type TreeLawer interface {
+	TreeLaw(t *Tree, dst *TreeLaw)
+}
+
+// TreeLaw is the exact law of a TreeOutcome given a Tree: a
+// len(Nodes) × (V+1) table, column 0 being Next = NoToken.
+type TreeLaw struct {
+	N, V int
+	P    []float64
+}
+
+// Reset sizes l for n nodes over v tokens and zeroes it.
+func (l *TreeLaw) Reset(n, v int) {
+	l.N, l.V = n, v
+	m := n * (v + 1)
+	if cap(l.P) < m {
+		l.P = make([]float64, m)
+	}
+	l.P = l.P[:m]
+	clear(l.P)
+}
+
+// At returns Pr(Node = n, Next = t).
+func (l *TreeLaw) At(n, t int) float64 { return l.P[n*(l.V+1)+t+1] }
+
+// Add adds mass to Pr(Node = n, Next = t).
+func (l *TreeLaw) Add(n, t int, mass float64) { l.P[n*(l.V+1)+t+1] += mass }
+
+// AddRow adds mass·r(t) to Pr(Node = n, Next = t) for every t.
+func (l *TreeLaw) AddRow(n int, mass float64, r Row) {
+	if mass == 0 {
+		return
+	}
+	base := n*(l.V+1) + 1
+	for t := 0; t < l.V; t++ {
+		l.P[base+t] += mass * r.At(t)
+	}
+}
+
+// AddVec adds mass·w(t)/Σw to Pr(Node = n, Next = t) for every t. A
+// positive mass with Σw = 0 panics: the rule would have nothing to emit.
+func (l *TreeLaw) AddVec(n int, mass float64, w []float64) {
+	if mass == 0 {
+		return
+	}
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	if !(s > 0) {
+		panic(fmt.Sprintf("sim: emission with probability %g from an empty row", mass))
+	}
+	base := n*(l.V+1) + 1
+	for t, v := range w {
+		if v > 0 {
+			l.P[base+t] += mass * v / s
+		}
+	}
+}
+
+// Total returns the sum of all entries (1 for a complete law).
+func (l *TreeLaw) Total() float64 {
+	s := 0.0
+	for _, v := range l.P {
+		s += v
+	}
+	return s
+}
+
+// DraftKind names how a drafter chooses the children of a node.
+type DraftKind int
+
+// The draft kinds. Verifiers declare the kind they are lossless for.
+const (
+	// DraftIID: k chains drawn i.i.d. from q (with replacement), merged
+	// into a trie; a node's Draws are the next tokens of the chains through
+	// it, in chain order (SpecInfer, SpecTr, MCSD).
+	DraftIID DraftKind = iota
+	// DraftWOR: each node at depth i gets Branch[i] children drawn from q
+	// without replacement (sequentially, equivalent to Gumbel-top-k; RSD,
+	// EAGLE-1).
+	DraftWOR
+	// DraftTopK: each node at depth i gets the Branch[i] most likely
+	// tokens of q as children, deterministically (EAGLE-2, Medusa).
+	DraftTopK
+	// DraftGreedy: each node at depth i gets the top Branch[i]-1 tokens of
+	// q and one token drawn from q restricted to the rest (Hu et al.,
+	// arXiv 2502.18779).
+	DraftGreedy
+	// DraftFixed: a fixed list of candidate sequences with no draft
+	// probabilities (the fms-extras MLP speculator).
+	DraftFixed
+)
+
+var draftNames = []string{"iid", "wor", "topk", "greedy", "fixed"}
+
+// String returns the kind's name: iid, wor, topk, greedy or fixed.
+func (k DraftKind) String() string {
+	if int(k) < len(draftNames) {
+		return draftNames[k]
+	}
+	return fmt.Sprintf("DraftKind(%d)", int(k))
+}
+
+// Drafter builds draft trees after a context.
+type Drafter interface {
+	// Kind returns how children are chosen.
+	Kind() DraftKind
+	// Depth returns the depth of the trees it builds.
+	Depth() int
+	// Draft builds one random tree into dst (without target rows; call
+	// dst.FillTarget). It draws its randomness from rng and keeps its
+	// scratch in dst, so it is safe for concurrent use on distinct trees.
+	Draft(rng *rand.Rand, ctx []int, dst *Tree)
+	// Enumerate calls fn with every tree the drafter can build and its
+	// probability (the rows of the target are not filled). The tree is
+	// reused between calls; fn must not keep it. Enumerate is not safe
+	// for concurrent use.
+	Enumerate(ctx []int, fn func(t *Tree, w float64) error) error
+}
+
+// DrafterConfig describes a drafter: its kind, the draft model (unused for
+// DraftFixed) and the shape.
+type DrafterConfig struct {
+	Kind DraftKind
+	Q    Model
+	// K is the number of chains (DraftIID) and Depth their length.
+	K, Depth int
+	// Branch[i] is the number of children of each node at depth i (tree
+	// kinds); nil means (K, 1, ..., 1) of length Depth: K candidates of
+	// length Depth.
+	Branch []int
+	// Cands are the candidate sequences of DraftFixed.
+	Cands [][]int
+}
+
+// NewDrafter checks c and returns its drafter.
+func NewDrafter(c DrafterConfig) (Drafter, error) {
+	if c.Kind == DraftFixed {
+		return NewFixedDrafter(c.Cands)
+	}
+	if c.Q == nil {
+		return nil, fmt.Errorf("drafter %s: no draft model", c.Kind)
+	}
+	if c.Kind == DraftIID {
+		if c.K < 1 || c.K > 64 {
+			return nil, fmt.Errorf("drafter iid: k = %d; use 1 <= k <= 64", c.K)
+		}
+		if c.Depth < 1 || c.Depth > MaxTreeDepth {
+			return nil, fmt.Errorf("drafter iid: depth = %d; use 1 <= depth <= %d", c.Depth, MaxTreeDepth)
+		}
+		return &iidChains{q: c.Q, k: c.K, depth: c.Depth}, nil
+	}
+	br := c.Branch
+	if br == nil {
+		if c.K < 1 || c.Depth < 1 || c.Depth > MaxTreeDepth {
+			return nil, fmt.Errorf("drafter %s: k = %d, depth = %d; use k >= 1 and 1 <= depth <= %d", c.Kind, c.K, c.Depth, MaxTreeDepth)
+		}
+		br = make([]int, c.Depth)
+		for i := range br {
+			br[i] = 1
+		}
+		br[0] = c.K
+	}
+	if len(br) < 1 || len(br) > MaxTreeDepth {
+		return nil, fmt.Errorf("drafter %s: %d branching factors; give 1 to %d", c.Kind, len(br), MaxTreeDepth)
+	}
+	nodes := 1
+	for i, b := range br {
+		if b < 1 || b > 64 {
+			return nil, fmt.Errorf("drafter %s: branch[%d] = %d; use 1 <= branch <= 64 (a node never gets more children than q has tokens with q > 0)", c.Kind, i, b)
+		}
+		b = min(b, c.Q.Vocab())
+		nodes *= b
+	}
+	if nodes > MaxTreeNodes/2 {
+		return nil, fmt.Errorf("drafter %s: branching %v gives too many nodes; keep the product below %d", c.Kind, br, MaxTreeNodes/2)
+	}
+	switch c.Kind {
+	case DraftWOR, DraftTopK, DraftGreedy:
+		return &branchTree{kind: c.Kind, q: c.Q, branch: append([]int(nil), br...)}, nil
+	}
+	return nil, fmt.Errorf("drafter: unknown kind %d", int(c.Kind))
+}
+
+// iidChains draws k chains i.i.d. from q.
+type iidChains struct {
+	q        Model
+	k, depth int
+	tree     Tree
+}
+
+func (d *iidChains) Kind() DraftKind { return DraftIID }
+func (d *iidChains) Depth() int      { return d.depth }
+
+func (d *iidChains) qAt(t *Tree, ctx []int, n int) {
+	if !t.Nodes[n].Q.IsZero() {
+		return
+	}
+	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
+	t.drow = grow(t.drow, t.V)
+	d.q.Next(t.dpath, t.drow)
+	t.setQ(n, t.drow)
+}
+
+func (d *iidChains) Draft(rng *rand.Rand, ctx []int, t *Tree) {
+	t.Reset(d.q.Vocab())
+	for range d.k {
+		n := 0
+		for range d.depth {
+			d.qAt(t, ctx, n)
+			n = t.AddDraw(n, SampleRow(rng.Float64(), t.Nodes[n].Q))
+		}
+		t.Cands = append(t.Cands, n)
+	}
+}
+
+func (d *iidChains) Enumerate(ctx []int, fn func(*Tree, float64) error) error {
+	t := &d.tree
+	t.Reset(d.q.Vocab())
+	var rec func(chain, depth, n int, w float64) error
+	rec = func(chain, depth, n int, w float64) error {
+		if depth == d.depth {
+			t.Cands = append(t.Cands, n)
+			var err error
+			if chain+1 == d.k {
+				err = fn(t, w)
+			} else {
+				err = rec(chain+1, 0, 0, w)
+			}
+			t.Cands = t.Cands[:len(t.Cands)-1]
+			return err
+		}
+		d.qAt(t, ctx, n)
+		q := t.qbuf[n]
+		for x, qx := range q {
+			if qx <= 0 {
+				continue
+			}
+			created := t.Child(n, x) < 0
+			c := t.AddDraw(n, x)
+			err := rec(chain, depth+1, c, w*qx)
+			t.undoDraw(n, created)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rec(0, 0, 0, 1)
+}
+
+// branchTree builds trees with per-depth branching.
+type branchTree struct {
+	kind   DraftKind
+	q      Model
+	branch []int
+	tree   Tree
+}
+
+func (d *branchTree) Kind() DraftKind { return d.kind }
+func (d *branchTree) Depth() int      { return len(d.branch) }
+
+func (d *branchTree) loadQ(t *Tree, ctx []int, n int) []float64 {
+	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
+	t.drow = grow(t.drow, t.V)
+	d.q.Next(t.dpath, t.drow)
+	t.setQ(n, t.drow)
+	return t.qbuf[n]
+}
+
+// TopTokens appends to dst the indices of the b largest entries of q among
+// those with q > 0, largest first, ties to the lowest index.
+func TopTokens(dst []int, q []float64, b int) []int {
+	start := len(dst)
+	for x, v := range q {
+		if v > 0 {
+			dst = append(dst, x)
+		}
+	}
+	s := dst[start:]
+	sort.SliceStable(s, func(i, j int) bool { return q[s[i]] > q[s[j]] })
+	if len(s) > b {
+		dst = dst[:start+b]
+	}
+	return dst
+}
+
+func support(q []float64) int {
+	n := 0
+	for _, v := range q {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
+	t.Reset(d.q.Vocab())
+	for n := 0; n < len(t.Nodes); n++ {
+		dep := t.Nodes[n].Depth
+		if dep == len(d.branch) {
+			t.Cands = append(t.Cands, n)
+			continue
+		}
+		q := d.loadQ(t, ctx, n)
+		b := d.branch[dep]
+		switch d.kind {
+		case DraftTopK:
+			t.order = TopTokens(t.order[:0], q, b)
+			for _, x := range t.order {
+				t.AddDraw(n, x)
+			}
+		case DraftWOR:
+			b = min(b, support(q))
+			rest := 1.0
+			for range b {
+				x := sampleExcluding(rng.Float64()*rest, q, t, n)
+				rest -= q[x]
+				t.AddDraw(n, x)
+			}
+		case DraftGreedy:
+			sup := support(q)
+			t.order = TopTokens(t.order[:0], q, min(b-1, sup-1))
+			rest := 1.0
+			for _, x := range t.order {
+				t.AddDraw(n, x)
+				rest -= q[x]
+			}
+			if len(t.order) < sup {
+				t.AddDraw(n, sampleExcluding(rng.Float64()*rest, q, t, n))
+			}
+		}
+	}
+}
+
+// sampleExcluding returns the inverse-CDF sample at target of q with the
+// children of node n removed (target in [0, remaining mass)).
+func sampleExcluding(target float64, q []float64, t *Tree, n int) int {
+	c := 0.0
+	last := -1
+	for x, v := range q {
+		if v <= 0 || t.Child(n, x) >= 0 {
+			continue
+		}
+		c += v
+		last = x
+		if c > target {
+			return x
+		}
+	}
+	return last
+}
+
+func (d *branchTree) Enumerate(ctx []int, fn func(*Tree, float64) error) error {
+	t := &d.tree
+	t.Reset(d.q.Vocab())
+	var rec func(n int, w float64) error
+	rec = func(n int, w float64) error {
+		if n == len(t.Nodes) {
+			return fn(t, w)
+		}
+		dep := t.Nodes[n].Depth
+		if dep == len(d.branch) {
+			t.Cands = append(t.Cands, n)
+			err := rec(n+1, w)
+			t.Cands = t.Cands[:len(t.Cands)-1]
+			return err
+		}
+		q := append([]float64(nil), d.loadQ(t, ctx, n)...)
+		b := d.branch[dep]
+		switch d.kind {
+		case DraftTopK:
+			top := TopTokens(nil, q, b)
+			for _, x := range top {
+				t.AddDraw(n, x)
+			}
+			err := rec(n+1, w)
+			for range top {
+				t.undoDraw(n, true)
+			}
+			return err
+		case DraftWOR:
+			return d.worRec(t, n, q, min(b, support(q)), 1, w, rec)
+		case DraftGreedy:
+			sup := support(q)
+			top := TopTokens(nil, q, min(b-1, sup-1))
+			rest := 1.0
+			for _, x := range top {
+				t.AddDraw(n, x)
+				rest -= q[x]
+			}
+			var err error
+			if len(top) == sup {
+				err = rec(n+1, w)
+			} else {
+				for x, qx := range q {
+					if qx <= 0 || t.Child(n, x) >= 0 {
+						continue
+					}
+					t.AddDraw(n, x)
+					err = rec(n+1, w*qx/rest)
+					t.undoDraw(n, true)
+					if err != nil {
+						break
+					}
+				}
+			}
+			for range top {
+				t.undoDraw(n, true)
+			}
+			return err
+		}
+		return nil
+	}
+	return rec(0, 1)
+}
+
+// worRec enumerates the ordered draws without replacement of b children at
+// node n, then continues with the next node.
+func (d *branchTree) worRec(t *Tree, n int, q []float64, b int, rest, w float64, next func(int, float64) error) error {
+	if b == 0 {
+		return next(n+1, w)
+	}
+	for x, qx := range q {
+		if qx <= 0 || t.Child(n, x) >= 0 {
+			continue
+		}
+		t.AddDraw(n, x)
+		// Children of n are appended after the nodes already pending, so
+		// the recursion visits them later in breadth-first order.
+		err := d.worRec(t, n, q, b-1, rest-qx, w*qx/rest, next)
+		t.undoDraw(n, true)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixedCands is a fixed candidate list.
+type fixedCands struct {
+	cands [][]int
+	v     int
+	depth int
+	tree  Tree
+}
+
+// NewFixedDrafter returns the drafter that always proposes the candidate
+// sequences cands (merged into a trie, candidate order kept), with no
+// draft probabilities: the fms-extras speculator's output. Its trees'
+// vocabulary is set by the target when the tree is filled, so the tokens
+// are checked by Tree.Check.
+func NewFixedDrafter(cands [][]int) (Drafter, error) {
+	if len(cands) == 0 {
+		return nil, fmt.Errorf("drafter fixed: no candidates; give at least one token sequence")
+	}
+	d := &fixedCands{}
+	for i, c := range cands {
+		if len(c) == 0 || len(c) > MaxTreeDepth {
+			return nil, fmt.Errorf("drafter fixed: candidate %d has %d tokens; use 1 to %d", i, len(c), MaxTreeDepth)
+		}
+		for _, x := range c {
+			if x < 0 {
+				return nil, fmt.Errorf("drafter fixed: candidate %d has a negative token %d", i, x)
+			}
+			d.v = max(d.v, x+1)
+		}
+		d.depth = max(d.depth, len(c))
+		d.cands = append(d.cands, append([]int(nil), c...))
+	}
+	return d, nil
+}
+
+func (d *fixedCands) Kind() DraftKind { return DraftFixed }
+func (d *fixedCands) Depth() int      { return d.depth }
+
+// build makes the trie with vocabulary v.
+func (d *fixedCands) build(t *Tree, v int) {
+	t.Reset(v)
+	for _, c := range d.cands {
+		n := 0
+		for _, x := range c {
+			if k := t.Child(n, x); k >= 0 {
+				n = k
+			} else {
+				n = t.AddDraw(n, x)
+			}
+		}
+		t.Cands = append(t.Cands, n)
+	}
+}
+
+func (d *fixedCands) Draft(_ *rand.Rand, _ []int, t *Tree) { d.build(t, d.v) }
+
+func (d *fixedCands) Enumerate(_ []int, fn func(*Tree, float64) error) error {
+	d.build(&d.tree, d.v)
+	return fn(&d.tree, 1)
+}
+
+// resizeV sets the vocabulary of a tree built by a fixed drafter before
+// its target rows are filled (fixed candidates do not know V).
+func (t *Tree) resizeV(v int) {
+	if t.V == v {
+		return
+	}
+	t.V = v
+	for i := range t.Nodes {
+		t.pbuf[i] = grow(t.pbuf[i], v)
+	}
+}
+
+// DraftTree draws a tree from d after ctx and fills the target rows of m:
+// the one-call form for Monte Carlo loops.
+func DraftTree(rng *rand.Rand, d Drafter, m Model, ctx []int, dst *Tree) {
+	d.Draft(rng, ctx, dst)
+	dst.resizeV(m.Vocab())
+	dst.FillTarget(m, ctx)
+}
