@@ -13,10 +13,10 @@ import (
 // Tests of the lossy rules. Seeds are fixed; a seed reproduces a failure
 // only at the same commit and Go toolchain.
 
-// randDist draws a Dirichlet(a) distribution over v tokens with rng; with
+// lossyRandDist draws a Dirichlet(a) distribution over v tokens with rng; with
 // zeros set, each entry is zeroed with probability 1/4 (at least one entry
 // stays positive).
-func randDist(rng *rand.Rand, v int, a float64, zeros bool) []float64 {
+func lossyRandDist(rng *rand.Rand, v int, a float64, zeros bool) []float64 {
 	p := make([]float64, v)
 	for {
 		s := 0.0
@@ -62,8 +62,8 @@ func gammaDraw(rng *rand.Rand, k float64) float64 {
 func randPair(rng *rand.Rand, v, kind int) (p, q []float64) {
 	a := []float64{0.3, 1, 3}[rng.IntN(3)]
 	for {
-		p = randDist(rng, v, a, kind == 1 || kind == 3)
-		q = randDist(rng, v, a, kind == 2 || kind == 3)
+		p = lossyRandDist(rng, v, a, kind == 1 || kind == 3)
+		q = lossyRandDist(rng, v, a, kind == 2 || kind == 3)
 		if sim.Alpha(p, q) > 0 { // a draft with no overlap accepts nothing under any rule
 			return p, q
 		}
@@ -275,9 +275,9 @@ func strictRules() map[string]sim.Algorithm {
 	}
 }
 
-// randBlock draws a block with γ in 1..6, V in 2..50, float64 or float32
+// lossyRandBlock draws a block with γ in 1..6, V in 2..50, float64 or float32
 // rows, and draft tokens drawn from q.
-func randBlock(rng *rand.Rand) *sim.Block {
+func lossyRandBlock(rng *rand.Rand) *sim.Block {
 	g, v := 1+rng.IntN(6), 2+rng.IntN(49)
 	f32 := rng.IntN(2) == 0
 	row := func(d []float64) sim.Row {
@@ -312,7 +312,7 @@ func TestStrictSettingsAreTokenBitForBit(t *testing.T) {
 	rng := sim.NewRand(5, sim.StreamID("lossy/strict-blocks"))
 	blocks := make([]*sim.Block, 400)
 	for i := range blocks {
-		blocks[i] = randBlock(rng)
+		blocks[i] = lossyRandBlock(rng)
 	}
 	for name, rule := range strictRules() {
 		for bi, b := range blocks {
@@ -346,7 +346,7 @@ func TestStrictSettingsLawsAreToken(t *testing.T) {
 		}
 		var want, got sim.Law
 		for range 100 {
-			b := randBlock(rng)
+			b := lossyRandBlock(rng)
 			Token{}.Law(b, &want)
 			a.(sim.Lawer).Law(b, &got)
 			for i := range want.P {
@@ -411,7 +411,7 @@ func TestSamplingMatchesLaw(t *testing.T) {
 	rng := sim.NewRand(8, sim.StreamID("lossy/sampling-blocks"))
 	var blocks []*sim.Block
 	for len(blocks) < 4 {
-		b := randBlock(rng)
+		b := lossyRandBlock(rng)
 		if b.V() <= 12 {
 			blocks = append(blocks, b)
 		}
@@ -520,7 +520,7 @@ func TestLossyParamErrors(t *testing.T) {
 
 func TestLossyAcceptDoesNotAllocate(t *testing.T) {
 	rng := sim.NewRand(11, sim.StreamID("lossy/allocs"))
-	b := randBlock(rng)
+	b := lossyRandBlock(rng)
 	for name, rule := range lossyRules() {
 		r := sim.NewRand(1, 2)
 		rule.Accept(r, b)
