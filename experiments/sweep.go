@@ -138,7 +138,7 @@ type SweepProgress struct {
 	// Done counts cells computed in this run, Skipped cells found stored,
 	// Total the cells of the shard.
 	Done, Skipped, Total int
-	Elapsed             time.Duration
+	Elapsed              time.Duration
 	// Cell is the cell just finished (Index into Plan.Cells).
 	Cell  Cell
 	Index int
