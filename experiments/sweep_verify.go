@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -246,8 +247,12 @@ func checkVerifyAxes(s *SweepSpec) error {
 type verifyAcc struct {
 	sumA, sumA2, sumE, sumE2 float64
 	accepted, tried          int64
-	blk                      sim.Block
-	p, q                     [][]float64
+	// pcg is re-seeded per step with the step's stream: the same numbers
+	// as sim.NewRand(seed, stream) without allocating a generator per step.
+	pcg  *rand.PCG
+	rng  *rand.Rand
+	blk  sim.Block
+	p, q [][]float64
 }
 
 func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
@@ -270,9 +275,9 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	if src.Pool != nil {
 		pl := src.Pool
 		pl.BuildAliases()
-		newAcc = func() *verifyAcc { return &verifyAcc{} }
+		newAcc = func() *verifyAcc { return newVerifyAcc() }
 		step = func(i int64, acc *verifyAcc) {
-			rng := sim.NewRand(seed, sim.StreamID("verify/step", uint64(i)))
+			rng := acc.stepRand(seed, i)
 			pl.Fill(rng, rng.IntN(pl.Contexts), &acc.blk)
 			acc.add(rule.Accept(rng, &acc.blk), g)
 		}
@@ -280,7 +285,8 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		pr := src.Pair
 		v := pr.P.Vocab()
 		newAcc = func() *verifyAcc {
-			a := &verifyAcc{p: make([][]float64, g+1), q: make([][]float64, g)}
+			a := newVerifyAcc()
+			a.p, a.q = make([][]float64, g+1), make([][]float64, g)
 			a.blk = sim.Block{Tokens: make([]int, g), P: make([]sim.Row, g+1), Q: make([]sim.Row, g)}
 			for j := range a.p {
 				a.p[j] = make([]float64, v)
@@ -293,7 +299,7 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 			return a
 		}
 		step = func(i int64, acc *verifyAcc) {
-			rng := sim.NewRand(seed, sim.StreamID("verify/step", uint64(i)))
+			rng := acc.stepRand(seed, i)
 			toks := acc.blk.Tokens
 			for j := 0; j < g; j++ {
 				pr.Q.Next(toks[:j], acc.q[j])
@@ -333,6 +339,19 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		}
 	}
 	return []Row{row}, nil
+}
+
+func newVerifyAcc() *verifyAcc {
+	a := &verifyAcc{pcg: rand.NewPCG(0, 0)}
+	a.rng = rand.New(a.pcg)
+	return a
+}
+
+// stepRand returns the generator of step i: the stream
+// sim.NewRand(seed, sim.StreamID("verify/step", i)).
+func (a *verifyAcc) stepRand(seed uint64, i int64) *rand.Rand {
+	a.pcg.Seed(seed, sim.StreamID("verify/step", uint64(i)))
+	return a.rng
 }
 
 func (a *verifyAcc) add(o sim.Outcome, g int) {
