@@ -1,0 +1,133 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+// Layout of a sweep directory:
+//
+//	DIR/sweep.json            the manifest (ManifestName): spec, hash, seed, cells
+//	DIR/cells/cell-000012.parquet   one file per finished cell (CellPath)
+//
+// Cell files are written atomically, so a killed run leaves only whole
+// files (and possibly hidden .cell-*.tmp-* files, which every reader
+// ignores); re-running computes only the cells without a file.
+const (
+	ManifestName = "sweep.json"
+	CellsDir     = "cells"
+)
+
+// Manifest identifies the sweep a directory holds.
+type Manifest struct {
+	Experiment string `json:"experiment"`
+	SpecHash   string `json:"spec_hash"`
+	Spec       string `json:"spec"`
+	Seed       uint64 `json:"seed"`
+	Cells      int    `json:"cells"`
+}
+
+// ReadManifest reads DIR/sweep.json; ok is false when there is none.
+func ReadManifest(dir string) (m Manifest, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	return m, true, nil
+}
+
+// Dir is a sweep directory; it implements experiments.Store.
+type Dir struct {
+	Path string
+	Plan *experiments.Plan
+	// Shard is recorded in every cell file (KeyShard).
+	Shard experiments.Shard
+	hash  string
+	base  Meta
+}
+
+// OpenDir prepares dir for plan: it creates the directory and the manifest,
+// or checks that an existing manifest is of the same spec and seed (an
+// error naming both otherwise: use a fresh directory).
+func OpenDir(dir string, plan *experiments.Plan, shard experiments.Shard) (*Dir, error) {
+	if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
+		return nil, err
+	}
+	m := Manifest{Experiment: plan.Exp.Name, SpecHash: plan.Spec.Hash(), Spec: plan.Spec.Canonical(), Seed: plan.Seed, Cells: len(plan.Cells)}
+	old, ok, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if old.SpecHash != m.SpecHash || old.Experiment != m.Experiment {
+			return nil, fmt.Errorf("%s holds a sweep of another spec (experiment %s, spec hash %.12s; this run: %s, %.12s); use a fresh --out directory", dir, old.Experiment, old.SpecHash, m.Experiment, m.SpecHash)
+		}
+		if old.Seed != m.Seed {
+			return nil, fmt.Errorf("%s holds a sweep with master seed %d, this run has seed %d; resume with --seed %d or use a fresh --out directory", dir, old.Seed, m.Seed, old.Seed)
+		}
+	} else {
+		b, _ := json.MarshalIndent(m, "", "  ")
+		if err := AtomicWrite(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
+			return nil, err
+		}
+	}
+	rev, gover := Provenance()
+	d := &Dir{Path: dir, Plan: plan, Shard: shard, hash: m.SpecHash, base: Meta{
+		KeyKind: "cell", KeyExperiment: m.Experiment, KeySpecHash: m.SpecHash, KeySpec: m.Spec,
+		KeySeed: strconv.FormatUint(m.Seed, 10), KeyCells: strconv.Itoa(m.Cells),
+		KeyShard: shard.String(), KeyGitRevision: rev, KeyGoVersion: gover,
+	}}
+	return d, nil
+}
+
+// CellPath is the file of cell idx.
+func (d *Dir) CellPath(idx int) string {
+	return filepath.Join(d.Path, CellsDir, fmt.Sprintf("cell-%06d.parquet", idx))
+}
+
+// Done reports whether cell idx has a file; a file of another sweep or
+// cell, or an unreadable one, is an error naming it.
+func (d *Dir) Done(idx int, c experiments.Cell) (bool, error) {
+	path := d.CellPath(idx)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	t, err := ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("unreadable cell file: %w; delete it to recompute the cell", err)
+	}
+	m := t.Meta
+	switch {
+	case m[KeySpecHash] != d.hash:
+		return false, fmt.Errorf("%s: metadata %s = %.12s differs from this sweep's %.12s; use a fresh --out directory", path, KeySpecHash, m[KeySpecHash], d.hash)
+	case m[KeySeed] != d.base[KeySeed]:
+		return false, fmt.Errorf("%s: metadata %s = %s differs from this sweep's %s", path, KeySeed, m[KeySeed], d.base[KeySeed])
+	case m[KeyCellID] != c.ID():
+		return false, fmt.Errorf("%s: metadata %s = %q, expected %q", path, KeyCellID, m[KeyCellID], c.ID())
+	}
+	return true, nil
+}
+
+// Save writes cell idx's rows atomically to CellPath(idx).
+func (d *Dir) Save(idx int, c experiments.Cell, rows []experiments.Row) error {
+	meta := Meta{}
+	for k, v := range d.base {
+		meta[k] = v
+	}
+	meta[KeyCellIndex] = strconv.Itoa(idx)
+	meta[KeyCellID] = c.ID()
+	return WriteFile(d.CellPath(idx), rows, meta)
+}

@@ -1,0 +1,193 @@
+package results
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+// MergeReport describes a merge.
+type MergeReport struct {
+	// Files are the cell files read; Duplicates counts cells found in more
+	// than one file with identical rows.
+	Files      int
+	Duplicates int
+	// Cells is the number of cells of the sweep, all present.
+	Cells int
+}
+
+// provKeys must agree across all files merged (with the message naming
+// the difference).
+var provKeys = []struct{ key, what string }{
+	{KeyExperiment, "experiment"},
+	{KeySpecHash, "spec"},
+	{KeySeed, "master seed"},
+	{KeyCells, "cell count"},
+}
+
+// Merge reads every cell file under dir (recursively, so the outputs of
+// shards gathered into sub-directories merge too) and returns one table:
+// the rows of cells 0..N-1 in cell order, with merged provenance. It fails
+// with an error naming the files for: a file that cannot be read, files of
+// different experiments, specs, seeds or cell counts, a cell present twice
+// with different rows, and missing cells (listed by index and key).
+// Hidden temporary files of interrupted writes and merged tables
+// (specsim.kind = merged) are skipped.
+func Merge(dir string) (Table, MergeReport, error) {
+	var rep MergeReport
+	var paths []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || IsTemp(d.Name()) || !strings.HasSuffix(d.Name(), ".parquet") {
+			return nil
+		}
+		paths = append(paths, path)
+		return nil
+	})
+	if err != nil {
+		return Table{}, rep, err
+	}
+	sort.Strings(paths)
+	var first Table
+	firstPath := ""
+	byCell := map[int]Table{}
+	from := map[int]string{}
+	revs, gos := map[string]bool{}, map[string]bool{}
+	for _, p := range paths {
+		t, err := ReadFile(p)
+		if err != nil {
+			return Table{}, rep, fmt.Errorf("unreadable shard file: %w", err)
+		}
+		if t.Meta[KeyKind] == "merged" {
+			continue
+		}
+		if t.Meta[KeyKind] != "cell" {
+			return Table{}, rep, fmt.Errorf("%s: metadata %s = %q; expected a cell file written by 'simulate run --out'", p, KeyKind, t.Meta[KeyKind])
+		}
+		rep.Files++
+		if firstPath == "" {
+			first, firstPath = t, p
+		}
+		for _, pk := range provKeys {
+			if t.Meta[pk.key] != first.Meta[pk.key] {
+				return Table{}, rep, fmt.Errorf("%s and %s come from different sweeps: %s differs (%s: %.16s vs %.16s); merge only the outputs of one spec and seed", firstPath, p, pk.what, pk.key, first.Meta[pk.key], t.Meta[pk.key])
+			}
+		}
+		idx, err := strconv.Atoi(t.Meta[KeyCellIndex])
+		if err != nil {
+			return Table{}, rep, fmt.Errorf("%s: metadata %s = %q is not a cell index", p, KeyCellIndex, t.Meta[KeyCellIndex])
+		}
+		if prev, dup := byCell[idx]; dup {
+			if err := sameRows(prev.Rows, t.Rows); err != nil {
+				return Table{}, rep, fmt.Errorf("cell %d (%s) is in %s and %s with different results: %v", idx, t.Meta[KeyCellID], from[idx], p, err)
+			}
+			rep.Duplicates++
+			continue
+		}
+		byCell[idx], from[idx] = t, p
+		revs[t.Meta[KeyGitRevision]] = true
+		gos[t.Meta[KeyGoVersion]] = true
+	}
+	if rep.Files == 0 {
+		return Table{}, rep, fmt.Errorf("%s holds no cell files (*.parquet); run 'simulate run NAME|SPEC --out %s' first", dir, dir)
+	}
+	n, err := strconv.Atoi(first.Meta[KeyCells])
+	if err != nil || n < 1 {
+		return Table{}, rep, fmt.Errorf("%s: metadata %s = %q is not a cell count", firstPath, KeyCells, first.Meta[KeyCells])
+	}
+	rep.Cells = n
+	var missing []int
+	for i := range n {
+		if _, ok := byCell[i]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	for i := range byCell {
+		if i < 0 || i >= n {
+			return Table{}, rep, fmt.Errorf("%s: cell index %d outside the sweep's %d cells", from[i], i, n)
+		}
+	}
+	if len(missing) > 0 {
+		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them (simulate run ... --out %s resumes)", len(missing), n, describeCells(first.Meta, missing), dir)
+	}
+	out := Table{Meta: Meta{}}
+	for _, k := range []string{KeyExperiment, KeySpecHash, KeySpec, KeySeed, KeyCells} {
+		out.Meta[k] = first.Meta[k]
+	}
+	out.Meta[KeyKind] = "merged"
+	out.Meta[KeyGitRevision] = joinSet(revs)
+	out.Meta[KeyGoVersion] = joinSet(gos)
+	for i := range n {
+		out.Rows = append(out.Rows, byCell[i].Rows...)
+	}
+	if out.Columns, err = Columns(out.Rows); err != nil {
+		return Table{}, rep, err
+	}
+	return out, rep, nil
+}
+
+// describeCells names up to 8 cells by index and, when the stored spec
+// can be expanded, by key.
+func describeCells(meta Meta, idx []int) string {
+	var cells []experiments.Cell
+	if s, err := experiments.SpecFromCanonical(meta[KeySpec]); err == nil {
+		if seed, err := strconv.ParseUint(meta[KeySeed], 10, 64); err == nil {
+			if p, err := experiments.NewPlan(s, seed); err == nil {
+				cells = p.Cells
+			}
+		}
+	}
+	var parts []string
+	for i, c := range idx {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(idx)-8))
+			break
+		}
+		if c < len(cells) {
+			parts = append(parts, fmt.Sprintf("%d (%s)", c, cells[c].ID()))
+		} else {
+			parts = append(parts, strconv.Itoa(c))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinSet(m map[string]bool) string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return strings.Join(s, ",")
+}
+
+// sameRows compares two row lists bit for bit and describes the first
+// difference.
+func sameRows(a, b []experiments.Row) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d rows vs %d", len(a), len(b))
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return fmt.Errorf("row %d has %d columns vs %d", i, len(a[i]), len(b[i]))
+		}
+		for j := range a[i] {
+			x, y := a[i][j], b[i][j]
+			if x.K != y.K || !Equal(x.V, y.V) {
+				return fmt.Errorf("row %d column %s: %v vs %v", i, x.K, x.V, y.V)
+			}
+		}
+	}
+	return nil
+}
+
+// SameRows reports whether two tables' rows are identical bit for bit,
+// describing the first difference otherwise.
+func SameRows(a, b []experiments.Row) error { return sameRows(a, b) }

@@ -1,0 +1,417 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+// Metadata keys of a results file. Values are strings.
+const (
+	// KeyFormat is the format version, FormatVersion.
+	KeyFormat = "specsim.format"
+	// KeyKind is "cell" for one cell's rows, "merged" for a merged table.
+	KeyKind = "specsim.kind"
+	// KeyExperiment is the experiment name (the name in CellSeed).
+	KeyExperiment = "specsim.experiment"
+	// KeySpecHash is the hex SHA-256 of the canonical spec.
+	KeySpecHash = "specsim.spec_hash"
+	// KeySpec is the canonical spec (JSON) the rows come from.
+	KeySpec = "specsim.spec"
+	// KeySeed is the master seed, decimal.
+	KeySeed = "specsim.seed"
+	// KeyCells is the number of cells of the whole sweep, decimal.
+	KeyCells = "specsim.cells"
+	// KeyCellIndex and KeyCellID identify the cell of a "cell" file.
+	KeyCellIndex = "specsim.cell_index"
+	// KeyCellID is the cell's identity, Cell.ID().
+	KeyCellID = "specsim.cell_id"
+	// KeyShard is "i/n", the shard that computed the file ("" if merged).
+	KeyShard = "specsim.shard"
+	// KeyGitRevision is the VCS revision the binary was built from
+	// (suffixed "+dirty" when modified), or "unknown".
+	KeyGitRevision = "specsim.git_revision"
+	// KeyGoVersion is the Go version of the binary.
+	KeyGoVersion = "specsim.go_version"
+	// KeyColumns is the JSON list of {"name","type"} in table order.
+	KeyColumns = "specsim.columns"
+)
+
+// FormatVersion is the value of KeyFormat written by this package.
+const FormatVersion = "1"
+
+// Column types.
+const (
+	Double = "double"
+	Int64  = "int64"
+	String = "string"
+	Bool   = "bool"
+)
+
+// Column is one typed column of a table.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Meta is a file's key/value metadata.
+type Meta map[string]string
+
+// Table is a results table read from or written to a file.
+type Table struct {
+	Columns []Column
+	Rows    []experiments.Row
+	Meta    Meta
+}
+
+// Provenance returns the git revision and Go version of the running
+// binary from debug.ReadBuildInfo ("unknown" revision when not built from
+// a VCS checkout, as under 'go test').
+func Provenance() (revision, goVersion string) {
+	revision, goVersion = "unknown", runtime.Version()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	goVersion = bi.GoVersion
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if dirty && revision != "unknown" {
+		revision += "+dirty"
+	}
+	return
+}
+
+func typeOf(v any) (string, error) {
+	switch v.(type) {
+	case float64:
+		return Double, nil
+	case int64, int:
+		return Int64, nil
+	case string:
+		return String, nil
+	case bool:
+		return Bool, nil
+	}
+	return "", fmt.Errorf("value %v of type %T; use float64, int64, string or bool", v, v)
+}
+
+// Columns returns the union of the rows' columns in order of first
+// appearance, typed by their values; a column holding two types is an
+// error naming it.
+func Columns(rows []experiments.Row) ([]Column, error) {
+	var cols []Column
+	idx := map[string]int{}
+	for ri, r := range rows {
+		seen := map[string]bool{}
+		for _, kv := range r {
+			if seen[kv.K] {
+				return nil, fmt.Errorf("row %d: column %q appears twice", ri, kv.K)
+			}
+			seen[kv.K] = true
+			t, err := typeOf(kv.V)
+			if err != nil {
+				return nil, fmt.Errorf("row %d, column %q: %w", ri, kv.K, err)
+			}
+			if i, ok := idx[kv.K]; ok {
+				if cols[i].Type != t {
+					return nil, fmt.Errorf("column %q holds both %s and %s values (row %d)", kv.K, cols[i].Type, t, ri)
+				}
+				continue
+			}
+			idx[kv.K] = len(cols)
+			cols = append(cols, Column{kv.K, t})
+		}
+	}
+	return cols, nil
+}
+
+func leaf(t string) parquet.Node {
+	switch t {
+	case Double:
+		return parquet.Leaf(parquet.DoubleType)
+	case Int64:
+		return parquet.Int(64)
+	case String:
+		return parquet.String()
+	default:
+		return parquet.Leaf(parquet.BooleanType)
+	}
+}
+
+// emptyColumn is the placeholder column of a table without columns
+// (Parquet needs at least one leaf); it is dropped on reading.
+const emptyColumn = "_specsim_empty"
+
+// Write writes rows as a Parquet file to w with meta (plus KeyFormat and
+// KeyColumns) as key/value metadata.
+func Write(w io.Writer, rows []experiments.Row, meta Meta) error {
+	cols, err := Columns(rows)
+	if err != nil {
+		return err
+	}
+	schemaCols := cols
+	if len(cols) == 0 {
+		schemaCols = []Column{{emptyColumn, Bool}}
+	}
+	g := parquet.Group{}
+	for _, c := range schemaCols {
+		g[c.Name] = parquet.Optional(leaf(c.Type))
+	}
+	schema := parquet.NewSchema("specsim", g)
+	colJSON, _ := json.Marshal(cols)
+	opts := []parquet.WriterOption{schema,
+		parquet.KeyValueMetadata(KeyFormat, FormatVersion),
+		parquet.KeyValueMetadata(KeyColumns, string(colJSON))}
+	for _, k := range sortedKeys(meta) {
+		if k == KeyFormat || k == KeyColumns {
+			continue
+		}
+		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
+	}
+	// Leaf index of every column: Parquet orders a group's fields by name.
+	leafIdx := map[string]int{}
+	for _, c := range schemaCols {
+		lc, ok := schema.Lookup(c.Name)
+		if !ok {
+			return fmt.Errorf("results: column %q missing from the schema", c.Name)
+		}
+		leafIdx[c.Name] = lc.ColumnIndex
+	}
+	pw := parquet.NewWriter(w, opts...)
+	buf := make([]parquet.Row, 0, len(rows))
+	for _, r := range rows {
+		vals := make(parquet.Row, len(schemaCols))
+		for _, c := range schemaCols {
+			vals[leafIdx[c.Name]] = parquet.NullValue().Level(0, 0, leafIdx[c.Name])
+		}
+		for _, kv := range r {
+			var v parquet.Value
+			switch x := kv.V.(type) {
+			case float64:
+				v = parquet.DoubleValue(x)
+			case int64:
+				v = parquet.Int64Value(x)
+			case int:
+				v = parquet.Int64Value(int64(x))
+			case string:
+				v = parquet.ByteArrayValue([]byte(x))
+			case bool:
+				v = parquet.BooleanValue(x)
+			}
+			i := leafIdx[kv.K]
+			vals[i] = v.Level(0, 1, i)
+		}
+		buf = append(buf, vals)
+	}
+	if len(buf) > 0 {
+		if _, err := pw.WriteRows(buf); err != nil {
+			return fmt.Errorf("results: writing rows: %w", err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("results: closing the parquet writer: %w", err)
+	}
+	return nil
+}
+
+func sortedKeys(m Meta) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// WriteFile writes rows to path atomically: a temporary file in path's
+// directory (named .<base>.tmp-*, which readers ignore), synced, then
+// renamed over path.
+func WriteFile(path string, rows []experiments.Row, meta Meta) error {
+	var b bytes.Buffer
+	if err := Write(&b, rows, meta); err != nil {
+		return err
+	}
+	return AtomicWrite(path, b.Bytes())
+}
+
+// AtomicWrite writes data to path through a synced temporary file in the
+// same directory and a rename.
+func AtomicWrite(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// IsTemp reports whether a file name is a temporary file of AtomicWrite.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// Read reads a table written by Write.
+func Read(r io.ReaderAt, size int64) (t Table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("not a readable parquet file: %v", p)
+		}
+	}()
+	pf, err := parquet.OpenFile(r, size)
+	if err != nil {
+		return Table{}, fmt.Errorf("not a readable parquet file: %w", err)
+	}
+	t.Meta = Meta{}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		t.Meta[kv.Key] = kv.Value
+	}
+	if t.Meta[KeyFormat] != FormatVersion {
+		return Table{}, fmt.Errorf("metadata %s = %q; not a specsim results file of format %s", KeyFormat, t.Meta[KeyFormat], FormatVersion)
+	}
+	if err := json.Unmarshal([]byte(t.Meta[KeyColumns]), &t.Columns); err != nil {
+		return Table{}, fmt.Errorf("metadata %s: %w", KeyColumns, err)
+	}
+	schema := pf.Schema()
+	byLeaf := map[int]Column{}
+	for _, c := range t.Columns {
+		lc, ok := schema.Lookup(c.Name)
+		if !ok {
+			return Table{}, fmt.Errorf("column %q listed in %s is missing from the schema", c.Name, KeyColumns)
+		}
+		byLeaf[lc.ColumnIndex] = c
+	}
+	order := map[string]int{}
+	for i, c := range t.Columns {
+		order[c.Name] = i
+	}
+	rd := parquet.NewReader(pf)
+	defer rd.Close()
+	n := rd.NumRows()
+	buf := make([]parquet.Row, 64)
+	for int64(len(t.Rows)) < n {
+		k, err := rd.ReadRows(buf)
+		for _, pr := range buf[:k] {
+			row := make(experiments.Row, len(t.Columns))
+			present := make([]bool, len(t.Columns))
+			for _, v := range pr {
+				c, ok := byLeaf[v.Column()]
+				if !ok || v.IsNull() {
+					continue
+				}
+				var x any
+				switch c.Type {
+				case Double:
+					x = v.Double()
+				case Int64:
+					x = v.Int64()
+				case String:
+					x = string(v.ByteArray())
+				case Bool:
+					x = v.Boolean()
+				default:
+					return Table{}, fmt.Errorf("column %q has unknown type %q", c.Name, c.Type)
+				}
+				i := order[c.Name]
+				row[i] = experiments.KV{K: c.Name, V: x}
+				present[i] = true
+			}
+			out := row[:0]
+			for i, kv := range row {
+				if present[i] {
+					out = append(out, kv)
+				}
+			}
+			t.Rows = append(t.Rows, out)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Table{}, fmt.Errorf("reading rows: %w", err)
+		}
+		if k == 0 {
+			break
+		}
+	}
+	if int64(len(t.Rows)) != n {
+		return Table{}, fmt.Errorf("read %d rows of %d", len(t.Rows), n)
+	}
+	return t, nil
+}
+
+// ReadFile reads the table at path; errors name the file.
+func ReadFile(path string) (Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Table{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Table{}, err
+	}
+	t, err := Read(f, st.Size())
+	if err != nil {
+		return Table{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Equal reports whether two values are identical, floats bit for bit (so
+// NaN equals NaN and 0 differs from -0).
+func Equal(a, b any) bool {
+	x, ok1 := a.(float64)
+	y, ok2 := b.(float64)
+	if ok1 && ok2 {
+		return math.Float64bits(x) == math.Float64bits(y)
+	}
+	return a == b
+}

@@ -1,0 +1,252 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Store keeps finished cells of a sweep (data/results.Dir writes one
+// Parquet file per cell). Implementations must be safe for concurrent use.
+type Store interface {
+	// Done reports whether cell idx is already stored for this sweep; a
+	// stored cell of another sweep (spec or seed) or an unreadable file is
+	// an error naming the file.
+	Done(idx int, c Cell) (bool, error)
+	// Save stores cell idx's rows atomically: after a crash the cell is
+	// either fully stored or absent.
+	Save(idx int, c Cell, rows []Row) error
+}
+
+// Plan is a sweep ready to run: a spec, its experiment, its cells and the
+// master seed.
+type Plan struct {
+	Spec   *SweepSpec
+	Exp    Experiment
+	Cells  []Cell
+	Seed   uint64
+	Config Config
+}
+
+// NewPlan expands spec with master seed seed.
+func NewPlan(spec *SweepSpec, seed uint64) (*Plan, error) {
+	e, err := Lookup(spec.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	cfg := Config{Seed: seed, Scale: spec.Scale, Workers: 1}
+	cells, err := spec.Cells(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]int{}
+	for i, c := range cells {
+		if j, dup := ids[c.ID()]; dup {
+			return nil, fmt.Errorf("cells %d and %d have the same key %s; cells must be distinct", j, i, c.ID())
+		}
+		ids[c.ID()] = i
+	}
+	return &Plan{Spec: spec, Exp: e, Cells: cells, Seed: seed, Config: cfg}, nil
+}
+
+// RunCell computes cell idx with Config.Workers = workers: the rows of
+// the experiment, restricted to the key and the spec's metrics, each
+// prefixed by Prefix. The result depends only on the master seed and the
+// cell (CellSeed), never on which process or worker runs it.
+func (p *Plan) RunCell(ctx context.Context, idx, workers int) ([]Row, error) {
+	c := p.Cells[idx]
+	cfg := p.Config
+	cfg.Workers = max(1, workers)
+	rows, err := p.Exp.Run(ctx, cfg, c, CellSeed(p.Seed, p.Exp.Name, c))
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		out[i] = Prefix(p.Exp.Name, c, r)
+	}
+	return p.keepMetrics(c, out)
+}
+
+// keepMetrics drops metric columns the spec does not name. A named metric
+// that no row has is an error, unless the experiment declares it.
+func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
+	ms := p.Spec.Metrics
+	if len(ms) == 0 {
+		return rows, nil
+	}
+	keep := map[string]bool{"experiment": true}
+	for _, kv := range c.Key {
+		keep[kv.K] = true
+	}
+	for _, m := range ms {
+		keep[m] = true
+	}
+	declared := specKinds[p.Exp.Name].Metrics
+	for _, m := range ms {
+		if slices.Contains(declared, m) {
+			continue
+		}
+		found := false
+		var cols []string
+		for _, r := range rows {
+			for _, kv := range r {
+				found = found || kv.K == m
+				if len(cols) < 64 && !slices.Contains(cols, kv.K) {
+					cols = append(cols, kv.K)
+				}
+			}
+		}
+		if !found && len(rows) > 0 {
+			return nil, fmt.Errorf("field metrics: %q is not a column of experiment %s; its columns: %s", m, p.Exp.Name, strings.Join(cols, ", "))
+		}
+	}
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		for _, kv := range r {
+			if keep[kv.K] {
+				out[i] = append(out[i], kv)
+			}
+		}
+	}
+	return out, nil
+}
+
+// SweepOptions configures Plan.Run.
+type SweepOptions struct {
+	// Shard selects the cells to run (zero value: all).
+	Shard Shard
+	// Workers is the number of cells computed in parallel (0: 1).
+	Workers int
+	// Store, if set, skips stored cells and saves each finished one.
+	Store Store
+	// Progress, if set, is called after every finished cell, from one
+	// goroutine at a time.
+	Progress func(SweepProgress)
+}
+
+// SweepProgress reports a running sweep.
+type SweepProgress struct {
+	// Done counts cells computed in this run, Skipped cells found stored,
+	// Total the cells of the shard.
+	Done, Skipped, Total int
+	Elapsed              time.Duration
+	// Cell is the cell just finished (Index into Plan.Cells).
+	Cell  Cell
+	Index int
+}
+
+// SweepResult is what Plan.Run computed.
+type SweepResult struct {
+	// Rows are the rows of the cells computed in this run, in cell order
+	// (stored cells that were skipped are not re-read).
+	Rows []Row
+	// Indices are the cell indices of the shard; Computed and Skipped
+	// count them.
+	Indices           []int
+	Computed, Skipped int
+}
+
+// Run computes the shard's cells that the store does not hold yet, with
+// opt.Workers cells in parallel, saving each as it finishes. When ctx is
+// cancelled it stops starting cells, abandons the running ones (their
+// partial work is never saved) and returns ctx.Err() with every finished
+// cell saved. A failing cell stops the sweep; the error of the lowest
+// failing cell index is returned.
+func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
+	shard := opt.Shard
+	if shard.N == 0 {
+		shard = All
+	}
+	if err := shard.Check(); err != nil {
+		return SweepResult{}, err
+	}
+	workers := max(1, opt.Workers)
+	var res SweepResult
+	var pending []int
+	for i, c := range p.Cells {
+		if !shard.Owns(i) {
+			continue
+		}
+		res.Indices = append(res.Indices, i)
+		if opt.Store != nil {
+			done, err := opt.Store.Done(i, c)
+			if err != nil {
+				return res, err
+			}
+			if done {
+				res.Skipped++
+				continue
+			}
+		}
+		pending = append(pending, i)
+	}
+	// Spare workers go inside cells when there are fewer cells than
+	// workers (Monte Carlo is deterministic for any worker count).
+	inner := max(1, workers/max(1, min(workers, len(pending))))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+	rows := make([][]Row, len(p.Cells))
+	errs := map[int]error{}
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	for range min(workers, len(pending)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if ctx.Err() != nil || next >= len(pending) {
+					mu.Unlock()
+					return
+				}
+				idx := pending[next]
+				next++
+				mu.Unlock()
+				r, err := p.RunCell(ctx, idx, inner)
+				if err == nil && opt.Store != nil {
+					err = opt.Store.Save(idx, p.Cells[idx], r)
+				}
+				mu.Lock()
+				if err != nil {
+					if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+						errs[idx] = fmt.Errorf("experiment %s, cell %d (%s): %w", p.Exp.Name, idx, p.Cells[idx].ID(), err)
+					}
+					cancel()
+				} else {
+					rows[idx] = r
+					res.Computed++
+					if opt.Progress != nil {
+						opt.Progress(SweepProgress{Done: res.Computed, Skipped: res.Skipped, Total: len(res.Indices),
+							Elapsed: time.Since(start), Cell: p.Cells[idx], Index: idx})
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, i := range res.Indices {
+		res.Rows = append(res.Rows, rows[i]...)
+	}
+	if len(errs) > 0 {
+		keys := make([]int, 0, len(errs))
+		for k := range errs {
+			keys = append(keys, k)
+		}
+		sort.Ints(keys)
+		return res, errs[keys[0]]
+	}
+	return res, ctx.Err()
+}

@@ -1,0 +1,369 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// Verify is the generic spec-driven experiment: for every cell (source,
+// rule and its parameters, γ, trials, replicate) it runs Monte Carlo steps
+// of the rule on the source and reports the mean accepted and emitted
+// tokens per step with 95% confidence intervals, and the per-token
+// acceptance estimate α̂ = Σ accepted / Σ draft tokens tried (a step that
+// accepts n < γ tokens tried n+1, one that accepts all γ tried γ). Where
+// the source is a small model pair and the rule has an exact law, it also
+// reports the exact engine's expected values (sim.Exact, from the empty
+// context, the same start as the Monte Carlo steps).
+//
+// A markov source draws each step's draft chain from q autoregressively
+// from the empty context and scores it with both models; a pool source
+// (dirichlet, temperature, zipf) picks a context uniformly per step and
+// fills the block with sim.Pool.Fill. The source's own seed, when its spec
+// gives none, derives from the master seed and the source spec alone, so
+// every rule, γ and replicate of a sweep sees the same model pair.
+const VerifyName = "verify"
+
+// Axes of verify.
+var verifyAxes = []string{"source", "algo", "gamma", "trials", "replicate", "vocab", "quality", "param.<name>"}
+
+// VerifyMetrics are the metric columns of verify.
+var VerifyMetrics = []string{
+	"mean_accepted", "mean_accepted_lo", "mean_accepted_hi",
+	"mean_emitted", "mean_emitted_lo", "mean_emitted_hi",
+	"alpha_hat", "n", "exact_accepted", "exact_emitted",
+}
+
+// verifyDefaultTrials is the trial count of a cell without a trials axis.
+const verifyDefaultTrials = 20000
+
+func init() {
+	Register(Experiment{
+		Name:    VerifyName,
+		Summary: "Monte Carlo acceptance of rules on sources over a grid (spec-driven; exact values where the engine applies)",
+		Cells: func(Config) ([]Cell, error) {
+			s := &SweepSpec{Experiment: VerifyName, Axes: []Axis{
+				{"source", []any{"markov:V=4,order=1,seed=7"}},
+				{"algo", []any{"token", "greedy"}},
+				{"gamma", []any{int64(1), int64(2), int64(3)}},
+			}}
+			return s.Cells(Config{})
+		},
+		Run: runVerify,
+	})
+	RegisterSpecKind(VerifyName, SpecKind{CheckAxes: checkVerifyAxes, Metrics: VerifyMetrics})
+}
+
+// verifyCell is a verify cell's parsed key.
+type verifyCell struct {
+	source    string
+	algo      algos.Entry
+	algoName  string
+	params    algos.Params
+	gamma     int
+	trials    int64
+	replicate int64
+}
+
+func intValue(axis string, v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("axis %s: %v is not an integer", axis, v)
+}
+
+func floatValue(axis string, v any) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case int64:
+		return float64(x), nil
+	}
+	return 0, fmt.Errorf("axis %s: %v is not a number", axis, v)
+}
+
+// parseAlgo parses "name" or "name:k=v,k=v".
+func parseAlgo(text string) (algos.Entry, algos.Params, error) {
+	name, rest, _ := strings.Cut(strings.TrimSpace(text), ":")
+	e, err := algos.Lookup(name)
+	if err != nil {
+		return e, nil, fmt.Errorf("axis algo: %w", err)
+	}
+	ps := algos.Params{}
+	if strings.TrimSpace(rest) != "" {
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if !ok || k == "" {
+				return e, nil, fmt.Errorf("axis algo: %q: %q is not key=value (write name:key=value,...)", text, kv)
+			}
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return e, nil, fmt.Errorf("axis algo: %q: %s=%q is not a finite number", text, k, v)
+			}
+			ps[k] = f
+		}
+	}
+	return e, ps, nil
+}
+
+// parseVerifyCell reads a cell key; errors name the axis.
+func parseVerifyCell(key []KV) (verifyCell, error) {
+	vc := verifyCell{gamma: 2, trials: verifyDefaultTrials}
+	var vocab, quality any
+	for _, kv := range key {
+		var err error
+		switch name := kv.K; {
+		case name == "source":
+			s, ok := kv.V.(string)
+			if !ok {
+				return vc, fmt.Errorf("axis source: %v is not a string such as \"markov:V=4,order=1\"", kv.V)
+			}
+			vc.source = s
+		case name == "algo":
+			s, ok := kv.V.(string)
+			if !ok {
+				return vc, fmt.Errorf("axis algo: %v is not a string such as \"token\"", kv.V)
+			}
+			vc.algoName = s
+		case name == "gamma":
+			var g int64
+			if g, err = intValue(name, kv.V); err == nil && (g < 1 || g > sim.MaxGamma) {
+				err = fmt.Errorf("axis gamma: %d; use 1 <= gamma <= %d", g, sim.MaxGamma)
+			}
+			vc.gamma = int(g)
+		case name == "trials":
+			if vc.trials, err = intValue(name, kv.V); err == nil && vc.trials < 1 {
+				err = fmt.Errorf("axis trials: %d; use at least 1", vc.trials)
+			}
+		case name == "replicate":
+			if vc.replicate, err = intValue(name, kv.V); err == nil && vc.replicate < 0 {
+				err = fmt.Errorf("axis replicate: %d; use a non-negative index", vc.replicate)
+			}
+		case name == "vocab":
+			var v int64
+			if v, err = intValue(name, kv.V); err == nil && v < 2 {
+				err = fmt.Errorf("axis vocab: %d; use at least 2", v)
+			}
+			vocab = v
+		case name == "quality":
+			quality, err = floatValue(name, kv.V)
+		case strings.HasPrefix(name, "param."):
+			var f float64
+			if f, err = floatValue(name, kv.V); err == nil {
+				if vc.params == nil {
+					vc.params = algos.Params{}
+				}
+				vc.params[strings.TrimPrefix(name, "param.")] = f
+			}
+		case name == "k":
+			err = fmt.Errorf("unknown axis \"k\" for experiment verify: it runs one draft chain per step (k drafts belong to multi-draft experiments); its axes are %s", strings.Join(verifyAxes, ", "))
+		default:
+			err = fmt.Errorf("unknown axis %q for experiment verify; its axes are %s", name, strings.Join(verifyAxes, ", "))
+		}
+		if err != nil {
+			return vc, err
+		}
+	}
+	if vc.source == "" {
+		return vc, fmt.Errorf("axis source is missing: verify needs a source, e.g. source = [\"markov:V=4,order=1\"]")
+	}
+	if vc.algoName == "" {
+		return vc, fmt.Errorf("axis algo is missing: verify needs a rule, e.g. algo = [\"token\"] (see 'simulate list')")
+	}
+	e, ps, err := parseAlgo(vc.algoName)
+	if err != nil {
+		return vc, err
+	}
+	for k, v := range vc.params {
+		if _, dup := ps[k]; dup {
+			return vc, fmt.Errorf("axis param.%s: algo %q sets %s itself", k, vc.algoName, k)
+		}
+		ps[k] = v
+	}
+	vc.algo, vc.params = e, ps
+	if _, err := e.Build(ps); err != nil {
+		return vc, fmt.Errorf("axis algo/param: %w", err)
+	}
+	sp, err := sim.ParseSpec(vc.source)
+	if err != nil {
+		return vc, fmt.Errorf("axis source: %w", err)
+	}
+	if vocab != nil {
+		sp.Args["V"] = fmt.Sprint(vocab)
+	}
+	if quality != nil {
+		switch sp.Kind {
+		case "markov":
+			sp.Args["quality"] = fmt.Sprint(quality)
+		case "dirichlet":
+			sp.Args["beta"] = fmt.Sprint(quality)
+		default:
+			return vc, fmt.Errorf("axis quality: source kind %s has no draft-quality knob (markov: quality, dirichlet: beta); set its parameters in the source string", sp.Kind)
+		}
+	}
+	vc.source = sp.String()
+	return vc, nil
+}
+
+// checkVerifyAxes validates every cell of a verify spec up front (cheap:
+// no source is built beyond parsing), so a bad axis is reported before any
+// work starts.
+func checkVerifyAxes(s *SweepSpec) error {
+	cells, err := s.Cells(Config{})
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		vc, err := parseVerifyCell(c.Key)
+		if err != nil {
+			return err
+		}
+		if sp, _ := sim.ParseSpec(vc.source); !seen[sp.Kind] {
+			seen[sp.Kind] = true
+			known := false
+			for _, k := range sim.SourceKinds() {
+				known = known || k == sp.Kind
+			}
+			if !known {
+				return fmt.Errorf("axis source: unknown kind %q in %q; kinds: %s", sp.Kind, vc.source, strings.Join(sim.SourceKinds(), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// verifyAcc accumulates one chunk of verify steps.
+type verifyAcc struct {
+	sumA, sumA2, sumE, sumE2 float64
+	accepted, tried          int64
+	// pcg is re-seeded per step with the step's stream: the same numbers
+	// as sim.NewRand(seed, stream) without allocating a generator per step.
+	pcg  *rand.PCG
+	rng  *rand.Rand
+	blk  sim.Block
+	p, q [][]float64
+}
+
+func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
+	vc, err := parseVerifyCell(cell.Key)
+	if err != nil {
+		return nil, err
+	}
+	rule, err := vc.algo.Build(vc.params)
+	if err != nil {
+		return nil, err
+	}
+	src, err := sim.NewSource(vc.source, vc.gamma, sim.StreamID("verify/source|"+vc.source, cfg.Seed))
+	if err != nil {
+		return nil, fmt.Errorf("axis source: %w", err)
+	}
+	g := vc.gamma
+	n := cfg.Trials(vc.trials)
+	var newAcc func() *verifyAcc
+	var step func(i int64, acc *verifyAcc)
+	if src.Pool != nil {
+		pl := src.Pool
+		pl.BuildAliases()
+		newAcc = func() *verifyAcc { return newVerifyAcc() }
+		step = func(i int64, acc *verifyAcc) {
+			rng := acc.stepRand(seed, i)
+			pl.Fill(rng, rng.IntN(pl.Contexts), &acc.blk)
+			acc.add(rule.Accept(rng, &acc.blk), g)
+		}
+	} else {
+		pr := src.Pair
+		v := pr.P.Vocab()
+		newAcc = func() *verifyAcc {
+			a := newVerifyAcc()
+			a.p, a.q = make([][]float64, g+1), make([][]float64, g)
+			a.blk = sim.Block{Tokens: make([]int, g), P: make([]sim.Row, g+1), Q: make([]sim.Row, g)}
+			for j := range a.p {
+				a.p[j] = make([]float64, v)
+				a.blk.P[j] = sim.F64(a.p[j])
+			}
+			for j := range a.q {
+				a.q[j] = make([]float64, v)
+				a.blk.Q[j] = sim.F64(a.q[j])
+			}
+			return a
+		}
+		step = func(i int64, acc *verifyAcc) {
+			rng := acc.stepRand(seed, i)
+			toks := acc.blk.Tokens
+			for j := 0; j < g; j++ {
+				pr.Q.Next(toks[:j], acc.q[j])
+				toks[j] = sim.SampleCDF(rng.Float64(), acc.q[j])
+			}
+			for j := 0; j <= g; j++ {
+				pr.P.Next(toks[:j], acc.p[j])
+			}
+			acc.add(rule.Accept(rng, &acc.blk), g)
+		}
+	}
+	merge := func(dst, src *verifyAcc) {
+		dst.sumA += src.sumA
+		dst.sumA2 += src.sumA2
+		dst.sumE += src.sumE
+		dst.sumE2 += src.sumE2
+		dst.accepted += src.accepted
+		dst.tried += src.tried
+	}
+	tot, done, err := sim.MonteCarlo(ctx, n, sim.MCOptions{Workers: cfg.Workers, Progress: cfg.Progress}, newAcc, step, merge)
+	if err != nil {
+		return nil, err
+	}
+	a := stattest.Summarize(tot.sumA, tot.sumA2, done, 0.95)
+	e := stattest.Summarize(tot.sumE, tot.sumE2, done, 0.95)
+	row := Row{
+		{"mean_accepted", a.Mean}, {"mean_accepted_lo", a.Lo}, {"mean_accepted_hi", a.Hi},
+		{"mean_emitted", e.Mean}, {"mean_emitted_lo", e.Lo}, {"mean_emitted_hi", e.Hi},
+		{"alpha_hat", float64(tot.accepted) / float64(tot.tried)}, {"n", done},
+	}
+	if src.Pair != nil {
+		if lw, ok := rule.(sim.Lawer); ok {
+			res, err := sim.Exact(*src.Pair, lw, sim.ExactConfig{Gamma: g, Greedy: vc.algo.Greedy})
+			if err == nil {
+				row = append(row, KV{"exact_accepted", res.ExpectedAccepted}, KV{"exact_emitted", res.ExpectedEmitted})
+			}
+		}
+	}
+	return []Row{row}, nil
+}
+
+func newVerifyAcc() *verifyAcc {
+	a := &verifyAcc{pcg: rand.NewPCG(0, 0)}
+	a.rng = rand.New(a.pcg)
+	return a
+}
+
+// stepRand returns the generator of step i: the stream
+// sim.NewRand(seed, sim.StreamID("verify/step", i)).
+func (a *verifyAcc) stepRand(seed uint64, i int64) *rand.Rand {
+	a.pcg.Seed(seed, sim.StreamID("verify/step", uint64(i)))
+	return a.rng
+}
+
+func (a *verifyAcc) add(o sim.Outcome, g int) {
+	n, e := float64(o.Accepted), float64(o.Emitted())
+	a.sumA += n
+	a.sumA2 += n * n
+	a.sumE += e
+	a.sumE2 += e * e
+	a.accepted += int64(o.Accepted)
+	if o.Accepted < g {
+		a.tried += int64(o.Accepted) + 1
+	} else {
+		a.tried += int64(g)
+	}
+}
