@@ -59,8 +59,8 @@ func main() { os.Exit(run(os.Stdout, os.Stderr, os.Args)) }
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:           "report",
-		Usage:          "merge and summarise sharded sweep results",
-		Commands:       []*cli.Command{mergeCommand()},
+		Usage:          "merge sweep results; build figures, tables, report.md and the paper; the main job (reproduce)",
+		Commands:       []*cli.Command{mergeCommand(), reproduceCommand(), buildCommand(), exportCommand(), paperCommand()},
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},

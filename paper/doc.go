@@ -1,0 +1,20 @@
+// Package paper holds the LaTeX source of the specsim paper (paper.tex),
+// embedded so that 'report paper' and 'report reproduce' can write it next
+// to its generated inputs. Every figure, table and quoted number of the
+// paper is an \input or \includegraphics of a file under generated/, which
+// 'report paper RESULTS' regenerates from the results, so the text cannot
+// drift from them:
+//
+//	generated/numbers.tex      \newcommand macros for every number quoted
+//	generated/figures/*.pdf    the figures (plots package)
+//	generated/tables/*.tex     booktabs tables
+//
+// Build: go run ./cmd/report paper results --out paper && (cd paper && latexmk -pdf paper.tex)
+package paper // import "github.com/specsim/specsim/paper"
+
+import _ "embed"
+
+// Source is paper.tex.
+//
+//go:embed paper.tex
+var Source string

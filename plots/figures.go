@@ -1,0 +1,289 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+var (
+	dashed = []vg.Length{vg.Points(4), vg.Points(2)}
+	dotted = []vg.Length{vg.Points(1), vg.Points(1.5)}
+)
+
+func line(pts plotter.XYs, c color.Color, dashes []vg.Length) *plotter.Line {
+	l := &plotter.Line{XYs: pts, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: dashes}}
+	return l
+}
+
+func marks(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer) *plotter.Scatter {
+	return &plotter.Scatter{XYs: pts, GlyphStyle: draw.GlyphStyle{Color: c, Shape: shape, Radius: vg.Points(2.2)}}
+}
+
+// band is a filled confidence band between lo and hi (same x).
+func band(lo, hi plotter.XYs, c color.RGBA) *plotter.Polygon {
+	var pts plotter.XYs
+	pts = append(pts, lo...)
+	for i := len(hi) - 1; i >= 0; i-- {
+		pts = append(pts, hi[i])
+	}
+	poly, _ := plotter.NewPolygon(pts)
+	poly.Color = color.RGBA{c.R, c.G, c.B, 60}
+	poly.LineStyle.Width = 0
+	return poly
+}
+
+// styled returns a line and markers in the algorithm's fixed style.
+func styled(pts plotter.XYs, name string) (*plotter.Line, *plotter.Scatter) {
+	s := StyleOf(name)
+	return line(pts, s.Color, s.Dashes), marks(pts, s.Color, s.Shape)
+}
+
+func intTicks(p *plot.Plot, lo, hi, step int) {
+	var ts []plot.Tick
+	for v := lo; v <= hi; v += step {
+		ts = append(ts, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ts)
+}
+
+// Tokens draws leviathan-tokens: E[tokens per step] vs γ for each α, Eq. 1
+// as lines, the exact engine's token verification as markers.
+func Tokens(rows []experiments.Row) (*Figure, error) {
+	if err := need("leviathan-tokens", rows, "alpha", "gamma", "eq1", "token_exact"); err != nil {
+		return nil, err
+	}
+	p := newPanel("draft length γ (tokens)", "E[tokens per step] (tokens)")
+	f := &Figure{Name: "leviathan-tokens", Panels: []*plot.Plot{p}, LegendCols: 3,
+		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification on a constant-β pair (markers)."}
+	alphas := distinct(rows, "alpha")
+	for i, a := range slices.Backward(alphas) {
+		_ = i
+		sub := where(rows, func(r experiments.Row) bool { return num(r, "alpha") == a })
+		c := Seq(len(alphas)-1-indexOf(alphas, a), len(alphas))
+		l := line(xy(sub, "gamma", "eq1"), c, nil)
+		m := marks(xy(sub, "gamma", "token_exact"), c, StyleOf("token").Shape)
+		p.Add(l, m)
+		f.AddLegend(fmt.Sprintf("α = %.2g", a), l, m)
+	}
+	gs := distinct(rows, "gamma")
+	intTicks(p, int(gs[0]), int(gs[len(gs)-1]), 1)
+	f.AddLegend("Eq. 1", line(nil, color.Black, nil))
+	f.AddLegend("exact (token)", marks(nil, color.Black, StyleOf("token").Shape))
+	p.Y.Min = 1
+	return f, nil
+}
+
+func indexOf(xs []float64, v float64) int { return slices.Index(xs, v) }
+
+// Walltime draws leviathan-walltime at α = alpha: the walltime improvement
+// (Thm 3.8) vs γ for every cost ratio c, the best γ marked.
+func Walltime(rows []experiments.Row, alpha float64) (*Figure, error) {
+	if err := need("leviathan-walltime", rows, "alpha", "c", "gamma", "walltime", "is_best"); err != nil {
+		return nil, err
+	}
+	rows = where(rows, func(r experiments.Row) bool { return math.Abs(num(r, "alpha")-alpha) < 1e-12 })
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("plots: leviathan-walltime has no rows at α = %g", alpha)
+	}
+	p := newPanel("draft length γ (tokens)", "walltime improvement (×)")
+	f := &Figure{Name: "leviathan-walltime", Panels: []*plot.Plot{p}, LegendCols: 3,
+		Caption: fmt.Sprintf("Walltime improvement (1−α^(γ+1))/((1−α)(γc+1)) (Leviathan et al. Thm 3.8) vs γ at α = %g for several cost ratios c; filled markers: the best γ.", alpha)}
+	cs := distinct(rows, "c")
+	for i, c := range cs {
+		sub := where(rows, func(r experiments.Row) bool { return num(r, "c") == c })
+		col := Seq(i, len(cs))
+		l := line(xy(sub, "gamma", "walltime"), col, nil)
+		best := where(sub, eq("is_best", "true"))
+		m := marks(xy(best, "gamma", "walltime"), col, draw.CircleGlyph{})
+		m.GlyphStyle.Radius = vg.Points(3.2)
+		p.Add(l, m)
+		f.AddLegend(fmt.Sprintf("c = %g", c), l)
+	}
+	f.AddLegend("best γ", marks(nil, color.Black, draw.CircleGlyph{}))
+	gs := distinct(rows, "gamma")
+	intTicks(p, 0, int(gs[len(gs)-1]), 2)
+	p.Y.Min = 1
+	return f, nil
+}
+
+// BlockVsToken draws block-vs-token in two panels: E[emitted per step] vs γ
+// for token and block verification (paired Monte Carlo, 95% bands) at
+// several draft qualities β; block's relative gain vs the measured β for
+// several γ (Monte Carlo with 95% bars, exact Markov pairs dashed).
+func BlockVsToken(rows []experiments.Row) (*Figure, error) {
+	if err := need("block-vs-token", rows, "source", "beta_target", "gamma", "rule", "kind", "beta_measured", "mean_emitted", "ci_lo", "ci_hi", "gain_pct"); err != nil {
+		return nil, err
+	}
+	mc := where(rows, eq("kind", "mc"))
+	if len(mc) == 0 {
+		return nil, fmt.Errorf("plots: block-vs-token has no Monte Carlo rows (kind = mc)")
+	}
+	top := newPanel("draft length γ (tokens)", "E[emitted per step] (tokens)")
+	bot := newPanel("draft quality β = Σ min(p, q)", "block gain over token (%)")
+	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3,
+		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
+	betas := distinct(mc, "beta_target")
+	pick := []float64{betas[0], betas[len(betas)/2], betas[len(betas)-1]}
+	styles := [][]vg.Length{dotted, dashed, nil}
+	for j, b := range slices.Compact(pick) {
+		for _, rule := range []string{"token", "block"} {
+			sub := where(mc, and(eq("rule", rule), func(r experiments.Row) bool { return num(r, "beta_target") == b }))
+			s := StyleOf(rule)
+			top.Add(band(xy(sub, "gamma", "ci_lo"), xy(sub, "gamma", "ci_hi"), s.Color))
+			l := line(xy(sub, "gamma", "mean_emitted"), s.Color, styles[j])
+			m := marks(xy(sub, "gamma", "mean_emitted"), s.Color, s.Shape)
+			top.Add(l, m)
+		}
+	}
+	for _, rule := range []string{"token", "block"} {
+		l, m := styled(nil, rule)
+		f.AddLegend(rule, l, m)
+	}
+	for j, b := range slices.Compact(pick) {
+		f.AddLegend(fmt.Sprintf("β = %g", b), line(nil, color.Black, styles[j]))
+	}
+	gs := distinct(mc, "gamma")
+	intTicks(top, int(gs[0]), int(gs[len(gs)-1]), 1)
+
+	var gpick []float64
+	for _, g := range []float64{2, 4, 8} {
+		if slices.Contains(gs, g) {
+			gpick = append(gpick, g)
+		}
+	}
+	exact := where(rows, and(eq("kind", "exact"), eq("rule", "gain")))
+	src1 := ""
+	if len(exact) > 0 {
+		src1 = exact[0].String("source")
+	}
+	for i, g := range gpick {
+		col := Seq(i, len(gpick))
+		isG := func(r experiments.Row) bool { return num(r, "gamma") == g }
+		sub := where(mc, and(eq("rule", "gain"), isG))
+		pts := xy(sub, "beta_measured", "gain_pct")
+		var errs plotter.YErrors
+		var pp plotter.XYs
+		for _, r := range sub {
+			m, lo, hi, gp := num(r, "mean_emitted"), num(r, "ci_lo"), num(r, "ci_hi"), num(r, "gain_pct")
+			if m == 0 || math.IsNaN(gp) {
+				continue
+			}
+			// the gain's interval, scaled like gain_pct = 100·gain/token
+			pp = append(pp, plotter.XY{X: num(r, "beta_measured"), Y: gp})
+			errs = append(errs, struct{ Low, High float64 }{gp - gp*lo/m, gp*hi/m - gp})
+		}
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYer
+			plotter.YErrorer
+		}{pp, errs})
+		if err == nil {
+			eb.Color = col
+			eb.CapWidth = vg.Points(3)
+			bot.Add(eb)
+		}
+		l := line(pts, col, nil)
+		m := marks(pts, col, StyleOf("block").Shape)
+		bot.Add(l, m)
+		ex := where(exact, and(eq("source", src1), isG))
+		if len(ex) > 0 {
+			bot.Add(line(xy(ex, "beta_measured", "gain_pct"), col, dashed))
+		}
+		f.AddLegend(fmt.Sprintf("γ = %g", g), l, m)
+	}
+	if src1 != "" {
+		f.AddLegend("exact "+src1, line(nil, color.Black, dashed))
+	}
+	bot.Y.Min = math.Min(0, bot.Y.Min)
+	return f, nil
+}
+
+// KLFloor is where zero KL(p‖π) is drawn on the log axis of LossyFrontier.
+const KLFloor = 1e-4
+
+// LossyFrontier draws lossy-frontier on one source: acceptance vs
+// KL(p‖π) for every lossy rule and parameter value; mentored decoding is
+// the frontier (the most acceptance for a KL budget).
+func LossyFrontier(rows []experiments.Row, source string, V int, quality float64) (*Figure, error) {
+	if err := need("lossy-frontier", rows, "source", "V", "quality", "rule", "acceptance", "kl"); err != nil {
+		return nil, err
+	}
+	rows = where(rows, func(r experiments.Row) bool {
+		return r.String("source") == source && num(r, "V") == float64(V) && math.Abs(num(r, "quality")-quality) < 1e-12
+	})
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("plots: lossy-frontier has no rows for source %s, V = %d, quality %g", source, V, quality)
+	}
+	p := newPanel(fmt.Sprintf("KL(p‖π) per token (nats; 0 drawn at %g)", KLFloor), "acceptance α (per position)")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	f := &Figure{Name: "lossy-frontier", Panels: []*plot.Plot{p}, LegendCols: 3, PanelHeight: 2.4 * vg.Inch,
+		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one curve per lossy rule over its parameter; mentored decoding (black) is the most acceptance any rule gets for a KL budget.", source, V, quality)}
+	var infinite []string
+	for _, rule := range distinctS(rows, "rule") {
+		sub := where(rows, eq("rule", rule))
+		var pts plotter.XYs
+		for _, q := range xy(sub, "kl", "acceptance") {
+			pts = append(pts, plotter.XY{X: math.Max(q.X, KLFloor), Y: q.Y})
+		}
+		if len(pts) == 0 {
+			infinite = append(infinite, rule)
+			continue
+		}
+		l, m := styled(pts, rule)
+		if rule != "mentored" {
+			l.Width = vg.Points(0.6)
+		}
+		p.Add(l, m)
+		f.AddLegend(rule, l, m)
+	}
+	if len(infinite) > 0 {
+		f.Caption += fmt.Sprintf(" Not drawn: %s, whose KL(p‖π) is infinite at every setting here (π is 0 where p > 0).", strings.Join(infinite, ", "))
+	}
+	p.X.Min = KLFloor / 1.5
+	return f, nil
+}
+
+// Multidraft draws multidraft on one pair: first-token acceptance vs the
+// number of drafts k per verifier, with the optimal bounds for i.i.d. and
+// without-replacement drafts.
+func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
+	if err := need("multidraft", rows, "pair", "k", "verifier", "acceptance", "bound_iid", "bound_wor"); err != nil {
+		return nil, err
+	}
+	rows = where(rows, eq("pair", pair))
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("plots: multidraft has no rows for pair %q", pair)
+	}
+	p := newPanel("drafts k", "first-token acceptance")
+	f := &Figure{Name: "multidraft", Panels: []*plot.Plot{p}, LegendCols: 3,
+		Caption: fmt.Sprintf("Multi-draft verification on the %s pair: acceptance of a drafted first token vs the number of drafts k per verifier (exact), with the optimal acceptance α* for i.i.d. drafts and for drafts without replacement.", pair)}
+	first := rows[0].String("verifier")
+	bi := where(rows, eq("verifier", first))
+	for _, b := range []struct{ col, name string }{{"bound_iid", "bound-iid"}, {"bound_wor", "bound-wor"}} {
+		s := StyleOf(b.name)
+		l := line(xy(bi, "k", b.col), s.Color, s.Dashes)
+		l.Width = vg.Points(1.4)
+		p.Add(l)
+		f.AddLegend(map[string]string{"bound-iid": "α* i.i.d.", "bound-wor": "α* w/o repl."}[b.name], l)
+	}
+	for _, v := range distinctS(rows, "verifier") {
+		sub := where(rows, eq("verifier", v))
+		l, m := styled(xy(sub, "k", "acceptance"), v)
+		p.Add(l, m)
+		f.AddLegend(v, l, m)
+	}
+	ks := distinct(rows, "k")
+	intTicks(p, int(ks[0]), int(ks[len(ks)-1]), 1)
+	p.Y.Max = 1.0
+	return f, nil
+}

@@ -1,0 +1,97 @@
+package plots
+
+import (
+	"hash/fnv"
+	"image/color"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Style is the colour and marker of one algorithm (or reference curve),
+// the same in every figure.
+type Style struct {
+	Color color.RGBA
+	Shape draw.GlyphDrawer
+	// Dashes is the line dash pattern (nil: solid).
+	Dashes []vg.Length
+}
+
+func rgb(h uint32) color.RGBA {
+	return color.RGBA{uint8(h >> 16), uint8(h >> 8), uint8(h), 255}
+}
+
+var (
+	circle   = draw.CircleGlyph{}
+	ring     = draw.RingGlyph{}
+	square   = draw.SquareGlyph{}
+	box      = draw.BoxGlyph{}
+	triangle = draw.TriangleGlyph{}
+	pyramid  = draw.PyramidGlyph{}
+	cross    = draw.CrossGlyph{}
+	plus     = draw.PlusGlyph{}
+	shapes   = []draw.GlyphDrawer{circle, square, triangle, ring, box, pyramid, cross, plus}
+)
+
+// algoStyles fixes a colour and marker per algorithm name. Colours are
+// distinct within each family that shares a figure (single-chain rules,
+// lossy rules, multi-draft verifiers).
+var algoStyles = map[string]Style{
+	// single-chain lossless rules
+	"token":         {rgb(0x0072B2), circle, nil},
+	"block":         {rgb(0xD55E00), square, nil},
+	"token-nobonus": {rgb(0x56B4E9), ring, nil},
+	"greedy":        {rgb(0x009E73), triangle, nil},
+	"exact-match":   {rgb(0xCC79A7), cross, nil},
+	// lossy rules
+	"mentored":            {rgb(0x000000), circle, nil},
+	"lenience":            {rgb(0xE69F00), triangle, nil},
+	"lenience-residual-p": {rgb(0x8C564B), pyramid, nil},
+	"typical":             {rgb(0x009E73), box, nil},
+	"cascade-chow":        {rgb(0xCC79A7), plus, nil},
+	"cascade-diff":        {rgb(0x882255), ring, nil},
+	"cascade-opt":         {rgb(0x44AA99), square, nil},
+	"fuzzy":               {rgb(0x56B4E9), cross, nil},
+	// multi-draft verifiers
+	"specinfer":      {rgb(0x1F77B4), circle, nil},
+	"rrs-wor":        {rgb(0xD62728), square, nil},
+	"kseq":           {rgb(0x2CA02C), triangle, nil},
+	"target-only":    {rgb(0x9467BD), box, nil},
+	"greedy-draft":   {rgb(0xFF7F0E), pyramid, nil},
+	"shared-uniform": {rgb(0x17BECF), ring, nil},
+	"best-candidate": {rgb(0xBCBD22), plus, nil},
+	"naive":          {rgb(0x7F7F7F), cross, nil},
+	// reference curves
+	"eq1":       {rgb(0x000000), ring, []vg.Length{vg.Points(3), vg.Points(2)}},
+	"bound-iid": {rgb(0x000000), plus, []vg.Length{vg.Points(4), vg.Points(2)}},
+	"bound-wor": {rgb(0x7F7F7F), plus, []vg.Length{vg.Points(1), vg.Points(2)}},
+}
+
+// extra colours for names without a fixed style, chosen by a hash of the
+// name so the choice is stable.
+var extra = []uint32{0x4477AA, 0xEE6677, 0x228833, 0xCCBB44, 0x66CCEE, 0xAA3377, 0xBBBBBB, 0x332288}
+
+// StyleOf returns the fixed style of an algorithm; a name without a fixed
+// style gets a stable one derived from its name.
+func StyleOf(name string) Style {
+	if s, ok := algoStyles[name]; ok {
+		return s
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	v := h.Sum32()
+	return Style{rgb(extra[v%uint32(len(extra))]), shapes[(v/8)%uint32(len(shapes))], nil}
+}
+
+// seq is a sequential palette (viridis, light end dropped so every colour
+// reads on white) for parameter series such as α, c or β.
+var seq = []uint32{0x440154, 0x3B528B, 0x21918C, 0x5EC962, 0xB8A800}
+
+// Seq returns colour i of n of the sequential palette.
+func Seq(i, n int) color.RGBA {
+	if n <= 1 {
+		return rgb(seq[0])
+	}
+	j := i * (len(seq) - 1) / (n - 1)
+	return rgb(seq[min(j, len(seq)-1)])
+}
