@@ -42,7 +42,8 @@ type Figure struct {
 	Width, PanelHeight vg.Length
 	// LegendCols is the number of legend columns (default 2).
 	LegendCols int
-	entries    []legendEntry
+	// entries[i] is the legend drawn above panel i.
+	entries [][]legendEntry
 }
 
 type legendEntry struct {
@@ -50,21 +51,29 @@ type legendEntry struct {
 	thumbs []plot.Thumbnailer
 }
 
-// AddLegend adds a legend entry (once per name).
-func (f *Figure) AddLegend(name string, thumbs ...plot.Thumbnailer) {
-	for _, e := range f.entries {
+// AddLegend adds a legend entry above the first panel (once per name).
+func (f *Figure) AddLegend(name string, thumbs ...plot.Thumbnailer) { f.AddLegendTo(0, name, thumbs...) }
+
+// AddLegendTo adds a legend entry above panel i (once per name).
+func (f *Figure) AddLegendTo(i int, name string, thumbs ...plot.Thumbnailer) {
+	for len(f.entries) <= i {
+		f.entries = append(f.entries, nil)
+	}
+	for _, e := range f.entries[i] {
 		if e.name == name {
 			return
 		}
 	}
-	f.entries = append(f.entries, legendEntry{name, thumbs})
+	f.entries[i] = append(f.entries[i], legendEntry{name, thumbs})
 }
 
-// LegendNames lists the legend's entries in order.
+// LegendNames lists the legend entries of every panel in order.
 func (f *Figure) LegendNames() []string {
 	var out []string
-	for _, e := range f.entries {
-		out = append(out, e.name)
+	for _, es := range f.entries {
+		for _, e := range es {
+			out = append(out, e.name)
+		}
 	}
 	return out
 }
@@ -82,7 +91,7 @@ func newPanel(xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-func (f *Figure) size() (w, legendH, panelH vg.Length, cols int) {
+func (f *Figure) layout() (w, panelH vg.Length, cols int) {
 	w, panelH, cols = f.Width, f.PanelHeight, f.LegendCols
 	if w == 0 {
 		w = ColumnWidth
@@ -93,11 +102,17 @@ func (f *Figure) size() (w, legendH, panelH vg.Length, cols int) {
 	if cols == 0 {
 		cols = 2
 	}
-	if n := len(f.entries); n > 0 {
-		rows := (n + cols - 1) / cols
-		legendH = vg.Length(rows)*legendRowHeight() + vg.Points(4)
-	}
 	return
+}
+
+// legendHeight is the height of the legend strip above panel i.
+func (f *Figure) legendHeight(i int) vg.Length {
+	_, _, cols := f.layout()
+	if i >= len(f.entries) || len(f.entries[i]) == 0 {
+		return 0
+	}
+	rows := (len(f.entries[i]) + cols - 1) / cols
+	return vg.Length(rows)*legendRowHeight() + vg.Points(4)
 }
 
 func legendRowHeight() vg.Length {
@@ -106,39 +121,45 @@ func legendRowHeight() vg.Length {
 	return l.TextStyle.Rectangle("Xg").Max.Y + vg.Points(1.5)
 }
 
-// Draw draws the figure on c.
+// Draw draws the figure on c: for each panel, its legend strip, then the
+// panel.
 func (f *Figure) Draw(c draw.Canvas) {
-	w, legendH, panelH, cols := f.size()
-	_ = w
+	_, panelH, cols := f.layout()
 	top := c.Max.Y
-	if len(f.entries) > 0 {
-		rows := (len(f.entries) + cols - 1) / cols
-		colW := (c.Max.X - c.Min.X - vg.Points(4)) / vg.Length(cols)
-		for j := range cols {
-			l := plot.NewLegend()
-			l.TextStyle.Font.Size = legendSize
-			l.Top, l.Left = true, true
-			l.ThumbnailWidth = vg.Points(14)
-			l.Padding = vg.Points(1.5)
-			for i := j * rows; i < min((j+1)*rows, len(f.entries)); i++ {
-				l.Add(f.entries[i].name, f.entries[i].thumbs...)
-			}
-			x0 := c.Min.X + vg.Points(4) + vg.Length(j)*colW
-			l.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: x0, Y: top - legendH}, Max: vg.Point{X: x0 + colW, Y: top - vg.Points(2)}}})
-		}
-		top -= legendH
-	}
 	for i, p := range f.Panels {
-		r := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - vg.Length(i+1)*panelH}, Max: vg.Point{X: c.Max.X, Y: top - vg.Length(i)*panelH}}
+		if lh := f.legendHeight(i); lh > 0 {
+			es := f.entries[i]
+			rows := (len(es) + cols - 1) / cols
+			colW := (c.Max.X - c.Min.X - vg.Points(4)) / vg.Length(cols)
+			for j := range cols {
+				l := plot.NewLegend()
+				l.TextStyle.Font.Size = legendSize
+				l.Top, l.Left = true, true
+				l.ThumbnailWidth = vg.Points(14)
+				l.Padding = vg.Points(1.5)
+				for k := j * rows; k < min((j+1)*rows, len(es)); k++ {
+					l.Add(es[k].name, es[k].thumbs...)
+				}
+				x0 := c.Min.X + vg.Points(4) + vg.Length(j)*colW
+				l.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+					Min: vg.Point{X: x0, Y: top - lh}, Max: vg.Point{X: x0 + colW, Y: top - vg.Points(2)}}})
+			}
+			top -= lh
+		}
+		r := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - panelH}, Max: vg.Point{X: c.Max.X, Y: top}}
 		p.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
+		top -= panelH
 	}
 }
 
 // Size returns the figure's width and height.
 func (f *Figure) Size() (w, h vg.Length) {
-	w, legendH, panelH, _ := f.size()
-	return w, legendH + vg.Length(len(f.Panels))*panelH
+	w, panelH, _ := f.layout()
+	h = vg.Length(len(f.Panels)) * panelH
+	for i := range f.Panels {
+		h += f.legendHeight(i)
+	}
+	return w, h
 }
 
 // WriterTo renders the figure in format png, svg or pdf.

@@ -130,7 +130,7 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 	}
 	top := newPanel("draft length γ (tokens)", "E[emitted per step] (tokens)")
 	bot := newPanel("draft quality β = Σ min(p, q)", "block gain over token (%)")
-	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3,
+	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
 	betas := distinct(mc, "beta_target")
 	pick := []float64{betas[0], betas[len(betas)/2], betas[len(betas)-1]}
@@ -198,10 +198,11 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 		if len(ex) > 0 {
 			bot.Add(line(xy(ex, "beta_measured", "gain_pct"), col, dashed))
 		}
-		f.AddLegend(fmt.Sprintf("γ = %g", g), l, m)
+		f.AddLegendTo(1, fmt.Sprintf("γ = %g", g), l, m)
 	}
+	f.AddLegendTo(1, "Monte Carlo", line(nil, color.Black, nil), marks(nil, color.Black, StyleOf("block").Shape))
 	if src1 != "" {
-		f.AddLegend("exact "+src1, line(nil, color.Black, dashed))
+		f.AddLegendTo(1, "exact, Markov", line(nil, color.Black, dashed))
 	}
 	bot.Y.Min = math.Min(0, bot.Y.Min)
 	return f, nil
@@ -227,7 +228,7 @@ func LossyFrontier(rows []experiments.Row, source string, V int, quality float64
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	f := &Figure{Name: "lossy-frontier", Panels: []*plot.Plot{p}, LegendCols: 3, PanelHeight: 2.4 * vg.Inch,
-		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one curve per lossy rule over its parameter; mentored decoding (black) is the most acceptance any rule gets for a KL budget.", source, V, quality)}
+		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one marker per setting of each lossy rule; mentored decoding (black curve over its budget D) is the most acceptance any rule gets for a KL budget.", source, V, quality)}
 	var infinite []string
 	for _, rule := range distinctS(rows, "rule") {
 		sub := where(rows, eq("rule", rule))
@@ -240,11 +241,16 @@ func LossyFrontier(rows []experiments.Row, source string, V int, quality float64
 			continue
 		}
 		l, m := styled(pts, rule)
-		if rule != "mentored" {
-			l.Width = vg.Points(0.6)
+		if rule == "mentored" {
+			// the frontier: a curve over its KL budget D
+			p.Add(l, m)
+			f.AddLegend(rule+" (frontier)", l, m)
+			continue
 		}
-		p.Add(l, m)
-		f.AddLegend(rule, l, m)
+		// other rules: markers only, so no segment suggests values between
+		// settings
+		p.Add(m)
+		f.AddLegend(rule, m)
 	}
 	if len(infinite) > 0 {
 		f.Caption += fmt.Sprintf(" Not drawn: %s, whose KL(p‖π) is infinite at every setting here (π is 0 where p > 0).", strings.Join(infinite, ", "))

@@ -85,7 +85,7 @@ func texEscape(s string) string {
 	r := strings.NewReplacer(
 		`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
 		"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
-		"α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "π", `$\pi$`, "±", `$\pm$`,
+		"α̂", `$\hat\alpha$`, "α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "π", `$\pi$`, "±", `$\pm$`,
 		"‖", `$\|$`, "≤", `$\le$`, "≥", `$\ge$`, "×", `$\times$`, "−", `$-$`, "Σ", `$\Sigma$`,
 		"✓", `yes`, "✗", `\textbf{no}`, "…", `\dots{}`, "–", `--`)
 	return r.Replace(s)
