@@ -52,7 +52,9 @@ type legendEntry struct {
 }
 
 // AddLegend adds a legend entry above the first panel (once per name).
-func (f *Figure) AddLegend(name string, thumbs ...plot.Thumbnailer) { f.AddLegendTo(0, name, thumbs...) }
+func (f *Figure) AddLegend(name string, thumbs ...plot.Thumbnailer) {
+	f.AddLegendTo(0, name, thumbs...)
+}
 
 // AddLegendTo adds a legend entry above panel i (once per name).
 func (f *Figure) AddLegendTo(i int, name string, thumbs ...plot.Thumbnailer) {
