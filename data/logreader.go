@@ -62,7 +62,8 @@ type Reader struct {
 	step       Step
 	blk        sim.Block
 	rawQ, rawP [][]float32 // sparse expansion
-	prQ, prP   [][]float32 // processed (logits)
+	prQ, prP   [][]float32 // processed (logits), correctly
+	bgQ, bgP   [][]float32 // processed with the planted bug
 	tmp        []float32
 	tr         Transformer
 	tails      float64 // Σ tail mass over sparse rows (for the warning)
@@ -152,6 +153,22 @@ func (r *Reader) Step() *Step { return &r.step }
 // the rows themselves for probabilities, the transformed rows for logits.
 // It is valid until the next Next.
 func (r *Reader) Block() *sim.Block { return &r.blk }
+
+// procP and procQ return the correctly processed float32 rows of the
+// current step (the block's rows differ only under a planted Bug).
+func (r *Reader) procP(i int) []float32 {
+	if r.step.Kind == KindLogits {
+		return r.prP[i]
+	}
+	return r.step.P[i]
+}
+
+func (r *Reader) procQ(i int) []float32 {
+	if r.step.Kind == KindLogits {
+		return r.prQ[i]
+	}
+	return r.step.Q[i]
+}
 
 // Raw returns the decoded parquet row of the current step.
 func (r *Reader) Raw() *LogRow { return &r.buf[0] }
@@ -283,15 +300,20 @@ func (r *Reader) transform(row int64) error {
 		return &StepError{Row: row, RunID: st.RunID, PromptID: st.PromptID, Step: st.Step, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	identity := Sampling{Temperature: 1, TopP: 1}
+	if r.opt.Bug != BugNone {
+		r.bgQ, r.bgP = sizeRows(r.bgQ, g, v), sizeRows(r.bgP, g+1, v)
+	}
 	for i := range st.P {
-		s := st.Sampling
-		if r.opt.Bug == BugPRaw {
-			s = identity
-		}
-		if err := r.tr.Apply(s, r.prP[i], st.P[i]); err != nil {
+		if err := r.tr.Apply(st.Sampling, r.prP[i], st.P[i]); err != nil {
 			return bad("p", "row p_%d: %v", i+1, err)
 		}
 		b.P[i] = sim.F32(r.prP[i])
+		if r.opt.Bug == BugPRaw {
+			if err := r.tr.Apply(identity, r.bgP[i], st.P[i]); err != nil {
+				return bad("p", "row p_%d: %v", i+1, err)
+			}
+			b.P[i] = sim.F32(r.bgP[i])
+		}
 	}
 	for i, x := range st.Tokens {
 		if err := r.tr.Apply(st.Sampling, r.prQ[i], st.Q[i]); err != nil {
@@ -300,27 +322,29 @@ func (r *Reader) transform(row int64) error {
 		if !(r.prQ[i][x] > 0) {
 			return bad("q", "draft token %d at position %d has q = 0 after the transform (%s): it cannot have been drawn from q_%d", x, i, st.Sampling, i+1)
 		}
+		b.Q[i] = sim.F32(r.prQ[i])
 		switch r.opt.Bug {
 		case BugQRaw:
-			if err := r.tr.Apply(identity, r.prQ[i], st.Q[i]); err != nil {
+			if err := r.tr.Apply(identity, r.bgQ[i], st.Q[i]); err != nil {
 				return bad("q", "row q_%d: %v", i+1, err)
 			}
+			b.Q[i] = sim.F32(r.bgQ[i])
 		case BugQBF16:
 			r.tmp = append(r.tmp[:0], st.Q[i]...)
 			for k, l := range r.tmp {
 				r.tmp[k] = bf16(l)
 			}
-			if err := r.tr.Apply(st.Sampling, r.prQ[i], r.tmp); err != nil {
+			if err := r.tr.Apply(st.Sampling, r.bgQ[i], r.tmp); err != nil {
 				return bad("q", "row q_%d: %v", i+1, err)
 			}
-			if !(r.prQ[i][x] > 0) {
+			if !(r.bgQ[i][x] > 0) {
 				// bf16 rounding pushed the drafted token out of the
 				// filtered set: the buggy verifier would divide by zero;
 				// keep the smallest positive float so the ratio is huge.
-				r.prQ[i][x] = math.SmallestNonzeroFloat32
+				r.bgQ[i][x] = math.SmallestNonzeroFloat32
 			}
+			b.Q[i] = sim.F32(r.bgQ[i])
 		}
-		b.Q[i] = sim.F32(r.prQ[i])
 	}
 	return nil
 }
