@@ -183,6 +183,18 @@ func (r *Reader) Warnings() []string {
 		r.tails/float64(r.sparseRows), r.sparseRows)}
 }
 
+// Resume clears a *StepError so that Next goes on with the following row
+// (for validators that list several problems); it reports whether it did.
+// Decoding errors cannot be resumed.
+func (r *Reader) Resume() bool {
+	var se *StepError
+	if errors.As(r.err, &se) {
+		r.err = nil
+		return true
+	}
+	return false
+}
+
 // Next advances to the next step; it returns false at the end of the file
 // or on the first error (see Err).
 func (r *Reader) Next() (ok bool) {

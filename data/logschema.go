@@ -68,32 +68,32 @@ const (
 // parameters are informative (the rows already include them); when it is
 // "logits" the reader applies them to every row (Sampling.Apply).
 type LogRow struct {
-	SchemaVersion int32     `parquet:"schema_version"`
-	RunID         string    `parquet:"run_id,dict"`
-	PromptID      int64     `parquet:"prompt_id"`
-	Step          int64     `parquet:"step"`
-	Gamma         int32     `parquet:"gamma"`
-	VocabSize     int32     `parquet:"vocab_size"`
-	DraftTokens   []int32   `parquet:"draft_tokens,list"`
-	Emitted       []int32   `parquet:"emitted_tokens,list"`
-	TargetModel   string    `parquet:"target_model,dict"`
-	DraftModel    string    `parquet:"draft_model,dict"`
-	Temperature   float64   `parquet:"temperature"`
-	TopK          int32     `parquet:"top_k"`
-	TopP          float64   `parquet:"top_p"`
-	MinP          float64   `parquet:"min_p"`
-	RowKind       string    `parquet:"row_kind,dict"`
-	Layout        string    `parquet:"layout,dict"`
-	Q             []float32 `parquet:"q,list"`
-	P             []float32 `parquet:"p,list"`
-	QNNZ          []int32   `parquet:"q_nnz,list"`
-	QIndex        []int32   `parquet:"q_index,list"`
-	QValue        []float32 `parquet:"q_value,list"`
-	QTail         []float32 `parquet:"q_tail,list"`
-	PNNZ          []int32   `parquet:"p_nnz,list"`
-	PIndex        []int32   `parquet:"p_index,list"`
-	PValue        []float32 `parquet:"p_value,list"`
-	PTail         []float32 `parquet:"p_tail,list"`
+	SchemaVersion int32     `parquet:"schema_version" json:"schema_version"`
+	RunID         string    `parquet:"run_id,dict" json:"run_id"`
+	PromptID      int64     `parquet:"prompt_id" json:"prompt_id"`
+	Step          int64     `parquet:"step" json:"step"`
+	Gamma         int32     `parquet:"gamma" json:"gamma"`
+	VocabSize     int32     `parquet:"vocab_size" json:"vocab_size"`
+	DraftTokens   []int32   `parquet:"draft_tokens,list" json:"draft_tokens"`
+	Emitted       []int32   `parquet:"emitted_tokens,list" json:"emitted_tokens"`
+	TargetModel   string    `parquet:"target_model,dict" json:"target_model"`
+	DraftModel    string    `parquet:"draft_model,dict" json:"draft_model"`
+	Temperature   float64   `parquet:"temperature" json:"temperature"`
+	TopK          int32     `parquet:"top_k" json:"top_k"`
+	TopP          float64   `parquet:"top_p" json:"top_p"`
+	MinP          float64   `parquet:"min_p" json:"min_p"`
+	RowKind       string    `parquet:"row_kind,dict" json:"row_kind"`
+	Layout        string    `parquet:"layout,dict" json:"layout"`
+	Q             []float32 `parquet:"q,list" json:"q"`
+	P             []float32 `parquet:"p,list" json:"p"`
+	QNNZ          []int32   `parquet:"q_nnz,list" json:"q_nnz"`
+	QIndex        []int32   `parquet:"q_index,list" json:"q_index"`
+	QValue        []float32 `parquet:"q_value,list" json:"q_value"`
+	QTail         []float32 `parquet:"q_tail,list" json:"q_tail"`
+	PNNZ          []int32   `parquet:"p_nnz,list" json:"p_nnz"`
+	PIndex        []int32   `parquet:"p_index,list" json:"p_index"`
+	PValue        []float32 `parquet:"p_value,list" json:"p_value"`
+	PTail         []float32 `parquet:"p_tail,list" json:"p_tail"`
 }
 
 // Columns lists the column names of LogRow in schema order; a file

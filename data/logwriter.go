@@ -92,24 +92,51 @@ func (w *Writer) Write(s *Step) error {
 	if err := checkRow(r, w.n, w.v); err != nil {
 		return err
 	}
-	if w.pw == nil {
-		w.v = int(r.VocabSize)
-		per := 4 * (2*len(s.Tokens) + 1) * w.v
-		if w.opt.Sparse > 0 {
-			per = 8 * (2*len(s.Tokens) + 1) * min(w.v, w.opt.Sparse+2*len(s.Tokens)+1)
-		}
-		rows := max(1, int64(w.opt.RowGroupBytes/per))
-		opts := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(rows), parquet.Compression(&snappy.Codec{}),
-			parquet.CreatedBy("specsim", "data", "schema 1")}
-		for _, kv := range w.opt.Provenance.pairs() {
-			opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
-		}
-		w.pw = parquet.NewGenericWriter[LogRow](w.out, opts...)
+	if err := w.open(r); err != nil {
+		return err
 	}
 	if _, err := w.pw.Write(w.row[:]); err != nil {
 		return err
 	}
 	w.n++
+	return nil
+}
+
+// WriteRow validates a LogRow (as decoded from another writer, e.g. the
+// Python logger's JSON lines) and appends it.
+func (w *Writer) WriteRow(r *LogRow) error {
+	if err := checkRow(r, w.n, w.v); err != nil {
+		return err
+	}
+	if err := w.open(r); err != nil {
+		return err
+	}
+	w.row[0] = *r
+	if _, err := w.pw.Write(w.row[:]); err != nil {
+		return err
+	}
+	w.n++
+	return nil
+}
+
+// open makes the parquet writer on the first row.
+func (w *Writer) open(r *LogRow) error {
+	if w.pw != nil {
+		return nil
+	}
+	w.v = int(r.VocabSize)
+	g := int(r.Gamma)
+	per := 4 * (2*g + 1) * w.v
+	if r.Layout == LayoutSparse {
+		per = 8 * max(1, len(r.QIndex)+len(r.PIndex))
+	}
+	rows := max(1, int64(w.opt.RowGroupBytes/per))
+	opts := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(rows), parquet.Compression(&snappy.Codec{}),
+		parquet.CreatedBy("specsim", "data", "schema 1")}
+	for _, kv := range w.opt.Provenance.pairs() {
+		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
+	}
+	w.pw = parquet.NewGenericWriter[LogRow](w.out, opts...)
 	return nil
 }
 
