@@ -27,6 +27,9 @@ type RunConfig struct {
 	// be the identity (T = 1, no filters) or greedy.
 	Sampling Sampling
 	Logits   bool
+	// Prompts, if set, are the contexts prompts start from (prompt k
+	// starts from Prompts[k mod len(Prompts)]); otherwise they start empty.
+	Prompts [][]int
 }
 
 func (c RunConfig) validate() error {
@@ -103,9 +106,15 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0 {
+		if s == 0 || (cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0) {
+			st.PromptID, st.Step = 0, 0
+			if cfg.StepsPerPrompt > 0 {
+				st.PromptID = int64(s / cfg.StepsPerPrompt)
+			}
 			seq = seq[:0]
-			st.PromptID, st.Step = int64(s/cfg.StepsPerPrompt), 0
+			if len(cfg.Prompts) > 0 {
+				seq = append(seq, cfg.Prompts[int(st.PromptID)%len(cfg.Prompts)]...)
+			}
 		}
 		base := len(seq)
 		for i := 0; i <= g; i++ {
