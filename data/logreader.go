@@ -52,12 +52,17 @@ type Reader struct {
 	pf     *parquet.File
 	meta   Meta
 	groups []parquet.RowGroup
-	gi     int
-	rr     *parquet.GenericReader[LogRow]
-	buf    [1]LogRow
-	row    int64
-	v      int
-	err    error
+	// The decoder goroutine fills buffers from free and sends them on
+	// full; Next hands the previous buffer back. At most prefetch+1 rows
+	// are decoded ahead, so memory stays bounded.
+	full    chan decoded
+	free    chan []LogRow
+	done    chan struct{}
+	started bool
+	cur     []LogRow
+	row     int64
+	v       int
+	err     error
 
 	step       Step
 	blk        sim.Block
@@ -68,6 +73,14 @@ type Reader struct {
 	tr         Transformer
 	tails      float64 // Σ tail mass over sparse rows (for the warning)
 	sparseRows int64
+}
+
+// prefetch is the number of rows the decoder goroutine may run ahead.
+const prefetch = 2
+
+type decoded struct {
+	buf []LogRow
+	err error
 }
 
 // Open opens the log at path.
@@ -133,8 +146,11 @@ func (r *Reader) Err() error { return r.err }
 
 // Close closes the file opened by Open.
 func (r *Reader) Close() error {
-	if r.rr != nil {
-		r.rr.Close()
+	if r.started && r.done != nil {
+		close(r.done)
+		r.done = nil
+		for range r.full {
+		}
 	}
 	if r.file != nil {
 		return r.file.Close()
@@ -171,7 +187,7 @@ func (r *Reader) procQ(i int) []float32 {
 }
 
 // Raw returns the decoded parquet row of the current step.
-func (r *Reader) Raw() *LogRow { return &r.buf[0] }
+func (r *Reader) Raw() *LogRow { return &r.cur[0] }
 
 // Warnings reports approximations met so far (sparse tails spread
 // uniformly); they are not errors.
@@ -201,32 +217,22 @@ func (r *Reader) Next() (ok bool) {
 	if r.err != nil {
 		return false
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			r.err = fmt.Errorf("%w: row %d: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, r.row, p)
-			ok = false
-		}
-	}()
-	for {
-		if r.rr == nil {
-			if r.gi >= len(r.groups) {
-				return false
-			}
-			r.rr = parquet.NewGenericRowGroupReader[LogRow](r.groups[r.gi])
-			r.gi++
-		}
-		n, err := r.rr.Read(r.buf[:])
-		if n == 1 {
-			break
-		}
-		if err == nil || errors.Is(err, io.EOF) {
-			r.rr.Close()
-			r.rr = nil
-			continue
-		}
-		r.err = fmt.Errorf("%w: row %d: %v", ErrCorrupt, r.row, err)
+	if !r.started {
+		r.start()
+	}
+	if r.cur != nil {
+		r.free <- r.cur
+		r.cur = nil
+	}
+	d, open := <-r.full
+	if !open {
 		return false
 	}
+	if d.err != nil {
+		r.err = d.err
+		return false
+	}
+	r.cur = d.buf
 	row := r.row
 	r.row++
 	if err := r.load(row); err != nil {
@@ -236,9 +242,68 @@ func (r *Reader) Next() (ok bool) {
 	return true
 }
 
+// start launches the decoder goroutine. It decodes one row group at a
+// time with parquet-go's generic reader; a decoder panic (corrupt input)
+// is recovered and sent as an ErrCorrupt error.
+func (r *Reader) start() {
+	r.started = true
+	r.full = make(chan decoded, prefetch)
+	r.free = make(chan []LogRow, prefetch+2)
+	r.done = make(chan struct{})
+	for range prefetch + 1 {
+		r.free <- make([]LogRow, 1)
+	}
+	groups, full, free, done := r.groups, r.full, r.free, r.done
+	go func() {
+		defer close(full)
+		var row int64
+		send := func(d decoded) bool {
+			select {
+			case full <- d:
+				return true
+			case <-done:
+				return false
+			}
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				send(decoded{err: fmt.Errorf("%w: row %d: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, row, p)})
+			}
+		}()
+		for _, rg := range groups {
+			rr := parquet.NewGenericRowGroupReader[LogRow](rg)
+			for {
+				var buf []LogRow
+				select {
+				case buf = <-free:
+				case <-done:
+					rr.Close()
+					return
+				}
+				n, err := rr.Read(buf)
+				if n == 1 {
+					row++
+					if !send(decoded{buf: buf}) {
+						rr.Close()
+						return
+					}
+					continue
+				}
+				free <- buf
+				rr.Close()
+				if err == nil || errors.Is(err, io.EOF) {
+					break
+				}
+				send(decoded{err: fmt.Errorf("%w: row %d: %v", ErrCorrupt, row, err)})
+				return
+			}
+		}
+	}()
+}
+
 // load validates the decoded row and fills step and blk.
 func (r *Reader) load(row int64) error {
-	lr := &r.buf[0]
+	lr := &r.cur[0]
 	if err := checkRow(lr, row, r.v); err != nil {
 		return err
 	}
@@ -385,4 +450,36 @@ func sizeRows(rows [][]float32, n, v int) [][]float32 {
 		rows[i] = rows[i][:v]
 	}
 	return rows
+}
+
+// DecodeOnly decodes every row of a log with parquet-go's generic reader,
+// one row group at a time, and does nothing else: no validation, no
+// block. It is the I/O floor that replay's throughput is measured
+// against. It returns the number of rows decoded.
+func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: the parquet decoder failed (%v)", ErrCorrupt, p)
+		}
+	}()
+	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	var buf [1]LogRow
+	for _, rg := range pf.RowGroups() {
+		rr := parquet.NewGenericRowGroupReader[LogRow](rg)
+		for {
+			k, err := rr.Read(buf[:])
+			n += int64(k)
+			if k == 0 {
+				rr.Close()
+				if err != nil && !errors.Is(err, io.EOF) {
+					return n, fmt.Errorf("%w: %v", ErrCorrupt, err)
+				}
+				break
+			}
+		}
+	}
+	return n, nil
 }

@@ -97,6 +97,7 @@ func replayCommand() *cli.Command {
 			&cli.Float64Flag{Name: "level", Value: 0.001, Usage: "significance level of the losslessness verdict"},
 			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (α is always computed)"},
 			&cli.StringFlag{Name: "steps-out", Usage: "write every step's exact and sampled values to this CSV file"},
+			&cli.BoolFlag{Name: "decode-only", Usage: "only decode the rows with parquet-go (the I/O floor) and report steps/s and MB/s"},
 			&cli.BoolFlag{Name: "fail-on-violation", Usage: "exit 3 when a rule that is neither a mutant nor lossy fails the losslessness check"},
 			seedFlag(), jsonFlag(),
 		},
@@ -125,6 +126,9 @@ func replayCommand() *cli.Command {
 				}
 				rules = append(rules, data.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
 				entries = append(entries, e)
+			}
+			if c.Bool("decode-only") {
+				return decodeOnly(c)
 			}
 			seed := masterSeed(c)
 			r, err := data.Open(c.String("log"), data.ReadOptions{Bug: bug})
@@ -248,4 +252,39 @@ func printReplay(c *cli.Context, out replayJSON) {
 	for _, s := range out.Warnings {
 		fmt.Fprintf(c.App.ErrWriter, "simulate: warning: %s\n", s)
 	}
+}
+
+// decodeOnlyJSON is the JSON form of 'simulate replay --decode-only'.
+type decodeOnlyJSON struct {
+	Log         string  `json:"log"`
+	Steps       int64   `json:"steps"`
+	Bytes       int64   `json:"bytes"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	StepsPerSec float64 `json:"steps_per_s"`
+	MBPerSec    float64 `json:"mb_per_s"`
+}
+
+func decodeOnly(c *cli.Context) error {
+	f, err := os.Open(c.String("log"))
+	if err != nil {
+		return ioErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ioErr(err)
+	}
+	start := time.Now()
+	n, err := data.DecodeOnly(f, st.Size())
+	if err != nil {
+		return logErr(err)
+	}
+	el := time.Since(start).Seconds()
+	out := decodeOnlyJSON{Log: c.String("log"), Steps: n, Bytes: st.Size(), ElapsedS: el,
+		StepsPerSec: float64(n) / el, MBPerSec: float64(st.Size()) / el / 1e6}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, out)
+	}
+	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", n, out.Log, el, out.StepsPerSec, out.MBPerSec)
+	return nil
 }
