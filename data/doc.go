@@ -26,5 +26,5 @@
 // decoder is called behind a recover at the API boundary (FuzzReader
 // exercises it).
 //
-// data imports sim only.
+// data imports sim and sim/stattest only.
 package data // import "github.com/specsim/specsim/data"

@@ -1,6 +1,3 @@
-// Package samples embeds small logs in the schema of package data, so
-// tests and the main job can replay real-structured runs without any
-// model at hand. See README.md for their provenance.
 package samples
 
 import _ "embed"
