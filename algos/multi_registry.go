@@ -2,7 +2,6 @@ package algos
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/specsim/specsim/sim"
@@ -61,12 +60,7 @@ func AllTree() []TreeEntry {
 	for _, e := range treeRegistry {
 		all = append(all, e)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Mutant != all[j].Mutant {
-			return !all[i].Mutant
-		}
-		return all[i].Name < all[j].Name
-	})
+	sortInfos(all, func(e TreeEntry) Info { return e.Info })
 	return all
 }
 
@@ -82,15 +76,8 @@ func TreeNames() []string {
 // Build constructs the tree rule with the given parameters (defaults
 // filled in, unknown names and out-of-range values are errors).
 func (e TreeEntry) Build(given Params) (sim.TreeAlgorithm, error) {
-	chain := Entry{Info: e.Info, New: func(p Params) (sim.Algorithm, error) { return nil, nil }}
-	full := Params{}
-	for _, p := range e.Params {
-		full[p.Name] = p.Default
-	}
-	for k, v := range given {
-		full[k] = v
-	}
-	if _, err := chain.Build(given); err != nil {
+	full, err := e.Resolve(given)
+	if err != nil {
 		return nil, err
 	}
 	return e.New(full)

@@ -108,44 +108,59 @@ func All() []Entry {
 	for _, e := range registry {
 		all = append(all, e)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Mutant != all[j].Mutant {
-			return !all[i].Mutant
-		}
-		return all[i].Name < all[j].Name
-	})
+	sortInfos(all, func(e Entry) Info { return e.Info })
 	return all
 }
 
-// Build constructs the rule with the given parameters: unknown names are
-// an error, missing ones take their defaults, and every value is checked
-// against its range.
-func (e Entry) Build(given Params) (sim.Algorithm, error) {
+// Resolve returns every parameter of the rule: the given values, and
+// defaults for the missing ones. Unknown names and values outside their
+// ranges are errors naming the rule, the parameter and the range.
+func (in Info) Resolve(given Params) (Params, error) {
 	full := Params{}
 	known := map[string]bool{}
-	for _, p := range e.Params {
+	for _, p := range in.Params {
 		known[p.Name] = true
 		full[p.Name] = p.Default
 	}
 	for k, v := range given {
 		if !known[k] {
-			if len(e.Params) == 0 {
-				return nil, fmt.Errorf("algorithm %s takes no parameters, got %s", e.Name, k)
+			if len(in.Params) == 0 {
+				return nil, fmt.Errorf("algorithm %s takes no parameters, got %s", in.Name, k)
 			}
 			var names []string
-			for _, p := range e.Params {
+			for _, p := range in.Params {
 				names = append(names, p.Name)
 			}
-			return nil, fmt.Errorf("algorithm %s has no parameter %q; it takes %s", e.Name, k, strings.Join(names, ", "))
+			return nil, fmt.Errorf("algorithm %s has no parameter %q; it takes %s", in.Name, k, strings.Join(names, ", "))
 		}
 		full[k] = v
 	}
-	for _, p := range e.Params {
+	for _, p := range in.Params {
 		if err := p.check(full[p.Name]); err != nil {
-			return nil, fmt.Errorf("algorithm %s: %w", e.Name, err)
+			return nil, fmt.Errorf("algorithm %s: %w", in.Name, err)
 		}
 	}
+	return full, nil
+}
+
+// Build constructs the rule with the given parameters (see Resolve).
+func (e Entry) Build(given Params) (sim.Algorithm, error) {
+	full, err := e.Resolve(given)
+	if err != nil {
+		return nil, err
+	}
 	return e.New(full)
+}
+
+// sortInfos orders rules before mutants, each group by name.
+func sortInfos[E any](all []E, info func(E) Info) {
+	sort.Slice(all, func(i, j int) bool {
+		a, b := info(all[i]), info(all[j])
+		if a.Mutant != b.Mutant {
+			return !a.Mutant
+		}
+		return a.Name < b.Name
+	})
 }
 
 // New looks up and builds a rule in one call.

@@ -10,6 +10,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/stattest"
 )
 
 // Verdicts of the audit beyond check.Preserved and check.Violated.
@@ -100,7 +101,104 @@ func auditCells(Config) ([]Cell, error) {
 			cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(sp)}, {"kind", "strict"}}})
 		}
 	}
+	for _, e := range algos.AllTree() {
+		kind := "tree-rule"
+		switch {
+		case e.Mutant:
+			kind = "tree-mutant"
+		case e.Lossy:
+			kind = "tree-lossy"
+		}
+		cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", ""}, {"kind", kind}}})
+	}
 	return cells, nil
+}
+
+// Tree rules are audited with k = auditK candidates of depth auditDepth,
+// each drafted the way the rule is registered to be run, and rules that
+// verify batches get a cross-row test of auditBatch two-row batches.
+const (
+	auditK     = 2
+	auditDepth = 2
+	auditBatch = 4000
+)
+
+func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, error) {
+	expected := check.Preserved
+	switch kind {
+	case "tree-mutant":
+		expected = check.Violated
+	case "tree-lossy":
+		expected = Lossy
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		return nil, err
+	}
+	pairs, _, err := AuditPairs()
+	if err != nil {
+		return nil, err
+	}
+	exactVerdict, maxErr, maxKL, eEmit := NA, math.NaN(), math.NaN(), math.NaN()
+	if lw, ok := a.(sim.TreeLawer); ok {
+		maxErr, maxKL = 0, 0
+		for i, pr := range pairs[1:] {
+			d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pr.Q, K: auditK, Depth: auditDepth})
+			if err != nil {
+				return nil, err
+			}
+			r, err := sim.ExactTree(pr.P, d, lw, sim.TreeExactConfig{})
+			if err != nil {
+				return nil, fmt.Errorf("exact on %s: %w", pr.Name, err)
+			}
+			maxErr, maxKL = math.Max(maxErr, r.MaxAbsError), math.Max(maxKL, r.KL)
+			if i == 0 {
+				eEmit = r.ExpectedEmitted
+			}
+		}
+		exactVerdict = check.Preserved
+		if maxErr >= sim.ExactTol {
+			exactVerdict = check.Violated
+			if e.Lossy {
+				exactVerdict = Lossy
+			}
+		}
+	}
+	// Rows of a batch must be independent: two identical prompts agree on
+	// their first token with probability Σ p² (the first token is a
+	// p-sample); the Wilson interval at 1-1e-6 must cover it.
+	batch := NA
+	if ba, ok := a.(algos.BatchTreeAlgorithm); ok {
+		pr := pairs[1]
+		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pr.Q, K: auditK, Depth: 1})
+		if err != nil {
+			return nil, err
+		}
+		p := make([]float64, pr.P.Vocab())
+		pr.P.Next(nil, p)
+		want := 0.0
+		for _, v := range p {
+			want += v * v
+		}
+		n := int(cfg.Trials(auditBatch))
+		agree := algos.CrossRowAgreement(sim.NewRand(seed, sim.StreamID("audit/batch")), ba, d, pr.P, nil, n)
+		lo, hi := stattest.Wilson(int64(agree), int64(n), 1-1e-6)
+		batch = check.Preserved
+		if want < lo || want > hi {
+			batch = check.Violated
+		}
+	}
+	verdict := exactVerdict
+	if batch == check.Violated {
+		verdict = check.Violated
+	}
+	if verdict == NA {
+		verdict = check.Preserved
+	}
+	return []Row{{{"expected", expected}, {"exact_verdict", exactVerdict}, {"max_abs_error", maxErr}, {"kl", maxKL},
+		{"expected_emitted", eEmit}, {"statistical_verdict", NA}, {"p_value", math.NaN()}, {"min_detectable_tv", math.NaN()},
+		{"tv_estimate", math.NaN()}, {"alpha_hat", math.NaN()}, {"mean_emitted", math.NaN()}, {"trials", int64(0)},
+		{"edge_verdict", batch}, {"verdict", verdict}, {"ok", verdict == expected}}}, nil
 }
 
 func parseParamString(s string) (algos.Params, error) {
@@ -123,6 +221,13 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	name, _ := c.Key[0].V.(string)
 	pstr, _ := c.Key[1].V.(string)
 	kind, _ := c.Key[2].V.(string)
+	if strings.HasPrefix(kind, "tree-") {
+		te, err := algos.LookupTree(name)
+		if err != nil {
+			return nil, err
+		}
+		return auditTree(cfg, te, kind, seed)
+	}
 	e, err := algos.Lookup(name)
 	if err != nil {
 		return nil, err

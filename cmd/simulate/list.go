@@ -53,6 +53,21 @@ func listCommand() *cli.Command {
 				}
 				out = append(out, le)
 			}
+			for _, e := range algos.AllTree() {
+				a, err := e.Build(nil)
+				if err != nil {
+					return err
+				}
+				le := listEntry{Name: e.Name, Kind: "tree-rule", HasLaw: algos.HasTreeLaw(a), Lossy: e.Lossy, Greedy: e.Greedy,
+					Summary: e.Summary, Paper: e.Paper, Params: []listParam{}}
+				if e.Mutant {
+					le.Kind = "tree-mutant"
+				}
+				for _, p := range e.Params {
+					le.Params = append(le.Params, listParam{p.Name, p.Default, p.Range(), p.Doc})
+				}
+				out = append(out, le)
+			}
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, out)
 			}

@@ -1,0 +1,30 @@
+// Package data reads and writes logged speculative-decoding runs: one
+// parquet row per speculative step holding the draft tokens, the γ draft
+// rows q_1..q_γ and the γ+1 target rows p_1..p_{γ+1} of that step, so any
+// single-chain acceptance rule can be replayed offline on real (or
+// synthetic) model pairs.
+//
+// The pieces are
+//
+//   - the schema (LogRow, SchemaVersion; column names and meaning in
+//     LogRow's doc comment) with provenance in the file's key/value
+//     metadata (Provenance);
+//   - a Writer that stores rows dense (float32 lists) or sparse (top-k
+//     indices and values plus the tail mass);
+//   - a streaming Reader that decodes one row group at a time, validates
+//     every step (naming the step and the field) and loads it into a
+//     sim.Block of float32 rows, applying the logged sampling transforms
+//     (Sampling) to p and q alike when the rows are logits;
+//   - Replay, which runs any sim.Algorithm over a log and reports the exact
+//     conditional expectations given each logged draft (from the rule's
+//     sim.Law) next to sampled outcomes, per-position α, KL and TV, and a
+//     losslessness check of the emitted tokens against the target rows;
+//   - LogRun, which writes the speculative run of a synthetic model pair or
+//     pool (the 'simulate log-synthetic' command).
+//
+// Corrupt or truncated files give errors, never panics: the parquet
+// decoder is called behind a recover at the API boundary (FuzzReader
+// exercises it).
+//
+// data imports sim and sim/stattest only.
+package data // import "github.com/specsim/specsim/data"

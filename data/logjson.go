@@ -1,0 +1,38 @@
+package data
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// ImportJSONL reads JSON lines, one LogRow per line with the parquet
+// column names as keys (what data/logger/logger.py writes when pyarrow is
+// absent), validates each and writes it to w. Non-finite logits cannot be
+// written in JSON; the logger writes -Inf as the lowest float32
+// (-3.4028235e38), whose probability is 0 after any transform as well. It
+// returns the number of rows written.
+func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var line int64
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var r LogRow
+		if err := json.Unmarshal(b, &r); err != nil {
+			return w.Rows(), fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
+		}
+		if err := w.WriteRow(&r); err != nil {
+			return w.Rows(), fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return w.Rows(), err
+	}
+	return w.Rows(), nil
+}

@@ -1,0 +1,234 @@
+package data
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// RunConfig describes a logged speculative run of a synthetic source.
+type RunConfig struct {
+	// Steps is the number of steps (rows) to log; Gamma the draft length.
+	Steps, Gamma int
+	// StepsPerPrompt ends a prompt (the context restarts empty) every so
+	// many steps; 0 means one prompt for the whole run.
+	StepsPerPrompt int
+	// Seed seeds the run's single random stream.
+	Seed uint64
+	// RunID names the run in every row.
+	RunID string
+	// Sampling is applied to the model rows before drafting and
+	// verification. With Logits set the file stores the log-probabilities
+	// of the model rows as raw logits (the reader re-applies Sampling);
+	// otherwise it stores the processed probabilities, and Sampling must
+	// be the identity (T = 1, no filters) or greedy.
+	Sampling Sampling
+	Logits   bool
+	// Prompts, if set, are the contexts prompts start from (prompt k
+	// starts from Prompts[k mod len(Prompts)]); otherwise they start empty.
+	Prompts [][]int
+}
+
+func (c RunConfig) validate() error {
+	switch {
+	case c.Steps < 1:
+		return fmt.Errorf("steps = %d; log at least one step", c.Steps)
+	case c.Gamma < 1 || c.Gamma > sim.MaxGamma:
+		return fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
+	case c.StepsPerPrompt < 0:
+		return fmt.Errorf("steps per prompt = %d; use 0 (one prompt) or a positive count", c.StepsPerPrompt)
+	}
+	return c.Sampling.Validate()
+}
+
+// Rows is a source of model rows for LogRun: the target and draft rows
+// after a context.
+type Rows interface {
+	// Vocab returns V.
+	Vocab() int
+	// Next writes p(.|ctx) and q(.|ctx) into p and q (float32, length V).
+	Next(ctx []int, p, q []float32)
+}
+
+// PairRows adapts a sim.Pair (float64 models) to Rows.
+type PairRows struct {
+	Pair     sim.Pair
+	p64, q64 []float64
+}
+
+// Vocab returns the pair's vocabulary size.
+func (pr *PairRows) Vocab() int { return pr.Pair.P.Vocab() }
+
+// Next evaluates both models at ctx.
+func (pr *PairRows) Next(ctx []int, p, q []float32) {
+	v := pr.Vocab()
+	pr.p64, pr.q64 = grow64(pr.p64, v), grow64(pr.q64, v)
+	pr.Pair.P.Next(ctx, pr.p64)
+	pr.Pair.Q.Next(ctx, pr.q64)
+	for x := range p {
+		p[x], q[x] = float32(pr.p64[x]), float32(pr.q64[x])
+	}
+}
+
+// LogRun runs speculative decoding with token verification (Leviathan et
+// al., arXiv 2211.17192, Alg. 1) on a model pair and writes one row per
+// step: at each step the draft x_i ~ q_i is drawn from the processed
+// draft rows after the context and x_<i, the target rows p_1..p_{γ+1} are
+// evaluated at the same prefixes, and the emitted tokens x_1..x_n, t
+// extend the context. Names label the models. It stops early, with
+// ctx.Err(), when ctx is cancelled.
+func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg RunConfig) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	identity := cfg.Sampling == Sampling{Temperature: 1, TopP: 1}
+	if !cfg.Logits && !identity && !cfg.Sampling.Greedy() {
+		return fmt.Errorf("sampling %s with probability rows: store logits (the reader applies the transform) or use T = 1 without filters", cfg.Sampling)
+	}
+	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logrun"))
+	v, g := src.Vocab(), cfg.Gamma
+	raw := func(n int) [][]float32 { return sizeRows(nil, n, v) }
+	mp, mq := raw(g+1), raw(g) // model rows (probabilities)
+	sp, sq := raw(g+1), raw(g) // stored rows
+	pp, pq := raw(g+1), raw(g) // processed rows used by the run
+	var tr Transformer
+	st := &Step{RunID: cfg.RunID, TargetModel: target, DraftModel: draft, Sampling: cfg.Sampling,
+		Kind: KindProbs, Tokens: make([]int, g), Q: sq, P: sp}
+	if cfg.Logits {
+		st.Kind = KindLogits
+	}
+	var seq []int
+	scratch := make([]float32, v)
+	for s := 0; s < cfg.Steps; s++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if s == 0 || (cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0) {
+			st.PromptID, st.Step = 0, 0
+			if cfg.StepsPerPrompt > 0 {
+				st.PromptID = int64(s / cfg.StepsPerPrompt)
+			}
+			seq = seq[:0]
+			if len(cfg.Prompts) > 0 {
+				seq = append(seq, cfg.Prompts[int(st.PromptID)%len(cfg.Prompts)]...)
+			}
+		}
+		base := len(seq)
+		for i := 0; i <= g; i++ {
+			q := mq[min(i, g-1)]
+			if i == g {
+				q = scratch
+			}
+			src.Next(seq, mp[i], q)
+			if err := store(&tr, cfg, mp[i], sp[i], pp[i]); err != nil {
+				return fmt.Errorf("step %d: target row %d: %w", s, i+1, err)
+			}
+			if i == g {
+				break
+			}
+			if err := store(&tr, cfg, mq[i], sq[i], pq[i]); err != nil {
+				return fmt.Errorf("step %d: draft row %d: %w", s, i+1, err)
+			}
+			x := sim.SampleRow(rng.Float64(), sim.F32(pq[i]))
+			st.Tokens[i] = x
+			seq = append(seq, x)
+		}
+		seq = seq[:base]
+		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, pp, pq)
+		seq = append(seq, st.Emitted...)
+		if len(seq) > 64 {
+			seq = append(seq[:0], seq[len(seq)-16:]...) // Markov contexts need the last few tokens only
+		}
+		if err := w.Write(st); err != nil {
+			return err
+		}
+		st.Step++
+	}
+	return nil
+}
+
+// store writes the row to keep in the file (probabilities, or their logs
+// as logits) and the processed row the run uses.
+func store(tr *Transformer, cfg RunConfig, model, stored, processed []float32) error {
+	if !cfg.Logits {
+		if cfg.Sampling.Greedy() {
+			if err := tr.Apply(cfg.Sampling, stored, model); err != nil {
+				return err
+			}
+		} else {
+			copy(stored, model)
+		}
+		copy(processed, stored)
+		return nil
+	}
+	for x, p := range model {
+		stored[x] = float32(math.Log(float64(p)))
+	}
+	return tr.Apply(cfg.Sampling, processed, stored)
+}
+
+// verify is token verification on processed rows; it appends the emitted
+// tokens to dst.
+func verify(rng *rand.Rand, dst []int, xs []int, p, q [][]float32) []int {
+	for i, x := range xs {
+		if !(rng.Float64() < float64(p[i][x])/float64(q[i][x])) {
+			pi, qi := sim.F32(p[i]), sim.F32(q[i])
+			t := -1
+			if z := sim.ResidualMass(1, pi, qi); z > 0 {
+				t = sim.SampleResidual(rng.Float64(), 1, pi, qi, z)
+			}
+			if t < 0 {
+				t = sim.SampleRow(rng.Float64(), pi)
+			}
+			return append(dst, t)
+		}
+		dst = append(dst, x)
+	}
+	return append(dst, sim.SampleRow(rng.Float64(), sim.F32(p[len(xs)])))
+}
+
+// LogPool logs a pool's speculative run: at each step a context c is
+// drawn uniformly, the rows are the pool's rows of c, the draft is drawn
+// from them, and token verification decides the emitted tokens.
+func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if cfg.Gamma != pl.Gamma {
+		return fmt.Errorf("gamma = %d but the pool was built for gamma = %d", cfg.Gamma, pl.Gamma)
+	}
+	if cfg.Logits || cfg.Sampling != (Sampling{Temperature: 1, TopP: 1}) {
+		return fmt.Errorf("pools are logged as probabilities at T = 1 without filters")
+	}
+	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logpool"))
+	g := pl.Gamma
+	st := &Step{RunID: cfg.RunID, TargetModel: pl.Name + "/p", DraftModel: pl.Name + "/q", Sampling: cfg.Sampling,
+		Kind: KindProbs, Q: make([][]float32, g), P: make([][]float32, g+1)}
+	var blk sim.Block
+	for s := 0; s < cfg.Steps; s++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0 {
+			st.PromptID, st.Step = int64(s/cfg.StepsPerPrompt), 0
+		}
+		c := rng.IntN(pl.Contexts)
+		pl.Fill(rng, c, &blk)
+		st.Tokens = blk.Tokens
+		for i := 0; i < g; i++ {
+			st.Q[i] = pl.QRow(c, i)
+		}
+		for i := 0; i <= g; i++ {
+			st.P[i] = pl.PRow(c, i)
+		}
+		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, st.P, st.Q)
+		if err := w.Write(st); err != nil {
+			return err
+		}
+		st.Step++
+	}
+	return nil
+}
