@@ -19,6 +19,9 @@ import (
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 200
 
+// panelGap separates stacked panels.
+const panelGap = vg.Length(8)
+
 // ColumnWidth is the width of one paper column.
 const ColumnWidth = 3.3 * vg.Inch
 
@@ -129,6 +132,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 	_, panelH, cols := f.layout()
 	top := c.Max.Y
 	for i, p := range f.Panels {
+		if i > 0 {
+			top -= panelGap
+		}
 		if lh := f.legendHeight(i); lh > 0 {
 			es := f.entries[i]
 			rows := (len(es) + cols - 1) / cols
@@ -157,7 +163,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 // Size returns the figure's width and height.
 func (f *Figure) Size() (w, h vg.Length) {
 	w, panelH, _ := f.layout()
-	h = vg.Length(len(f.Panels)) * panelH
+	h = vg.Length(len(f.Panels))*panelH + vg.Length(max(0, len(f.Panels)-1))*panelGap
 	for i := range f.Panels {
 		h += f.legendHeight(i)
 	}

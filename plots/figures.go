@@ -293,3 +293,65 @@ func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
 	p.Y.Max = 1.0
 	return f, nil
 }
+
+// Replay draws the replay of a log in two panels: the histogram of the
+// per-step acceptance α = Σ min(p_i, q_i) at each draft position, and the
+// mean emitted tokens per step by rule (exact given the logged drafts, 95%
+// intervals; the logged run sampled).
+func Replay(rows []experiments.Row) (*Figure, error) {
+	if err := need("replay", rows, "kind"); err != nil {
+		return nil, err
+	}
+	alpha := where(rows, eq("kind", "alpha"))
+	rules := where(rows, eq("kind", "rule"))
+	if len(alpha) == 0 || len(rules) == 0 {
+		return nil, fmt.Errorf("plots: replay needs rows of kind alpha and rule")
+	}
+	top := newPanel("acceptance α = Σ min(p, q) of one step", "fraction of steps")
+	bot := newPanel("E[emitted per step] (tokens)", "")
+	f := &Figure{Name: "replay", Panels: []*plot.Plot{top, bot}, LegendCols: 4, PanelHeight: 2 * vg.Inch,
+		Caption: "Replay of the embedded sample log. Top: histogram of the per-step acceptance α at each draft position (bins of 0.05). Bottom: mean emitted tokens per step by rule, exact given each logged draft with 95% intervals (the logged run: its sampled mean)."}
+	const bins = 20
+	positions := distinct(alpha, "position")
+	for i, pos := range positions {
+		sub := where(alpha, func(r experiments.Row) bool { return num(r, "position") == pos })
+		counts := make([]float64, bins)
+		for _, r := range sub {
+			counts[min(bins-1, max(0, int(num(r, "alpha")*bins)))]++
+		}
+		// a step outline: each bin as a flat segment
+		var pts plotter.XYs
+		for b, c := range counts {
+			y := c / float64(len(sub))
+			pts = append(pts, plotter.XY{X: float64(b) / bins, Y: y}, plotter.XY{X: float64(b+1) / bins, Y: y})
+		}
+		l := line(pts, Seq(i, len(positions)), nil)
+		top.Add(l)
+		f.AddLegendTo(0, fmt.Sprintf("position %g", pos), l)
+	}
+	top.X.Min, top.X.Max, top.Y.Min = 0, 1, 0
+	var names []string
+	hiAll := 1.0
+	for i, r := range rules {
+		name := r.String("algorithm")
+		names = append(names, name)
+		y := float64(i)
+		v, lo, hi := num(r, "mean_emitted_exact"), num(r, "ci_lo"), num(r, "ci_hi")
+		if math.IsNaN(v) {
+			v, lo, hi = num(r, "mean_emitted_sampled"), num(r, "sampled_ci_lo"), num(r, "sampled_ci_hi")
+		}
+		s := StyleOf(name)
+		if name == "logged" {
+			s = Style{Color: color.RGBA{0x55, 0x55, 0x55, 255}, Shape: draw.CrossGlyph{}}
+		}
+		hiAll = math.Max(hiAll, math.Max(v, hi))
+		bot.Add(line(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, s.Color, nil))
+		m := marks(plotter.XYs{{X: v, Y: y}}, s.Color, s.Shape)
+		m.GlyphStyle.Radius = vg.Points(2.8)
+		bot.Add(m)
+	}
+	bot.NominalY(names...)
+	bot.Y.Tick.Label.Font.Size = tickSize
+	bot.X.Min, bot.X.Max = 1, hiAll+0.05*(hiAll-1)
+	return f, nil
+}

@@ -93,6 +93,7 @@ func Figures(b *Bundle) ([]*plots.Figure, error) {
 			return plots.LossyFrontier(r, frontierSource, frontierV, frontierQuality)
 		}},
 		{"multidraft", func(r []experiments.Row) (*plots.Figure, error) { return plots.Multidraft(r, multidraftPair) }},
+		{ReplayExperiment, plots.Replay},
 	} {
 		if err := add(e.name, e.f); err != nil {
 			return nil, err
@@ -120,6 +121,7 @@ func Tables(b *Bundle) []Table {
 		{"multidraft", func(r []experiments.Row) Table { return MultidraftTable(r, multidraftPair) }},
 		{ScenarioExperiment, ScenarioTable},
 		{"audit", AuditTable},
+		{ReplayExperiment, ReplayTable},
 	} {
 		if b.Has(e.name) {
 			out = append(out, e.f(b.Rows[e.name]))
@@ -130,7 +132,7 @@ func Tables(b *Bundle) []Table {
 
 // reportOrder is the order of sections in report.md.
 var reportOrder = []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-	"lenience-table", "multidraft", ScenarioExperiment, "audit", "replay"}
+	"lenience-table", "multidraft", ScenarioExperiment, ReplayExperiment, "audit"}
 
 var sectionTitle = map[string]string{
 	"leviathan-table1":   "Leviathan et al., Table 1",
@@ -142,7 +144,7 @@ var sectionTitle = map[string]string{
 	"multidraft":         "Multi-draft verification vs the optimal bound",
 	ScenarioExperiment:   "Multi-candidate bias (fms-extras scenarios)",
 	"audit":              "The losslessness audit",
-	"replay":             "Replay of the sample log",
+	ReplayExperiment:     "Replay of the embedded sample log",
 }
 
 // Build writes every figure (OUT/figures/NAME.{png,svg,pdf}) and table

@@ -157,6 +157,16 @@ func Numbers(b *Bundle) []Number {
 	add("AuditTokenEmitted", f(tok, "mean_emitted", 2), "token mean emitted")
 	add("AuditBlockEmitted", f(blk, "mean_emitted", 2), "block mean emitted")
 	add("AuditTrials", f(tok, "trials", 0), "statistical trials per rule")
+
+	rp := b.Rows[ReplayExperiment]
+	rt := find(rp, "kind", "rule", "algorithm", "token")
+	rb := find(rp, "kind", "rule", "algorithm", "block")
+	rl := find(rp, "kind", "rule", "algorithm", "logged")
+	add("ReplaySteps", f(rt, "steps", 0), "steps of the sample log")
+	add("ReplayAlpha", f(rt, "mean_alpha", 3), "mean α over the sample log")
+	add("ReplayToken", f(rt, "mean_emitted_exact", 3), "token E[emitted] on the sample log")
+	add("ReplayBlock", f(rb, "mean_emitted_exact", 3), "block E[emitted] on the sample log")
+	add("ReplayLogged", f(rl, "mean_emitted_sampled", 3), "the logged run's mean emitted")
 	return out
 }
 

@@ -41,7 +41,7 @@ func reproduceCommand() *cli.Command {
 		Name:  "reproduce",
 		Usage: "the main job: run every named experiment, store the rows, write figures, tables, report.md and the paper",
 		Description: `Runs leviathan-table1, leviathan-tokens, leviathan-walltime, block-vs-token, lossy-frontier,
-lenience-table, multidraft, audit and the fms scenarios at their default size (times --scale), stores
+lenience-table, multidraft, audit, the fms scenarios and the replay of the embedded sample log at their default size (times --scale), stores
 each as a sweep under OUT/runs/NAME (cells, then merged.parquet; a re-run resumes), and builds
 OUT/report.md with OUT/figures and OUT/tables; with LaTeX installed also OUT/paper/paper.pdf.`,
 		Flags: []cli.Flag{
@@ -116,7 +116,7 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 		fmt.Fprintf(opt.Log, "[%6.1fs] "+format+"\n", append([]any{time.Since(start).Seconds()}, a...)...)
 	}
 	logf("reproduce: seed %d, scale %g, %d workers, output %s", opt.Seed, opt.Scale, opt.Workers, opt.Out)
-	steps := len(opt.Experiments) + 1
+	steps := len(opt.Experiments) + 2
 	for i, name := range opt.Experiments {
 		if name == ScenarioExperiment {
 			continue
@@ -127,8 +127,12 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 			return err
 		}
 	}
-	logf("[%d/%d] %s: %d scenarios × %d rules, %d trials each", steps, steps, ScenarioExperiment, 2, len(ScenarioAlgos), int64(float64(scenarioTrials)*opt.Scale))
+	logf("[%d/%d] %s: %d scenarios × %d rules, %d trials each", steps-1, steps, ScenarioExperiment, 2, len(ScenarioAlgos), int64(float64(scenarioTrials)*opt.Scale))
 	if err := runScenarios(ctx, filepath.Join(opt.Out, "runs", ScenarioExperiment, "merged.parquet"), opt); err != nil {
+		return err
+	}
+	logf("[%d/%d] %s: %d rules over the embedded sample log", steps, steps, ReplayExperiment, len(ReplayRules))
+	if err := runReplay(ctx, filepath.Join(opt.Out, "runs", ReplayExperiment, "merged.parquet"), opt); err != nil {
 		return err
 	}
 	logf("building figures and tables")
