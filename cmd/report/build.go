@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -147,9 +148,10 @@ var sectionTitle = map[string]string{
 	ReplayExperiment:     "Replay of the embedded sample log",
 }
 
-// Build writes every figure (OUT/figures/NAME.{png,svg,pdf}) and table
-// (OUT/tables/NAME.{md,tex,csv}) and OUT/report.md; it returns the files
-// written.
+// Build writes every figure (OUT/figures/NAME.{png,svg,pdf}), table
+// (OUT/tables/NAME.{md,tex,csv}), every merged result table as CSV
+// (OUT/csv/EXPERIMENT.csv, as 'report export') and OUT/report.md; it
+// returns the files written.
 func Build(b *Bundle, out string) ([]string, error) {
 	figs, err := Figures(b)
 	if err != nil {
@@ -157,7 +159,7 @@ func Build(b *Bundle, out string) ([]string, error) {
 	}
 	tabs := Tables(b)
 	var files []string
-	for _, d := range []string{"figures", "tables"} {
+	for _, d := range []string{"figures", "tables", "csv"} {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return nil, err
 		}
@@ -179,6 +181,23 @@ func Build(b *Bundle, out string) ([]string, error) {
 			}
 			files = append(files, p)
 		}
+	}
+	// every merged table as CSV, for tools without a parquet reader (the
+	// notebooks read these)
+	for name, rows := range b.Rows {
+		cols, err := results.Columns(rows)
+		if err != nil {
+			return files, err
+		}
+		var buf bytes.Buffer
+		if err := Export(&buf, results.Table{Columns: cols, Rows: rows, Meta: b.Meta[name]}, "csv"); err != nil {
+			return files, err
+		}
+		p := filepath.Join(out, "csv", name+".csv")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			return files, err
+		}
+		files = append(files, p)
 	}
 	sort.Strings(files)
 	p := filepath.Join(out, "report.md")
