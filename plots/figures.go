@@ -37,7 +37,7 @@ func band(lo, hi plotter.XYs, c color.RGBA) *plotter.Polygon {
 		pts = append(pts, hi[i])
 	}
 	poly, _ := plotter.NewPolygon(pts)
-	poly.Color = color.RGBA{c.R, c.G, c.B, 60}
+	poly.Color = color.NRGBA{c.R, c.G, c.B, 70} // not RGBA: that one is premultiplied
 	poly.LineStyle.Width = 0
 	return poly
 }
@@ -224,11 +224,12 @@ func LossyFrontier(rows []experiments.Row, source string, V int, quality float64
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: lossy-frontier has no rows for source %s, V = %d, quality %g", source, V, quality)
 	}
-	p := newPanel(fmt.Sprintf("KL(p‖π) per token (nats; 0 drawn at %g)", KLFloor), "acceptance α (per position)")
+	// a short axis label: gonum shortens the axis to fit a long one
+	p := newPanel("KL(p‖π) (nats per token)", "acceptance α (per position)")
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = inRange{plot.LogTicks{Prec: -1}}
 	f := &Figure{Name: "lossy-frontier", Panels: []*plot.Plot{p}, LegendCols: 3, PanelHeight: 2.4 * vg.Inch,
-		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one marker per setting of each lossy rule; mentored decoding (black curve over its budget D) is the most acceptance any rule gets for a KL budget.", source, V, quality)}
+		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one marker per setting of each lossy rule; mentored decoding (black curve over its budget D) is the most acceptance any rule gets for a KL budget. KL = 0 (the strict settings) is drawn at %g on the log axis.", source, V, quality, KLFloor)}
 	var infinite []string
 	for _, rule := range distinctS(rows, "rule") {
 		sub := where(rows, eq("rule", rule))
@@ -354,4 +355,19 @@ func Replay(rows []experiments.Row) (*Figure, error) {
 	bot.Y.Tick.Label.Font.Size = tickSize
 	bot.X.Min, bot.X.Max = 1, hiAll+0.05*(hiAll-1)
 	return f, nil
+}
+
+// inRange drops the ticks a Ticker returns outside [min, max]: gonum pads
+// the axis for their labels, which left a blank strip beside log axes.
+type inRange struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (r inRange) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range r.Ticker.Ticks(lo, hi) {
+		if t.Value >= lo && t.Value <= hi {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -32,6 +32,9 @@ var ScenarioAlgos = []string{"naive", "shared-uniform", "best-candidate", "targe
 // scenarioTrials is the default simulated steps per scenario and rule.
 const scenarioTrials = 100000
 
+// heartbeat is the longest silence of the progress log while cells run.
+const heartbeat = 10 * time.Second
+
 // DefaultSeed is the main job's master seed (a fixed seed, so the
 // default report is the same on every machine at a commit).
 const DefaultSeed = 1
@@ -145,7 +148,15 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 		return err
 	}
 	logf("wrote %d files and %s", len(files), filepath.Join(opt.Out, "report.md"))
-	if opt.Paper {
+	var missing []string
+	for _, name := range MainExperiments {
+		if !b.Has(name) {
+			missing = append(missing, name)
+		}
+	}
+	if opt.Paper && len(missing) > 0 {
+		logf("no paper: it needs every experiment, and %s has none of %v (run without --only)", opt.Out, missing)
+	} else if opt.Paper {
 		pdir := filepath.Join(opt.Out, "paper")
 		if err := WritePaper(b, pdir); err != nil {
 			return err
@@ -183,16 +194,39 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	var mu sync.Mutex
 	last := time.Now()
 	t0 := time.Now()
-	progress(fmt.Sprintf("%d cells", len(plan.Cells)))
+	done, total := 0, len(plan.Cells)
+	progress(fmt.Sprintf("%d cells", total))
+	// a heartbeat while long cells run, so progress shows throughout
+	hb, stopHB := context.WithCancel(ctx)
+	defer stopHB()
+	go func() {
+		tick := time.NewTicker(heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-hb.Done():
+				return
+			case <-tick.C:
+				mu.Lock()
+				if time.Since(last) >= heartbeat {
+					last = time.Now()
+					progress(fmt.Sprintf("%d/%d cells, %.0fs, still computing", done, total, time.Since(t0).Seconds()))
+				}
+				mu.Unlock()
+			}
+		}
+	}()
 	res, err := plan.Run(ctx, experiments.SweepOptions{Workers: opt.Workers, Store: store, Progress: func(s experiments.SweepProgress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(last) < 3*time.Second && s.Done+s.Skipped < s.Total {
+		done = s.Done + s.Skipped
+		if time.Since(last) < 3*time.Second && done < s.Total {
 			return
 		}
 		last = time.Now()
-		progress(fmt.Sprintf("%d/%d cells (%d stored before), %.1fs", s.Done+s.Skipped, s.Total, s.Skipped, s.Elapsed.Seconds()))
+		progress(fmt.Sprintf("%d/%d cells (%d stored before), %.1fs", done, s.Total, s.Skipped, s.Elapsed.Seconds()))
 	}})
+	stopHB()
 	if err != nil {
 		return err
 	}

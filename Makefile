@@ -1,0 +1,20 @@
+# The main job and the paper. Everything is plain 'go run'; make is only a
+# shorthand (see README.md, "The main job").
+GO ?= go
+OUT ?= results
+SCALE ?= 1
+
+.PHONY: reproduce paper notebooks
+
+# Every named experiment at default size (times SCALE), report.md, figures,
+# tables, and results/paper/paper.pdf where latexmk is installed.
+reproduce:
+	$(GO) run ./cmd/report reproduce --out $(OUT) --scale $(SCALE)
+
+# Regenerate paper/generated from $(OUT) and build paper/paper.pdf.
+paper:
+	$(GO) run ./cmd/report paper $(OUT) --out paper --pdf
+
+# Execute the notebooks on $(OUT)/csv (needs jupyter, pandas, matplotlib).
+notebooks:
+	cd notebooks && for nb in *.ipynb; do SPECSIM_RESULTS=../$(OUT) jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
