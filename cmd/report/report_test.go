@@ -275,3 +275,15 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+func TestFmtF(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		d    int
+		want string
+	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "–"}, {math.Inf(1), 2, "+Inf"}} {
+		if got := fmtF(c.v, true, c.d); got != c.want {
+			t.Errorf("fmtF(%g, %d) = %q, want %q", c.v, c.d, got, c.want)
+		}
+	}
+}

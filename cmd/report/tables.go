@@ -103,8 +103,8 @@ func fmtF(v float64, ok bool, d int) string {
 		return "-Inf"
 	}
 	s := fmt.Sprintf("%.*f", d, v)
-	if s == "-"+strings.Repeat("0", 1)+"."+strings.Repeat("0", d) || (strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "") {
-		s = s[1:] // no negative zero
+	if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+		s = s[1:] // a value that rounds to zero prints without a sign
 	}
 	return s
 }
