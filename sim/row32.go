@@ -34,36 +34,53 @@ func residualMass32(w float32, p, q []float32) float64 {
 
 // sampleResidual32 returns the first x whose cumulative (w·p - q)+ exceeds
 // target, the last positive entry if rounding leaves the target beyond the
-// total, or -1 if there is none.
+// total, or -1 if there is none. Block sums are computed chunk by chunk,
+// so the scan stops within a chunk of the crossing.
 func sampleResidual32(target float64, w float32, p, q []float32) int {
 	q = q[:len(p)]
+	const chunk = 256 // blocks per chunk
+	var sums [chunk]float32
 	c := 0.0
-	i := 0
-	for ; i+block32 <= len(p); i += block32 {
-		pp, qq := p[i:i+block32:i+block32], q[i:i+block32:i+block32]
-		var s0, s1, s2, s3 float32
-		for j := 0; j < block32; j += 4 {
-			a0, a1, a2, a3 := w*pp[j], w*pp[j+1], w*pp[j+2], w*pp[j+3]
-			s0 += a0 - min(a0, qq[j])
-			s1 += a1 - min(a1, qq[j+1])
-			s2 += a2 - min(a2, qq[j+2])
-			s3 += a3 - min(a3, qq[j+3])
+	nb := len(p) / block32
+	for b := 0; b < nb; b += chunk {
+		n := min(chunk, nb-b)
+		residualBlocks32(w, p[b*block32:], q[b*block32:], sums[:n])
+		var x int
+		if x, c = pickBlocks32(c, target, w, p, q, b*block32, sums[:n]); x >= 0 {
+			return x
 		}
-		bs := float64((s0 + s1) + (s2 + s3))
+	}
+	return finishResidual32(c, target, w, p, q, nb*block32)
+}
+
+// pickBlocks32 continues an inverse-CDF scan at cumulative c over the
+// blocks starting at entry base whose sums are given: it returns the entry
+// where the cumulative residual first exceeds target, or -1 and the
+// cumulative after the blocks. Only the block holding the crossing is
+// scanned entry by entry.
+func pickBlocks32(c, target float64, w float32, p, q []float32, base int, sums []float32) (int, float64) {
+	for b, s := range sums {
+		bs := float64(s)
 		if c+bs <= target {
 			c += bs
 			continue
 		}
-		for j := range pp {
-			if a := w * pp[j]; a > qq[j] {
-				c += float64(a - qq[j])
+		for i := base + b*block32; i < base+(b+1)*block32; i++ {
+			if a := w * p[i]; a > q[i] {
+				c += float64(a - q[i])
 				if c > target {
-					return i + j
+					return i, c
 				}
 			}
 		}
 	}
-	for ; i < len(p); i++ {
+	return -1, c
+}
+
+// finishResidual32 scans the entries from `from` on, then falls back to
+// the last entry with a positive residual (rounding), or -1.
+func finishResidual32(c, target float64, w float32, p, q []float32, from int) int {
+	for i := from; i < len(p); i++ {
 		if a := w * p[i]; a > q[i] {
 			c += float64(a - q[i])
 			if c > target {
@@ -163,34 +180,9 @@ func sampleResidualMass32(u float64, w float32, p, q []float32) (int, float64) {
 		}
 	}
 	target := u * mass
-	c := 0.0
-	for b := 0; b < nb; b++ {
-		bs := float64(sums[b])
-		if c+bs <= target {
-			c += bs
-			continue
-		}
-		for i := b * block32; i < (b+1)*block32; i++ {
-			if a := w * p[i]; a > q[i] {
-				c += float64(a - q[i])
-				if c > target {
-					return i, mass
-				}
-			}
-		}
+	x, c := pickBlocks32(0, target, w, p, q, 0, sums[:nb])
+	if x < 0 {
+		x = finishResidual32(c, target, w, p, q, tail)
 	}
-	for i := tail; i < len(p); i++ {
-		if a := w * p[i]; a > q[i] {
-			c += float64(a - q[i])
-			if c > target {
-				return i, mass
-			}
-		}
-	}
-	for i := len(p) - 1; i >= 0; i-- {
-		if w*p[i] > q[i] {
-			return i, mass
-		}
-	}
-	return -1, mass
+	return x, mass
 }
