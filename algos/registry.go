@@ -186,11 +186,8 @@ func noParams(a sim.Algorithm) func(Params) (sim.Algorithm, error) {
 // float32 rows leaves the residual numerically empty it falls back to p,
 // the law the residual tends to as q's excess vanishes.
 func residual(u, w float64, p, q sim.Row) int {
-	z := sim.ResidualMass(w, p, q)
-	if z > 0 {
-		if y := sim.SampleResidual(u, w, p, q, z); y >= 0 {
-			return y
-		}
+	if y, z := sim.SampleResidualMass(u, w, p, q); z > 0 && y >= 0 {
+		return y
 	}
 	return sim.SampleRow(u, p)
 }

@@ -38,22 +38,69 @@ type ExactResult struct {
 	// ExpectedAccepted and ExpectedEmitted are per step, over the draft
 	// law and the rule's own randomness.
 	ExpectedAccepted, ExpectedEmitted float64
-	// MaxAbsError is max_s |π(s) - p(s)| over the V^L sequences s of the
-	// first L emitted tokens, π being the rule's law (continued with the
-	// target after the step) and p the target's.
+	// Accepted[n] is Pr(Accepted = n) per step, n = 0..γ.
+	Accepted []float64
+	SeqComparison
+}
+
+// SeqComparison compares the law π of the first L emitted tokens
+// (continued with the target after the step) with the target's law p.
+type SeqComparison struct {
+	// MaxAbsError is max_s |π(s) - p(s)| over the V^L sequences s.
 	MaxAbsError float64
 	// TV, KL and KLReverse compare the two sequence laws:
 	// TV(p, π), KL(p‖π) and KL(π‖p), in nats.
 	TV, KL, KLReverse float64
-	// Accepted[n] is Pr(Accepted = n) per step, n = 0..γ.
-	Accepted []float64
 	// Lossless is MaxAbsError < ExactTol.
 	Lossless bool
-	// First and TargetFirst are the laws of the first emitted token.
+	// First and TargetFirst are the laws of the first emitted token;
+	// FirstTV is their total variation distance.
 	First, TargetFirst []float64
+	FirstTV            float64
 	// Emitted and Target are the two sequence laws over V^L, indexed by
 	// the sequence read as a base-V number (first token most significant).
 	Emitted, Target []float64
+}
+
+// compareSeqLaws finishes an exact enumeration. mass holds, for every
+// prefix of length ≤ l after ctx (depth d at offset[d], base-v code), the
+// probability that a step emitted exactly that prefix; it is continued
+// with the target m down to depth l (in place), the target's own law is
+// propagated from the root, and the two laws at depth l are compared.
+func compareSeqLaws(m Model, ctx []int, v, l int, offset []int, mass []float64) SeqComparison {
+	tgt := make([]float64, len(mass))
+	tgt[0] = 1
+	row := make([]float64, v)
+	seq := make([]int, 0, len(ctx)+l)
+	for d := 0; d < l; d++ {
+		for code := 0; code < ipow(v, d); code++ {
+			i := offset[d] + code
+			if mass[i] == 0 && tgt[i] == 0 {
+				continue
+			}
+			seq = appendDigits(append(seq[:0], ctx...), code, d, v)
+			m.Next(seq, row)
+			child := offset[d+1] + code*v
+			for t, pt := range row {
+				mass[child+t] += mass[i] * pt
+				tgt[child+t] += tgt[i] * pt
+			}
+		}
+	}
+	var c SeqComparison
+	c.Emitted = mass[offset[l]:offset[l+1]]
+	c.Target = tgt[offset[l]:offset[l+1]]
+	c.First = Marginal(c.Emitted, v, l, 0)
+	c.TargetFirst = Marginal(c.Target, v, l, 0)
+	c.FirstTV = TV(c.TargetFirst, c.First)
+	for s, pt := range c.Target {
+		c.MaxAbsError = math.Max(c.MaxAbsError, math.Abs(c.Emitted[s]-pt))
+	}
+	c.TV = TV(c.Target, c.Emitted)
+	c.KL = KL(c.Target, c.Emitted)
+	c.KLReverse = KL(c.Emitted, c.Target)
+	c.Lossless = c.MaxAbsError < ExactTol
+	return c
 }
 
 // Exact enumerates every draft of a model pair, weighs each by its draft
@@ -115,41 +162,8 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 		return ExactResult{}, err
 	}
 
-	// Propagate: mass left at a prefix shorter than L continues with the
-	// target; the target's own law starts as unit mass at the root.
-	tgt := make([]float64, len(e.mass))
-	tgt[0] = 1
-	row := make([]float64, v)
-	seq := make([]int, 0, len(cfg.Context)+l)
-	for d := 0; d < l; d++ {
-		for code := 0; code < ipow(v, d); code++ {
-			i := e.offset[d] + code
-			if e.mass[i] == 0 && tgt[i] == 0 {
-				continue
-			}
-			seq = append(seq[:0], cfg.Context...)
-			seq = appendDigits(seq, code, d, v)
-			target.Next(seq, row)
-			child := e.offset[d+1] + code*v
-			for t, pt := range row {
-				e.mass[child+t] += e.mass[i] * pt
-				tgt[child+t] += tgt[i] * pt
-			}
-		}
-	}
-
 	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit, Accepted: e.accDist}
-	res.Emitted = e.mass[e.offset[l]:e.offset[l+1]]
-	res.Target = tgt[e.offset[l]:e.offset[l+1]]
-	res.First = Marginal(res.Emitted, v, l, 0)
-	res.TargetFirst = Marginal(res.Target, v, l, 0)
-	for s, pt := range res.Target {
-		res.MaxAbsError = math.Max(res.MaxAbsError, math.Abs(res.Emitted[s]-pt))
-	}
-	res.TV = TV(res.Target, res.Emitted)
-	res.KL = KL(res.Target, res.Emitted)
-	res.KLReverse = KL(res.Emitted, res.Target)
-	res.Lossless = res.MaxAbsError < ExactTol
+	res.SeqComparison = compareSeqLaws(target, cfg.Context, v, l, e.offset, e.mass)
 	return res, nil
 }
 

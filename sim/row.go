@@ -160,6 +160,19 @@ func sampleResidual[F float](target, w float64, p, q []F) int {
 	return -1
 }
 
+// SampleResidualMass is SampleResidual at u together with the mass
+// ResidualMass(w, p, q), computed in a single pass over the rows where the
+// storage allows it (float32 rows keep their block sums). It returns
+// (-1, 0) if the residual is zero everywhere.
+func SampleResidualMass(u, w float64, p, q Row) (int, float64) {
+	sameKind(p, q)
+	if p.f32 != nil {
+		return sampleResidualMass32(u, float32(w), p.f32, q.f32)
+	}
+	m := ResidualMass(w, p, q)
+	return SampleResidual(u, w, p, q, m), m
+}
+
 // SampleRow returns the inverse-CDF sample of r at u ∈ [0, 1): the first x
 // with Σ_{y≤x} r(y) > u·Σ r. If rounding leaves the target beyond the
 // cumulative total it returns the last x with r(x) > 0.

@@ -84,6 +84,9 @@ func TestKernels(t *testing.T) {
 			if !bracket(res, x, u*want, tol) {
 				t.Fatalf("%s SampleResidual(u=%g) = %d is not the inverse CDF of the residual (V=%d, w=%g)", r.name, u, x, v, w)
 			}
+			if x2, m2 := sim.SampleResidualMass(u, w, r.p, r.q); math.Abs(m2-m) > tol*math.Max(m, 1e-3) || !bracket(res, x2, u*want, tol) {
+				t.Fatalf("%s SampleResidualMass(u=%g) = (%d, %g); ResidualMass %g (V=%d, w=%g)", r.name, u, x2, m2, m, v, w)
+			}
 			y := sim.SampleRow(u, r.p)
 			if !bracket(pf, y, u, tol) {
 				t.Fatalf("%s SampleRow(u=%g) = %d is not the inverse CDF of p (V=%d)", r.name, u, y, v)

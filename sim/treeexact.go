@@ -34,21 +34,7 @@ type TreeExactResult struct {
 	// ExpectedAccepted is E[depth of the accepted node] and
 	// ExpectedEmitted = ExpectedAccepted + Pr(a token follows) per step.
 	ExpectedAccepted, ExpectedEmitted float64
-	// MaxAbsError is max_s |π(s) - p(s)| over the V^L sequences of the
-	// first L emitted tokens (continued with the target after the step).
-	MaxAbsError float64
-	// TV, KL and KLReverse compare the sequence laws: TV(p, π), KL(p‖π),
-	// KL(π‖p) in nats.
-	TV, KL, KLReverse float64
-	// Lossless is MaxAbsError < ExactTol.
-	Lossless bool
-	// First and TargetFirst are the laws of the first emitted token;
-	// FirstTV is their total variation distance.
-	First, TargetFirst []float64
-	FirstTV            float64
-	// Emitted and Target are the sequence laws over V^L (base-V codes,
-	// first token most significant).
-	Emitted, Target []float64
+	SeqComparison
 }
 
 // ExactTree enumerates every tree the drafter can build after the context,
@@ -139,36 +125,6 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 	if err != nil {
 		return TreeExactResult{}, err
 	}
-	tgt := make([]float64, len(mass))
-	tgt[0] = 1
-	row := make([]float64, v)
-	seq := make([]int, 0, len(cfg.Context)+l)
-	for dd := 0; dd < l; dd++ {
-		for code := 0; code < ipow(v, dd); code++ {
-			i := offset[dd] + code
-			if mass[i] == 0 && tgt[i] == 0 {
-				continue
-			}
-			seq = appendDigits(append(seq[:0], cfg.Context...), code, dd, v)
-			m.Next(seq, row)
-			child := offset[dd+1] + code*v
-			for t, pt := range row {
-				mass[child+t] += mass[i] * pt
-				tgt[child+t] += tgt[i] * pt
-			}
-		}
-	}
-	res.Emitted = mass[offset[l]:offset[l+1]]
-	res.Target = tgt[offset[l]:offset[l+1]]
-	res.First = Marginal(res.Emitted, v, l, 0)
-	res.TargetFirst = Marginal(res.Target, v, l, 0)
-	res.FirstTV = TV(res.TargetFirst, res.First)
-	for s, pt := range res.Target {
-		res.MaxAbsError = math.Max(res.MaxAbsError, math.Abs(res.Emitted[s]-pt))
-	}
-	res.TV = TV(res.Target, res.Emitted)
-	res.KL = KL(res.Target, res.Emitted)
-	res.KLReverse = KL(res.Emitted, res.Target)
-	res.Lossless = res.MaxAbsError < ExactTol
+	res.SeqComparison = compareSeqLaws(m, cfg.Context, v, l, offset, mass)
 	return res, nil
 }

@@ -43,30 +43,14 @@ func listCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				le := listEntry{Name: e.Name, Kind: "rule", HasLaw: algos.HasLaw(a), Lossy: e.Lossy, Greedy: e.Greedy,
-					Summary: e.Summary, Paper: e.Paper, Params: []listParam{}}
-				if e.Mutant {
-					le.Kind = "mutant"
-				}
-				for _, p := range e.Params {
-					le.Params = append(le.Params, listParam{p.Name, p.Default, p.Range(), p.Doc})
-				}
-				out = append(out, le)
+				out = append(out, newListEntry(e.Info, algos.HasLaw(a), ""))
 			}
 			for _, e := range algos.AllTree() {
 				a, err := e.Build(nil)
 				if err != nil {
 					return err
 				}
-				le := listEntry{Name: e.Name, Kind: "tree-rule", HasLaw: algos.HasTreeLaw(a), Lossy: e.Lossy, Greedy: e.Greedy,
-					Summary: e.Summary, Paper: e.Paper, Params: []listParam{}}
-				if e.Mutant {
-					le.Kind = "tree-mutant"
-				}
-				for _, p := range e.Params {
-					le.Params = append(le.Params, listParam{p.Name, p.Default, p.Range(), p.Doc})
-				}
-				out = append(out, le)
+				out = append(out, newListEntry(e.Info, algos.HasTreeLaw(a), "tree-"))
 			}
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, out)
@@ -87,4 +71,17 @@ func listCommand() *cli.Command {
 			return tw.Flush()
 		},
 	}
+}
+
+// newListEntry describes one rule; prefix marks tree rules ("tree-").
+func newListEntry(in algos.Info, hasLaw bool, prefix string) listEntry {
+	le := listEntry{Name: in.Name, Kind: prefix + "rule", HasLaw: hasLaw, Lossy: in.Lossy, Greedy: in.Greedy,
+		Summary: in.Summary, Paper: in.Paper, Params: []listParam{}}
+	if in.Mutant {
+		le.Kind = prefix + "mutant"
+	}
+	for _, p := range in.Params {
+		le.Params = append(le.Params, listParam{p.Name, p.Default, p.Range(), p.Doc})
+	}
+	return le
 }
