@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -170,7 +171,9 @@ func (f *Figure) Size() (w, h vg.Length) {
 	return w, h
 }
 
-// WriterTo renders the figure in format png, svg or pdf.
+// WriterTo renders the figure in format png (PNGDPI), svg (vector) or pdf
+// (one PDFDPI image on a page of the figure's size: gonum's PDF text
+// cannot show Greek letters).
 func (f *Figure) WriterTo(format string) (io.WriterTo, error) {
 	switch format {
 	case "png", "svg", "pdf":
@@ -178,23 +181,39 @@ func (f *Figure) WriterTo(format string) (io.WriterTo, error) {
 		return nil, fmt.Errorf("figure format %q; use png, svg or pdf", format)
 	}
 	w, h := f.Size()
-	var c vg.CanvasWriterTo
-	if format == "png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
-	} else {
-		var err error
-		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
-			return nil, err
-		}
+	switch format {
+	case "png":
+		return vgimg.PngCanvas{Canvas: f.raster(PNGDPI)}, nil
+	case "pdf":
+		// gonum's PDF backend encodes text in code page 1252 and cannot
+		// show α, β, γ or π, so the PDF holds the figure as a PDFDPI image.
+		c := vgpdf.New(w, h)
+		// vgpdf's DrawImage places images upside down under its own y flip
+		c.Translate(vg.Point{Y: h})
+		c.Scale(1, -1)
+		c.DrawImage(vg.Rectangle{Max: vg.Point{X: w, Y: h}}, f.raster(PDFDPI).Image())
+		return c, nil
 	}
-	dc := draw.New(c)
-	if format == "png" {
-		// an opaque background so the image reads in any viewer
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return nil, err
 	}
-	f.Draw(dc)
+	f.Draw(draw.New(c))
 	return c, nil
+}
+
+// PDFDPI is the resolution of the image inside PDF figures.
+const PDFDPI = 300
+
+// raster draws the figure on an opaque white image at dpi.
+func (f *Figure) raster(dpi int) *vgimg.Canvas {
+	w, h := f.Size()
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	f.Draw(dc)
+	return c
 }
 
 // Render returns the figure's bytes in format.
