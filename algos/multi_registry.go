@@ -15,7 +15,11 @@ type TreeEntry struct {
 	Info
 	// Draft is the draft kind the rule is run with.
 	Draft sim.DraftKind
-	New   func(Params) (sim.TreeAlgorithm, error)
+	// NeedsQ marks rules that read the draft probabilities q of the
+	// nodes; they cannot verify probability-free candidate lists
+	// (sim.DraftFixed, as the fms-extras speculator emits).
+	NeedsQ bool
+	New    func(Params) (sim.TreeAlgorithm, error)
 }
 
 var treeRegistry = map[string]TreeEntry{}

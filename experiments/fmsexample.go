@@ -96,6 +96,15 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	if err != nil {
 		return nil, err
 	}
+	if e.NeedsQ {
+		var ok []string
+		for _, t := range algos.AllTree() {
+			if !t.NeedsQ && !t.Mutant {
+				ok = append(ok, t.Name)
+			}
+		}
+		return nil, fmt.Errorf("scenario %s: %s needs draft probabilities, and the fms-extras candidates carry none; use %s", name, algo, strings.Join(ok, ", "))
+	}
 	a, err := e.Build(nil)
 	if err != nil {
 		return nil, err

@@ -72,6 +72,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"bench", "--seconds", "-1"}, "--seconds"},
 		{[]string{"run", "nope"}, "unknown experiment"},
 		{[]string{"exact", "--nosuchflag"}, "flag provided but not defined"},
+		{[]string{"scenario", "fms-example", "--algo", "specinfer"}, "needs draft probabilities"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
