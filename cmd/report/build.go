@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data/results"
@@ -249,9 +251,9 @@ func buildCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (default: the results directory)"},
 		},
-		Action: interspersed(func(c *cli.Context) error {
+		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("build needs one results directory (the --out of 'report reproduce')"))
+				return cliutil.Usage(fmt.Errorf("build needs one results directory (the --out of 'report reproduce')"))
 			}
 			dir := c.Args().First()
 			out := c.String("out")
@@ -260,16 +262,16 @@ func buildCommand() *cli.Command {
 			}
 			b, err := LoadBundle(dir)
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			files, err := Build(b, out)
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			for _, f := range files {
 				fmt.Fprintln(c.App.Writer, f)
 			}
 			return nil
-		}),
+		},
 	}
 }

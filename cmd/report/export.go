@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -95,17 +97,17 @@ func exportCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "csv", Usage: "csv or json"},
 			&cli.StringFlag{Name: "out", Usage: "output `FILE` (default stdout)"},
 		},
-		Action: interspersed(func(c *cli.Context) error {
+		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("export needs one parquet file (e.g. results/runs/multidraft/merged.parquet)"))
+				return cliutil.Usage(fmt.Errorf("export needs one parquet file (e.g. results/runs/multidraft/merged.parquet)"))
 			}
 			format := c.String("format")
 			if format != "csv" && format != "json" {
-				return usageErr(fmt.Errorf("--format %q; use csv or json", format))
+				return cliutil.Usage(fmt.Errorf("--format %q; use csv or json", format))
 			}
 			t, err := results.ReadFile(c.Args().First())
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			var b bytes.Buffer
 			if err := Export(&b, t, format); err != nil {
@@ -113,12 +115,12 @@ func exportCommand() *cli.Command {
 			}
 			if out := c.String("out"); out != "" {
 				if err := results.AtomicWrite(out, b.Bytes()); err != nil {
-					return ioErr(err)
+					return cliutil.IO(err)
 				}
 				return nil
 			}
 			_, err = c.App.Writer.Write(b.Bytes())
 			return err
-		}),
+		},
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
+
+	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,24 +54,24 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON with stable field names"},
 			&cli.BoolFlag{Name: "rows", Usage: "also print the merged rows (JSON: field table)"},
 		},
-		Action: interspersed(func(c *cli.Context) error {
+		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("merge needs one directory (the --out DIR of 'simulate run')"))
+				return cliutil.Usage(fmt.Errorf("merge needs one directory (the --out DIR of 'simulate run')"))
 			}
 			dir := c.Args().First()
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return usageErr(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
+				return cliutil.Usage(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
 			}
 			t, rep, err := results.Merge(dir)
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			out := c.String("out")
 			if out == "" {
 				out = filepath.Join(dir, "merged.parquet")
 			}
 			if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			s := mergeJSON{Out: out, Experiment: t.Meta[results.KeyExperiment], SpecHash: t.Meta[results.KeySpecHash],
 				Seed: t.Meta[results.KeySeed], Cells: rep.Cells, Rows: len(t.Rows), Files: rep.Files, Duplicates: rep.Duplicates,
@@ -109,10 +110,10 @@ func mergeCommand() *cli.Command {
 			}
 			if c.Bool("rows") {
 				fmt.Fprintln(w)
-				return printTable(w, t.Rows)
+				return cliutil.PrintRows(w, t.Rows)
 			}
 			return nil
-		}),
+		},
 	}
 }
 
@@ -147,30 +148,4 @@ func summarize(t results.Table) []columnSummary {
 		out = append(out, cs)
 	}
 	return out
-}
-
-// printTable writes rows as an aligned text table (columns of the first row).
-func printTable(w interface{ Write([]byte) (int, error) }, rows []experiments.Row) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	var head []string
-	for _, kv := range rows[0] {
-		head = append(head, kv.K)
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, r := range rows {
-		var cells []string
-		for _, k := range head {
-			v, _ := r.Get(k)
-			if f, ok := v.(float64); ok {
-				cells = append(cells, fmt.Sprintf("%.6g", f))
-			} else {
-				cells = append(cells, fmt.Sprint(v))
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	return tw.Flush()
 }

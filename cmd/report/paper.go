@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data/results"
@@ -270,30 +272,30 @@ func paperCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Value: "paper", Usage: "paper `DIR` (paper.tex is written there if absent; inputs go to DIR/generated)"},
 			&cli.BoolFlag{Name: "pdf", Usage: "run latexmk and fail on missing figures or references"},
 		},
-		Action: interspersed(func(c *cli.Context) error {
+		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("paper needs one results directory (the --out of 'report reproduce')"))
+				return cliutil.Usage(fmt.Errorf("paper needs one results directory (the --out of 'report reproduce')"))
 			}
 			b, err := LoadBundle(c.Args().First())
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			dir := c.String("out")
 			if err := WritePaper(b, dir); err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			fmt.Fprintln(c.App.Writer, filepath.Join(dir, "generated"))
 			if c.Bool("pdf") {
 				if _, err := exec.LookPath("latexmk"); err != nil {
-					return usageErr(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
+					return cliutil.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
 				}
 				if err := BuildPDF(c.Context, dir); err != nil {
-					return ioErr(err)
+					return cliutil.IO(err)
 				}
 				fmt.Fprintln(c.App.Writer, filepath.Join(dir, "paper.pdf"))
 			}
 			return nil
-		}),
+		},
 	}
 }
 

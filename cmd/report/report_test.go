@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 )
@@ -111,11 +113,11 @@ func TestExportRoundTrip(t *testing.T) {
 	if _, ok := j.Rows[3]["n"]; ok {
 		t.Error("a null came back as a value")
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != ExitUsage {
-		t.Errorf("--format xml: exit %d, want %d", code, ExitUsage)
+	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != cliutil.ExitUsage {
+		t.Errorf("--format xml: exit %d, want %d", code, cliutil.ExitUsage)
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != ExitIO {
-		t.Errorf("missing file: exit %d, want %d", code, ExitIO)
+	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != cliutil.ExitIO {
+		t.Errorf("missing file: exit %d, want %d", code, cliutil.ExitIO)
 	}
 }
 
@@ -259,12 +261,12 @@ func TestReproduceUsage(t *testing.T) {
 		{"report", "build"},
 		{"report", "paper"},
 	} {
-		if code := run(&out, &errb, args); code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, errb.String())
+		if code := run(&out, &errb, args); code != cliutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, cliutil.ExitUsage, errb.String())
 		}
 	}
-	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != ExitIO {
-		t.Errorf("build of an empty dir: exit %d, want %d", code, ExitIO)
+	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != cliutil.ExitIO {
+		t.Errorf("build of an empty dir: exit %d, want %d", code, cliutil.ExitIO)
 	}
 }
 

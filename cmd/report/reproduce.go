@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data/results"
@@ -56,15 +58,15 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 			&cli.BoolFlag{Name: "paper", Value: true, Usage: "build the PDF with latexmk when it is installed"},
 			&cli.StringSliceFlag{Name: "only", Usage: "run only these experiments (repeatable; default all)"},
 		},
-		Action: interspersed(func(c *cli.Context) error {
+		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return usageErr(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
+				return cliutil.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
 			}
 			if s := c.Float64("scale"); !(s > 0) {
-				return usageErr(fmt.Errorf("--scale = %g; use a positive factor", s))
+				return cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", s))
 			}
 			if w := c.Int("workers"); w < 0 {
-				return usageErr(fmt.Errorf("--workers = %d; use 0 (all cores) or more", w))
+				return cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", w))
 			}
 			names := MainExperiments
 			if only := c.StringSlice("only"); len(only) > 0 {
@@ -73,7 +75,7 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 						continue
 					}
 					if _, err := experiments.Lookup(n); err != nil {
-						return usageErr(fmt.Errorf("--only: %w", err))
+						return cliutil.Usage(fmt.Errorf("--only: %w", err))
 					}
 				}
 				names = only
@@ -84,14 +86,14 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: names, Log: c.App.ErrWriter}
 			err := Reproduce(ctx, opt)
 			if err != nil && ctx.Err() != nil {
-				return exitErr{ExitInterrupted, fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err)}
+				return cliutil.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
 			}
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			fmt.Fprintf(c.App.Writer, "%s\n", filepath.Join(opt.Out, "report.md"))
 			return nil
-		}),
+		},
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/experiments"
@@ -20,7 +22,7 @@ func auditCommand() *cli.Command {
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the statistical trial count (100000)"}},
 		Action: func(c *cli.Context) error {
 			if s := c.Float64("scale"); !(s > 0) {
-				return usageErr(fmt.Errorf("--scale = %g; use a positive factor", s))
+				return cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", s))
 			}
 			e, err := experiments.Lookup("audit")
 			if err != nil {
@@ -38,7 +40,7 @@ func auditCommand() *cli.Command {
 				rs, err := e.Run(ctx, cfg, cell, experiments.CellSeed(seed, e.Name, cell))
 				if err != nil {
 					if ctx.Err() != nil {
-						return interruptedErr(fmt.Errorf("interrupted after %d of %d rules", i, len(cells)))
+						return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d rules", i, len(cells)))
 					}
 					return err
 				}
@@ -49,7 +51,7 @@ func auditCommand() *cli.Command {
 			}
 			bar.finish()
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, rows); err != nil {
+				if err := cliutil.WriteJSON(c.App.Writer, rows); err != nil {
 					return err
 				}
 			} else {
@@ -62,7 +64,7 @@ func auditCommand() *cli.Command {
 				}
 			}
 			if len(bad) > 0 {
-				return violatedErr(fmt.Errorf("audit: %d verdicts differ from expectation: %s", len(bad), strings.Join(bad, "; ")))
+				return cliutil.Violated(fmt.Errorf("audit: %d verdicts differ from expectation: %s", len(bad), strings.Join(bad, "; ")))
 			}
 			return nil
 		},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/sim"
@@ -47,10 +49,10 @@ func benchCommand() *cli.Command {
 				return err
 			}
 			if s := c.Float64("seconds"); !(s > 0) || s > 3600 {
-				return usageErr(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+				return cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
 			}
 			if c.Int("pool-mib") < 1 {
-				return usageErr(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
+				return cliutil.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
 			}
 			seed := masterSeed(c)
 			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
@@ -58,13 +60,13 @@ func benchCommand() *cli.Command {
 			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
 			pl, err := sim.NewBenchPool(cfg)
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			r, err := sim.Bench(ctx, pl, a, cfg)
 			if err != nil && ctx.Err() != nil {
-				return interruptedErr(err)
+				return cliutil.Interrupted(err)
 			}
 			if err != nil {
 				return err
@@ -73,7 +75,7 @@ func benchCommand() *cli.Command {
 				StepsPerSecond: r.StepsPerSecond, MeanEmitted: r.MeanEmitted, AllocsPerStep: r.AllocsPerStep, PoolBytes: r.PoolBytes,
 				Contexts: r.Contexts, MeanBeta: r.MeanBeta}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, out)
+				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			fmt.Fprintf(c.App.Writer, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
 				out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
@@ -37,14 +39,14 @@ func boundCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			if err := sim.ValidatePair(p, q); err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			k, repl := c.Int("k"), c.Bool("replacement")
 			method := c.String("method")
@@ -61,14 +63,14 @@ func boundCommand() *cli.Command {
 			case "flow":
 				a, err = algos.OptimalAcceptanceFlow(p, q, k, repl)
 			default:
-				return usageErr(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
+				return cliutil.Usage(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
 			}
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			out := boundJSON{V: len(p), K: k, Replacement: repl, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, out)
+				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			fmt.Fprintf(c.App.Writer, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
 				a, k, repl, len(p), method, out.SingleDraft)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/sim"
@@ -59,11 +61,11 @@ func checkCommand() *cli.Command {
 				pair, source = &pr, "fixed"
 			} else {
 				if cfg.Gamma < 1 || cfg.Gamma > sim.MaxGamma {
-					return usageErr(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", cfg.Gamma, sim.MaxGamma))
+					return cliutil.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", cfg.Gamma, sim.MaxGamma))
 				}
 				src, err := sim.NewSource(source, cfg.Gamma, seed)
 				if err != nil {
-					return usageErr(err)
+					return cliutil.Usage(err)
 				}
 				pair, pool, source = src.Pair, src.Pool, src.Spec
 			}
@@ -80,7 +82,7 @@ func checkCommand() *cli.Command {
 			}
 			bar.finish()
 			if err != nil && ctx.Err() == nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			out := checkJSON{Algorithm: e.Name, Params: fullParams(e, ps), Source: source, Gamma: cfg.Gamma, Result: res,
 				Edge: check.Preserved, Elapsed: time.Since(start).Seconds()}
@@ -88,7 +90,7 @@ func checkCommand() *cli.Command {
 				out.Edge, out.EdgeMsg = check.Violated, eerr.Error()
 			}
 			if c.Bool("json") {
-				if werr := writeJSON(c.App.Writer, out); werr != nil {
+				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
 					return werr
 				}
 			} else {
@@ -96,9 +98,9 @@ func checkCommand() *cli.Command {
 			}
 			switch {
 			case ctx.Err() != nil:
-				return interruptedErr(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", res.Trials, cfg.Trials))
+				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", res.Trials, cfg.Trials))
 			case res.Verdict == check.Violated:
-				return violatedErr(fmt.Errorf("%s violates the target law (p = %.3g)", e.Name, res.PValue))
+				return cliutil.Violated(fmt.Errorf("%s violates the target law (p = %.3g)", e.Name, res.PValue))
 			}
 			return nil
 		},

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/specsim/specsim/internal/cliutil"
 )
 
 // runCLI runs simulate in-process and returns its exit code and outputs.
@@ -18,7 +20,7 @@ func runCLI(args ...string) (int, string, string) {
 func TestExactJSON(t *testing.T) {
 	t.Parallel()
 	code, out, errs := runCLI("exact", "--algo", "token", "--p", "1/3,2/3", "--q", "2/3,1/3", "--gamma", "2", "--json", "--seed", "1")
-	if code != ExitOK {
+	if code != cliutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r struct {
@@ -39,7 +41,7 @@ func TestExactJSON(t *testing.T) {
 	// Flags after the positional words, and a lossy rule with an infinite
 	// per-position KL, still give valid JSON.
 	code, out, errs = runCLI("exact", "--algo", "typical", "--p", "0.05,0.15,0.8", "--q", "0.3,0.3,0.4", "--gamma", "1", "--json")
-	if code != ExitOK || !json.Valid([]byte(out)) {
+	if code != cliutil.ExitOK || !json.Valid([]byte(out)) {
 		t.Errorf("typical exact: exit %d, valid JSON %v: %s", code, json.Valid([]byte(out)), errs)
 	}
 }
@@ -77,8 +79,8 @@ func TestBadInput(t *testing.T) {
 		code, _, errs := runCLI(c.args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
 		last := lines[len(lines)-1]
-		if code != ExitUsage || !strings.Contains(last, c.want) || !strings.HasPrefix(last, "simulate: ") {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and a line mentioning %q", c.args, code, errs, ExitUsage, c.want)
+		if code != cliutil.ExitUsage || !strings.Contains(last, c.want) || !strings.HasPrefix(last, "simulate: ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and a line mentioning %q", c.args, code, errs, cliutil.ExitUsage, c.want)
 		}
 	}
 }
@@ -91,7 +93,7 @@ func TestListJSON(t *testing.T) {
 		Kind   string `json:"kind"`
 		HasLaw bool   `json:"has_law"`
 	}
-	if code != ExitOK || json.Unmarshal([]byte(out), &l) != nil {
+	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &l) != nil {
 		t.Fatalf("list: exit %d, %q", code, out)
 	}
 	seen := map[string]bool{}
@@ -109,13 +111,13 @@ func TestListJSON(t *testing.T) {
 }
 
 // TestCheckCLI: the check's JSON carries the documented fields, and a
-// mutant exits with ExitViolated.
+// mutant exits with cliutil.ExitViolated.
 func TestCheckCLI(t *testing.T) {
 	t.Parallel()
 	args := []string{"check", "--source", "dirichlet:V=256,contexts=4", "--gamma", "3", "--trials", "20000", "--seed", "1", "--json"}
 	code, out, errs := runCLI(append(args, "--algo", "token")...)
 	var r map[string]any
-	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil {
+	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("check token: exit %d: %s", code, errs)
 	}
 	for _, k := range []string{"verdict", "p_value", "tv_estimate", "min_detectable_tv", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict"} {
@@ -126,8 +128,8 @@ func TestCheckCLI(t *testing.T) {
 	if r["verdict"] != "preserved" || r["seed"].(float64) != 1 || r["trials"].(float64) != 20000 {
 		t.Errorf("check token: verdict %v seed %v trials %v", r["verdict"], r["seed"], r["trials"])
 	}
-	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != ExitViolated {
-		t.Errorf("check of a mutant exited %d, want %d", code, ExitViolated)
+	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != cliutil.ExitViolated {
+		t.Errorf("check of a mutant exited %d, want %d", code, cliutil.ExitViolated)
 	}
 }
 
@@ -136,7 +138,7 @@ func TestCheckCLI(t *testing.T) {
 func TestBenchCLI(t *testing.T) {
 	code, out, errs := runCLI("bench", "--algo", "token", "--vocab", "1000", "--gamma", "2", "--seconds", "0.2", "--pool-mib", "1", "--seed", "1", "--json")
 	var r map[string]any
-	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil {
+	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("bench: exit %d: %s", code, errs)
 	}
 	if r["steps_per_second"].(float64) <= 0 || r["allocs_per_step"].(float64) > 0.01 || r["mean_emitted"].(float64) < 1 {

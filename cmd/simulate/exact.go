@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
@@ -71,7 +73,7 @@ func exactCommand() *cli.Command {
 			}
 			lw, ok := a.(sim.Lawer)
 			if !ok {
-				return usageErr(fmt.Errorf("algorithm %s has no exact law; use 'simulate check' for a statistical verdict", e.Name))
+				return cliutil.Usage(fmt.Errorf("algorithm %s has no exact law; use 'simulate check' for a statistical verdict", e.Name))
 			}
 			seed := masterSeed(c)
 			pair, err := pairFromFlags(c, seed)
@@ -80,11 +82,11 @@ func exactCommand() *cli.Command {
 			}
 			res, err := sim.Exact(pair, lw, sim.ExactConfig{Gamma: c.Int("gamma"), L: c.Int("L"), Greedy: e.Greedy})
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			out := exactReport(e, ps, pair.Name, seed, res)
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, out)
+				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d, seed %d)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, out.Seed)
@@ -102,31 +104,31 @@ func exactCommand() *cli.Command {
 func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	hasPQ := c.IsSet("p") || c.IsSet("q")
 	if hasPQ && c.IsSet("source") {
-		return sim.Pair{}, usageErr(fmt.Errorf("give either --p/--q or --source, not both"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either --p/--q or --source, not both"))
 	}
 	if hasPQ {
 		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
 		if err != nil {
-			return sim.Pair{}, usageErr(err)
+			return sim.Pair{}, cliutil.Usage(err)
 		}
 		q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
 		if err != nil {
-			return sim.Pair{}, usageErr(err)
+			return sim.Pair{}, cliutil.Usage(err)
 		}
 		if err := sim.ValidatePair(p, q); err != nil {
-			return sim.Pair{}, usageErr(err)
+			return sim.Pair{}, cliutil.Usage(err)
 		}
 		return sim.Pair{Name: "fixed", P: sim.Fixed(p), Q: sim.Fixed(q)}, nil
 	}
 	if !c.IsSet("source") {
-		return sim.Pair{}, usageErr(fmt.Errorf("no distributions: give --p and --q, or --source markov:V=4,order=1"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give --p and --q, or --source markov:V=4,order=1"))
 	}
 	src, err := sim.NewSource(c.String("source"), c.Int("gamma"), seed)
 	if err != nil {
-		return sim.Pair{}, usageErr(err)
+		return sim.Pair{}, cliutil.Usage(err)
 	}
 	if src.Pair == nil {
-		return sim.Pair{}, usageErr(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
 	}
 	return *src.Pair, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
@@ -84,40 +86,40 @@ func exactTree(c *cli.Context) error {
 	e, err := algos.LookupTree(name)
 	if err != nil {
 		if _, chainErr := algos.Lookup(name); chainErr == nil {
-			return usageErr(fmt.Errorf("algorithm %s verifies a single chain; --k, --draft and --branch need a tree rule: %s", name, strings.Join(algos.TreeNames(), ", ")))
+			return cliutil.Usage(fmt.Errorf("algorithm %s verifies a single chain; --k, --draft and --branch need a tree rule: %s", name, strings.Join(algos.TreeNames(), ", ")))
 		}
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	a, err := e.Build(ps)
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	lw, ok := a.(sim.TreeLawer)
 	if !ok {
-		return usageErr(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
+		return cliutil.Usage(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
 	}
 	k := c.Int("k")
 	if k < 1 || k > 64 {
-		return usageErr(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
+		return cliutil.Usage(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
 	}
 	depth := c.Int("gamma")
 	kind := e.Draft
 	if c.IsSet("draft") {
 		if kind, err = parseDraftKind(c.String("draft")); err != nil {
-			return usageErr(err)
+			return cliutil.Usage(err)
 		}
 	}
 	var branch []int
 	if c.IsSet("branch") {
 		if kind == sim.DraftIID {
-			return usageErr(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
+			return cliutil.Usage(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
 		}
 		if branch, err = parseBranch(c.String("branch")); err != nil {
-			return usageErr(err)
+			return cliutil.Usage(err)
 		}
 		depth, k = len(branch), branch[0]
 	}
@@ -128,11 +130,11 @@ func exactTree(c *cli.Context) error {
 	}
 	d, err := sim.NewDrafter(sim.DrafterConfig{Kind: kind, Q: pair.Q, K: k, Depth: depth, Branch: branch})
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	res, err := sim.ExactTree(pair.P, d, lw, sim.TreeExactConfig{L: c.Int("L")})
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	v := pair.P.Vocab()
 	p, q := make([]float64, v), make([]float64, v)
@@ -143,7 +145,7 @@ func exactTree(c *cli.Context) error {
 	case sim.DraftIID, sim.DraftWOR:
 		bound, err = algos.OptimalAcceptance(p, q, k, kind == sim.DraftIID)
 		if err != nil {
-			return usageErr(err)
+			return cliutil.Usage(err)
 		}
 	case sim.DraftGreedy:
 		sets, probs := algos.GreedyDraftSetLaw(q, k)
@@ -164,7 +166,7 @@ func exactTree(c *cli.Context) error {
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
 		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
 	if c.Bool("json") {
-		return writeJSON(c.App.Writer, out)
+		return cliutil.WriteJSON(c.App.Writer, out)
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees, seed %d)\n",

@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
-	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -123,33 +122,17 @@ func parseParams(kvs []string) (algos.Params, error) {
 func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error) {
 	e, err := algos.Lookup(c.String("algo"))
 	if err != nil {
-		return e, nil, nil, usageErr(err)
+		return e, nil, nil, cliutil.Usage(err)
 	}
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return e, nil, nil, usageErr(err)
+		return e, nil, nil, cliutil.Usage(err)
 	}
 	a, err := e.Build(ps)
 	if err != nil {
-		return e, nil, nil, usageErr(err)
+		return e, nil, nil, cliutil.Usage(err)
 	}
 	return e, a, ps, nil
-}
-
-// writeJSON writes v indented. Values encoding/json cannot represent
-// (NaN, ±Inf: an infinite KL, an impossible observation's statistic) are
-// written as the strings "NaN", "+Inf" and "-Inf" rather than failing.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	var uv *json.UnsupportedValueError
-	if errors.As(err, &uv) {
-		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), "", "  ")
-	}
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM.

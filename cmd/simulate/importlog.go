@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
@@ -25,17 +27,17 @@ func importLogCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			in, err := os.Open(c.String("in"))
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			defer in.Close()
 			pv := data.BuildProvenance(c.String("writer"), c.String("source"), c.Uint64("seed"))
 			w, err := data.Create(c.String("out"), data.WriterOptions{Provenance: pv})
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			n, err := data.ImportJSONL(in, w)
 			if cerr := w.Close(); err == nil && cerr != nil {
-				return ioErr(cerr)
+				return cliutil.IO(cerr)
 			}
 			if err != nil {
 				return logErr(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
@@ -53,7 +55,7 @@ func listCommand() *cli.Command {
 				out = append(out, newListEntry(e.Info, algos.HasTreeLaw(a), "tree-"))
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, out)
+				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tKIND\tLAW\tPARAMS\tSUMMARY")

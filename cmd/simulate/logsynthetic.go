@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
@@ -49,18 +51,18 @@ func logSyntheticCommand() *cli.Command {
 			seed := masterSeed(c)
 			g := c.Int("gamma")
 			if c.Int("steps") < 1 {
-				return usageErr(fmt.Errorf("--steps = %d; log at least one step", c.Int("steps")))
+				return cliutil.Usage(fmt.Errorf("--steps = %d; log at least one step", c.Int("steps")))
 			}
 			if c.Int("sparse") < 0 {
-				return usageErr(fmt.Errorf("--sparse = %d; use 0 (dense) or a positive count", c.Int("sparse")))
+				return cliutil.Usage(fmt.Errorf("--sparse = %d; use 0 (dense) or a positive count", c.Int("sparse")))
 			}
 			src, err := sim.NewSource(c.String("source"), g, seed)
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			s := data.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
 			if err := s.Validate(); err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			cfg := data.RunConfig{Steps: c.Int("steps"), Gamma: g, StepsPerPrompt: c.Int("steps-per-prompt"), Seed: seed,
 				RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits")}
@@ -69,7 +71,7 @@ func logSyntheticCommand() *cli.Command {
 				src.Spec, cfg.Steps, g, c.Int("sparse"), cfg.Logits, cfg.StepsPerPrompt, s)}
 			w, err := data.Create(c.String("out"), data.WriterOptions{Sparse: c.Int("sparse"), Provenance: pv})
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			ctx, cancel := signalContext(c.Context)
 			defer cancel()
@@ -84,16 +86,16 @@ func logSyntheticCommand() *cli.Command {
 			cerr := w.Close()
 			if err != nil {
 				if ctx.Err() != nil {
-					return interruptedErr(err)
+					return cliutil.Interrupted(err)
 				}
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			if cerr != nil {
-				return ioErr(cerr)
+				return cliutil.IO(cerr)
 			}
 			st, err := os.Stat(c.String("out"))
 			if err != nil {
-				return ioErr(err)
+				return cliutil.IO(err)
 			}
 			out := logSyntheticJSON{Out: c.String("out"), Source: src.Spec, Seed: seed, Steps: w.Rows(), Gamma: g, V: v,
 				Layout: data.LayoutDense, RowKind: data.KindProbs, Sampling: s.String(), Bytes: st.Size()}
@@ -104,7 +106,7 @@ func logSyntheticCommand() *cli.Command {
 				out.RowKind = data.KindLogits
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, out)
+				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			fmt.Fprintf(c.App.Writer, "wrote %s: %d steps of %s (V = %d, gamma = %d, %s %s, seed %d), %d bytes\n",
 				out.Out, out.Steps, out.Source, out.V, out.Gamma, out.Layout, out.RowKind, out.Seed, out.Bytes)

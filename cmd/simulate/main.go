@@ -11,14 +11,15 @@
 //	$ simulate bench --algo token --vocab 32000 --gamma 4 --seconds 5 --json
 //	$ simulate audit
 //
-// Exit codes are the constants in exit.go; they are never renumbered.
+// Exit codes are the constants of internal/cliutil; they are never renumbered.
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"sort"
+
+	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 )
@@ -41,29 +42,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
-		Name:           "simulate",
-		Usage:          "run and judge acceptance rules of speculative decoding",
-		Commands:       cmds,
-		Writer:         stdout,
-		ErrWriter:      stderr,
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErr(err)
-		},
+		Name:      "simulate",
+		Usage:     "run and judge acceptance rules of speculative decoding",
+		Commands:  cmds,
+		Writer:    stdout,
+		ErrWriter: stderr,
 	}
 }
 
 // run executes the app and maps its error to an exit code, printing one
-// line "simulate: <error>" to stderr.
+// line "simulate: <error>" to stderr. Exit codes are the constants of
+// internal/cliutil; they are never renumbered.
 func run(stdout, stderr io.Writer, args []string) int {
-	app := newApp(stdout, stderr)
-	err := app.Run(interspersed(app, args))
-	if err == nil {
-		return ExitOK
-	}
-	code := codeOf(err)
-	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "simulate: %s\n", msg)
-	}
-	return code
+	return cliutil.Run(newApp(stdout, stderr), stderr, args)
 }

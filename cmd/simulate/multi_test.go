@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/specsim/specsim/internal/cliutil"
 )
 
 func runJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, append([]string{"simulate"}, args...))
-	if code != ExitOK {
+	if code != cliutil.ExitOK {
 		return nil, code, errb.String()
 	}
 	var m map[string]any
@@ -27,11 +29,11 @@ func runJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 func TestExactTreeAndBoundCommands(t *testing.T) {
 	p, q := "1/3,1/3,1/3", "1/3,0.1,17/30"
 	ex, code, stderr := runJSON(t, "exact", "--algo", "specinfer", "--k", "3", "--gamma", "1", "--p", p, "--q", q, "--seed", "1", "--json")
-	if code != ExitOK {
+	if code != cliutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, code, stderr := runJSON(t, "bound", "--k", "3", "--replacement=true", "--p", p, "--q", q, "--json")
-	if code != ExitOK {
+	if code != cliutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	acc, opt := ex["acceptance"].(float64), b["optimal_acceptance"].(float64)
@@ -47,11 +49,11 @@ func TestExactTreeAndBoundCommands(t *testing.T) {
 			t.Errorf("exact --json lacks %s", f)
 		}
 	}
-	if _, code, _ := runJSON(t, "exact", "--algo", "token", "--k", "2", "--p", p, "--q", q); code != ExitUsage {
-		t.Errorf("token with --k 2: exit %d, want %d", code, ExitUsage)
+	if _, code, _ := runJSON(t, "exact", "--algo", "token", "--k", "2", "--p", p, "--q", q); code != cliutil.ExitUsage {
+		t.Errorf("token with --k 2: exit %d, want %d", code, cliutil.ExitUsage)
 	}
-	if _, code, _ := runJSON(t, "bound", "--k", "0", "--p", p, "--q", q); code != ExitUsage {
-		t.Errorf("bound --k 0: exit %d, want %d", code, ExitUsage)
+	if _, code, _ := runJSON(t, "bound", "--k", "0", "--p", p, "--q", q); code != cliutil.ExitUsage {
+		t.Errorf("bound --k 0: exit %d, want %d", code, cliutil.ExitUsage)
 	}
 }
 
@@ -61,7 +63,7 @@ func TestExactTreeAndBoundCommands(t *testing.T) {
 func TestScenarioCommand(t *testing.T) {
 	for algo, want := range map[string]float64{"naive": 1513.0 / 2048, "shared-uniform": 0.5} {
 		m, code, stderr := runJSON(t, "scenario", "fms-example", "--algo", algo, "--trials", "20000", "--seed", "3", "--workers", "1", "--json")
-		if code != ExitOK {
+		if code != cliutil.ExitOK {
 			t.Fatalf("%s: exit %d: %s", algo, code, stderr)
 		}
 		exact := m["p_first_a_exact"].(float64)
@@ -74,7 +76,7 @@ func TestScenarioCommand(t *testing.T) {
 			}
 		}
 	}
-	if _, code, _ := runJSON(t, "scenario", "nope"); code != ExitUsage {
+	if _, code, _ := runJSON(t, "scenario", "nope"); code != cliutil.ExitUsage {
 		t.Errorf("unknown scenario: exit %d", code)
 	}
 }

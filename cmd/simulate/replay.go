@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
@@ -79,9 +81,9 @@ func ci(c [2]float64) []*float64 { return []*float64{num(c[0]), num(c[1])} }
 // error (2), anything else reading the file an I/O error (5).
 func logErr(err error) error {
 	if errors.Is(err, data.ErrInvalid) {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
-	return ioErr(err)
+	return cliutil.IO(err)
 }
 
 func replayCommand() *cli.Command {
@@ -104,13 +106,13 @@ func replayCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			bug, err := data.ParseBug(c.String("bug"))
 			if err != nil {
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			if c.Int("reps") < 1 {
-				return usageErr(fmt.Errorf("--reps = %d; use at least 1", c.Int("reps")))
+				return cliutil.Usage(fmt.Errorf("--reps = %d; use at least 1", c.Int("reps")))
 			}
 			if l := c.Float64("level"); !(l > 0 && l < 1) {
-				return usageErr(fmt.Errorf("--level = %g; use a value in (0, 1)", l))
+				return cliutil.Usage(fmt.Errorf("--level = %g; use a value in (0, 1)", l))
 			}
 			var rules []data.ReplayRule
 			var entries []algos.Entry
@@ -118,11 +120,11 @@ func replayCommand() *cli.Command {
 				name = strings.TrimSpace(name)
 				e, err := algos.Lookup(name)
 				if err != nil {
-					return usageErr(err)
+					return cliutil.Usage(err)
 				}
 				a, err := e.Build(nil)
 				if err != nil {
-					return usageErr(err)
+					return cliutil.Usage(err)
 				}
 				rules = append(rules, data.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
 				entries = append(entries, e)
@@ -141,7 +143,7 @@ func replayCommand() *cli.Command {
 			if path := c.String("steps-out"); path != "" {
 				f, err := os.Create(path)
 				if err != nil {
-					return ioErr(err)
+					return cliutil.IO(err)
 				}
 				defer f.Close()
 				cw := csv.NewWriter(f)
@@ -159,7 +161,7 @@ func replayCommand() *cli.Command {
 			rep, err := data.Replay(ctx, r, rules, cfg)
 			if err != nil {
 				if ctx.Err() != nil {
-					return interruptedErr(err)
+					return cliutil.Interrupted(err)
 				}
 				if errors.Is(err, data.ErrInvalid) || errors.Is(err, data.ErrCorrupt) {
 					return logErr(err)
@@ -205,14 +207,14 @@ func replayCommand() *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, out); err != nil {
-					return ioErr(err)
+				if err := cliutil.WriteJSON(c.App.Writer, out); err != nil {
+					return cliutil.IO(err)
 				}
 			} else {
 				printReplay(c, out)
 			}
 			if len(violated) > 0 && c.Bool("fail-on-violation") {
-				return violatedErr(fmt.Errorf("losslessness check failed for %s", strings.Join(violated, ", ")))
+				return cliutil.Violated(fmt.Errorf("losslessness check failed for %s", strings.Join(violated, ", ")))
 			}
 			return nil
 		},
@@ -267,12 +269,12 @@ type decodeOnlyJSON struct {
 func decodeOnly(c *cli.Context) error {
 	f, err := os.Open(c.String("log"))
 	if err != nil {
-		return ioErr(err)
+		return cliutil.IO(err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return ioErr(err)
+		return cliutil.IO(err)
 	}
 	start := time.Now()
 	n, err := data.DecodeOnly(f, st.Size())
@@ -283,7 +285,7 @@ func decodeOnly(c *cli.Context) error {
 	out := decodeOnlyJSON{Log: c.String("log"), Steps: n, Bytes: st.Size(), ElapsedS: el,
 		StepsPerSec: float64(n) / el, MBPerSec: float64(st.Size()) / el / 1e6}
 	if c.Bool("json") {
-		return writeJSON(c.App.Writer, out)
+		return cliutil.WriteJSON(c.App.Writer, out)
 	}
 	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", n, out.Log, el, out.StepsPerSec, out.MBPerSec)
 	return nil

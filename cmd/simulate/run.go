@@ -8,8 +8,9 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
@@ -65,13 +66,13 @@ func loadSpec(arg string) (*experiments.SweepSpec, error) {
 	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".toml") {
 		s, err := experiments.LoadSpec(arg)
 		if err != nil {
-			return nil, usageErr(err)
+			return nil, cliutil.Usage(err)
 		}
 		return s, nil
 	}
 	s, err := experiments.DefaultSpec(arg)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, cliutil.Usage(err)
 	}
 	return s, nil
 }
@@ -89,7 +90,7 @@ func resolveSeed(c *cli.Context, spec *experiments.SweepSpec, out string) (uint6
 	if out != "" {
 		m, ok, err := results.ReadManifest(out)
 		if err != nil {
-			return 0, ioErr(err)
+			return 0, cliutil.IO(err)
 		}
 		if ok {
 			return m.Seed, nil
@@ -118,7 +119,7 @@ func resolveShard(c *cli.Context) (experiments.Shard, error) {
 
 func runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usageErr(fmt.Errorf("run needs one experiment name or spec file; known experiments: %s", strings.Join(experiments.Names(), ", ")))
+		return cliutil.Usage(fmt.Errorf("run needs one experiment name or spec file; known experiments: %s", strings.Join(experiments.Names(), ", ")))
 	}
 	spec, err := loadSpec(c.Args().First())
 	if err != nil {
@@ -127,12 +128,12 @@ func runAction(c *cli.Context) error {
 	if c.IsSet("scale") || spec.Scale == 0 {
 		s := c.Float64("scale")
 		if !(s > 0) {
-			return usageErr(fmt.Errorf("--scale = %g; use a positive factor", s))
+			return cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", s))
 		}
 		spec.Scale = s
 	}
 	if w := c.Int("workers"); w < 0 {
-		return usageErr(fmt.Errorf("--workers = %d; use 0 (all cores) or more", w))
+		return cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", w))
 	}
 	workers := c.Int("workers")
 	if workers == 0 {
@@ -140,7 +141,7 @@ func runAction(c *cli.Context) error {
 	}
 	shard, err := resolveShard(c)
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	out := c.String("out")
 	seed, err := resolveSeed(c, spec, out)
@@ -149,7 +150,7 @@ func runAction(c *cli.Context) error {
 	}
 	plan, err := experiments.NewPlan(spec, seed)
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	errw := c.App.ErrWriter
 	fmt.Fprintf(errw, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
@@ -160,7 +161,7 @@ func runAction(c *cli.Context) error {
 	var dir *results.Dir
 	if out != "" {
 		if dir, err = results.OpenDir(out, plan, shard); err != nil {
-			return ioErr(err)
+			return cliutil.IO(err)
 		}
 		opt.Store = dir
 	}
@@ -178,28 +179,28 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			if out != "" {
-				return interruptedErr(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, out, res.Skipped))
+				return cliutil.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, out, res.Skipped))
 			}
-			return interruptedErr(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (use --out DIR to keep finished cells)", res.Computed, owned))
+			return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (use --out DIR to keep finished cells)", res.Computed, owned))
 		}
 		var ue interface{ ExitCode() int }
 		if errors.As(err, &ue) {
 			return err
 		}
 		if strings.Contains(err.Error(), "unreadable cell file") || strings.Contains(err.Error(), "metadata") {
-			return ioErr(err)
+			return cliutil.IO(err)
 		}
 		if out != "" && isIOErr(err) {
-			return ioErr(err)
+			return cliutil.IO(err)
 		}
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	if out != "" {
 		sum := runSummary{Experiment: plan.Exp.Name, SpecHash: spec.Hash(), Seed: seed, Shard: shard.String(), Cells: len(plan.Cells),
 			ShardCells: owned, Computed: res.Computed, Skipped: res.Skipped, Out: out, Seconds: time.Since(start).Seconds()}
 		fmt.Fprintf(errw, "simulate: shard %s done: %d cells computed, %d already stored, in %s\n", shard, res.Computed, res.Skipped, out)
 		if c.Bool("json") {
-			return writeJSON(c.App.Writer, sum)
+			return cliutil.WriteJSON(c.App.Writer, sum)
 		}
 		return nil
 	}
@@ -211,9 +212,9 @@ func runAction(c *cli.Context) error {
 		if rows == nil {
 			rows = []experiments.Row{}
 		}
-		return writeJSON(c.App.Writer, rows)
+		return cliutil.WriteJSON(c.App.Writer, rows)
 	}
-	return printRows(c, rows)
+	return cliutil.PrintRows(c.App.Writer, rows)
 }
 
 // isIOErr reports file-system errors.
@@ -269,34 +270,4 @@ func (p *cellProgress) finish(experiments.SweepResult) {
 		p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
-}
-
-// printRows writes rows as an aligned text table (columns of the first row).
-func printRows(c *cli.Context, rows []experiments.Row) error {
-	return printTable(c.App.Writer, rows)
-}
-
-func printTable(w io.Writer, rows []experiments.Row) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	var head []string
-	for _, kv := range rows[0] {
-		head = append(head, kv.K)
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, r := range rows {
-		var cells []string
-		for _, k := range head {
-			v, _ := r.Get(k)
-			if f, ok := v.(float64); ok {
-				cells = append(cells, fmt.Sprintf("%.6g", f))
-			} else {
-				cells = append(cells, fmt.Sprint(v))
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	return tw.Flush()
 }

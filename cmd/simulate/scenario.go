@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/experiments"
@@ -29,10 +31,10 @@ func scenarioCommand() *cli.Command {
 				return c.App.RunContext(c.Context, append(re, args[0]))
 			}
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("scenario needs one name; known: %s", strings.Join(experiments.ScenarioNames(), ", ")))
+				return cliutil.Usage(fmt.Errorf("scenario needs one name; known: %s", strings.Join(experiments.ScenarioNames(), ", ")))
 			}
 			if c.Int64("trials") < 1 {
-				return usageErr(fmt.Errorf("--trials = %d; use at least 1", c.Int64("trials")))
+				return cliutil.Usage(fmt.Errorf("--trials = %d; use at least 1", c.Int64("trials")))
 			}
 			seed := masterSeed(c)
 			ctx, stop := signalContext(c.Context)
@@ -40,14 +42,14 @@ func scenarioCommand() *cli.Command {
 			row, err := experiments.Scenario(ctx, c.Args().First(), c.String("algo"), c.Int64("trials"), seed, c.Int("workers"))
 			if err != nil {
 				if ctx.Err() != nil {
-					return interruptedErr(err)
+					return cliutil.Interrupted(err)
 				}
-				return usageErr(err)
+				return cliutil.Usage(err)
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, row)
+				return cliutil.WriteJSON(c.App.Writer, row)
 			}
-			return printRows(c, []experiments.Row{row})
+			return cliutil.PrintRows(c.App.Writer, []experiments.Row{row})
 		},
 	}
 }

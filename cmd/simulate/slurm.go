@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/experiments"
@@ -65,17 +67,17 @@ func shellQuote(s string) string {
 
 func slurmAction(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usageErr(fmt.Errorf("slurm needs one experiment name or spec file"))
+		return cliutil.Usage(fmt.Errorf("slurm needs one experiment name or spec file"))
 	}
 	n := c.Int("shards")
 	if n < 1 {
-		return usageErr(fmt.Errorf("--shards = %d; give the number of array tasks (at least 1)", n))
+		return cliutil.Usage(fmt.Errorf("--shards = %d; give the number of array tasks (at least 1)", n))
 	}
 	if c.String("out") == "" {
-		return usageErr(fmt.Errorf("--out is required: a directory every node can reach"))
+		return cliutil.Usage(fmt.Errorf("--out is required: a directory every node can reach"))
 	}
 	if c.Int("workers") < 1 {
-		return usageErr(fmt.Errorf("--workers = %d; use at least 1", c.Int("workers")))
+		return cliutil.Usage(fmt.Errorf("--workers = %d; use at least 1", c.Int("workers")))
 	}
 	arg := c.Args().First()
 	spec, err := loadSpec(arg)
@@ -84,13 +86,13 @@ func slurmAction(c *cli.Context) error {
 	}
 	if c.IsSet("scale") || spec.Scale == 0 {
 		if !(c.Float64("scale") > 0) {
-			return usageErr(fmt.Errorf("--scale = %g; use a positive factor", c.Float64("scale")))
+			return cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", c.Float64("scale")))
 		}
 		spec.Scale = c.Float64("scale")
 	}
 	out, err := filepath.Abs(c.String("out"))
 	if err != nil {
-		return ioErr(err)
+		return cliutil.IO(err)
 	}
 	seed, err := resolveSeed(c, spec, out)
 	if err != nil {
@@ -98,7 +100,7 @@ func slurmAction(c *cli.Context) error {
 	}
 	plan, err := experiments.NewPlan(spec, seed)
 	if err != nil {
-		return usageErr(err)
+		return cliutil.Usage(err)
 	}
 	if n > len(plan.Cells) {
 		fmt.Fprintf(c.App.ErrWriter, "simulate: warning: %d shards for %d cells; %d tasks will have nothing to do\n", n, len(plan.Cells), n-len(plan.Cells))
@@ -106,28 +108,28 @@ func slurmAction(c *cli.Context) error {
 	target := arg
 	if _, err := os.Stat(arg); err == nil {
 		if target, err = filepath.Abs(arg); err != nil {
-			return ioErr(err)
+			return cliutil.IO(err)
 		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return ioErr(fmt.Errorf("locating the simulate binary: %w", err))
+		return cliutil.IO(fmt.Errorf("locating the simulate binary: %w", err))
 	}
 	report := c.String("report")
 	if report == "" {
 		report = filepath.Join(filepath.Dir(self), "report")
 		if _, err := os.Stat(report); err != nil {
 			if report, err = exec.LookPath("report"); err != nil {
-				return usageErr(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build ./cmd/report) or pass --report PATH", self))
+				return cliutil.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build ./cmd/report) or pass --report PATH", self))
 			}
 		}
 	}
 	if report, err = filepath.Abs(report); err != nil {
-		return ioErr(err)
+		return cliutil.IO(err)
 	}
 	sdir := filepath.Join(out, "slurm")
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		return ioErr(err)
+		return cliutil.IO(err)
 	}
 	name := "specsim-" + plan.Exp.Name
 	var hdr bytes.Buffer
@@ -163,7 +165,7 @@ exec %s merge %s --out %s
 	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
 		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
-			return ioErr(err)
+			return cliutil.IO(err)
 		}
 	}
 	sb := c.String("sbatch")
@@ -173,7 +175,7 @@ exec %s merge %s --out %s
 	w := c.App.Writer
 	if !c.Bool("submit") {
 		if c.Bool("json") {
-			return writeJSON(w, res)
+			return cliutil.WriteJSON(w, res)
 		}
 		fmt.Fprintf(w, "# would submit (seed %d, %d cells in %d shards):\n%s\n%s\n\n# %s\n%s\n# %s\n%s", seed, len(plan.Cells), n,
 			res.Commands[0], res.Commands[1], sweepPath, sweep, mergePath, merge)
@@ -185,11 +187,11 @@ exec %s merge %s --out %s
 		cmd.Stderr = &stderr
 		b, err := cmd.Output()
 		if err != nil {
-			return "", ioErr(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
+			return "", cliutil.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
 		}
 		id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";") // --parsable: "id" or "id;cluster"
 		if id == "" || strings.ContainsAny(id, " \n") {
-			return "", ioErr(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
+			return "", cliutil.IO(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
 		}
 		return id, nil
 	}
@@ -202,7 +204,7 @@ exec %s merge %s --out %s
 	res.Submitted = true
 	res.Commands[1] = strings.Replace(res.Commands[1], "<array_job_id>", res.ArrayJobID, 1)
 	if c.Bool("json") {
-		return writeJSON(w, res)
+		return cliutil.WriteJSON(w, res)
 	}
 	fmt.Fprintf(w, "array job %s (%d tasks), merge job %s (afterok:%s); seed %d; results in %s\n", res.ArrayJobID, n, res.MergeJobID, res.ArrayJobID, seed, out)
 	return nil

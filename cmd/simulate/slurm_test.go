@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/specsim/specsim/data/results"
 )
 
@@ -133,8 +135,8 @@ func TestRunSIGINTResume(t *testing.T) {
 	if code == 0 && len(files) == 18 {
 		t.Skip("the sweep finished before the signal arrived (machine too fast); nothing to resume")
 	}
-	if code != ExitInterrupted {
-		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, ExitInterrupted, log.String(), rest.String())
+	if code != cliutil.ExitInterrupted {
+		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, cliutil.ExitInterrupted, log.String(), rest.String())
 	}
 	if !strings.Contains(rest.String(), "interrupted") {
 		t.Errorf("stderr does not say interrupted: %s", rest.String())

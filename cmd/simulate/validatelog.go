@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/specsim/specsim/internal/cliutil"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
@@ -35,14 +37,14 @@ func validateLogCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErr(fmt.Errorf("validate-log takes one FILE argument, got %d", c.NArg()))
+				return cliutil.Usage(fmt.Errorf("validate-log takes one FILE argument, got %d", c.NArg()))
 			}
 			path := c.Args().First()
 			out := validateLogJSON{File: path, Problems: []string{}, Warnings: []string{}}
 			res := validateLog(path, c.Int("max-problems"), &out)
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, out); err != nil {
-					return ioErr(err)
+				if err := cliutil.WriteJSON(c.App.Writer, out); err != nil {
+					return cliutil.IO(err)
 				}
 			} else {
 				w := c.App.Writer
@@ -67,9 +69,9 @@ func validateLog(path string, max int, out *validateLogJSON) error {
 		out.Problems = append(out.Problems, err.Error())
 		if errors.Is(err, data.ErrInvalid) {
 			out.Readable = true
-			return usageErr(fmt.Errorf("%s is not a valid log: %v", path, err))
+			return cliutil.Usage(fmt.Errorf("%s is not a valid log: %v", path, err))
 		}
-		return ioErr(fmt.Errorf("%s is unreadable: %v", path, err))
+		return cliutil.IO(fmt.Errorf("%s is unreadable: %v", path, err))
 	}
 	defer r.Close()
 	out.Readable = true
@@ -96,11 +98,11 @@ func validateLog(path string, max int, out *validateLogJSON) error {
 		}
 		out.Readable = false
 		out.Problems = append(out.Problems, err.Error())
-		return ioErr(fmt.Errorf("%s is unreadable after %d rows: %v", path, out.Checked, err))
+		return cliutil.IO(fmt.Errorf("%s is unreadable after %d rows: %v", path, out.Checked, err))
 	}
 	out.Warnings = append(out.Warnings, r.Warnings()...)
 	if invalid > 0 {
-		return usageErr(fmt.Errorf("%s is not a valid log: %d invalid rows, first: %s", path, invalid, out.Problems[0]))
+		return cliutil.Usage(fmt.Errorf("%s is not a valid log: %d invalid rows, first: %s", path, invalid, out.Problems[0]))
 	}
 	out.Valid = true
 	return nil

@@ -1,4 +1,4 @@
-package main
+package cliutil
 
 import (
 	"strings"
@@ -6,12 +6,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// interspersed moves a subcommand's positional arguments after its flags,
+// Interspersed moves a subcommand's positional arguments after its flags,
 // so that 'simulate run NAME --json' works like 'simulate run --json NAME'
 // (urfave/cli v2 stops reading flags at the first positional argument).
 // Flags that take a value consume the next word unless written as
 // --flag=value; everything after "--" is left alone.
-func interspersed(app *cli.App, args []string) []string {
+func Interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}

@@ -1,0 +1,56 @@
+package cliutil
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+// WriteJSON writes v indented. Values encoding/json cannot represent
+// (NaN, ±Inf: an infinite KL, an impossible observation's statistic) are
+// written as the strings "NaN", "+Inf" and "-Inf" rather than failing.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), "", "  ")
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// PrintRows writes rows as an aligned text table with the columns of the
+// first row; floats are printed with 6 significant digits.
+func PrintRows(w io.Writer, rows []experiments.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, kv := range rows[0] {
+		head = append(head, kv.K)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		var cells []string
+		for _, k := range head {
+			v, _ := r.Get(k)
+			if f, ok := v.(float64); ok {
+				cells = append(cells, fmt.Sprintf("%.6g", f))
+			} else {
+				cells = append(cells, fmt.Sprint(v))
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
