@@ -221,22 +221,32 @@ func pathBeta(pair sim.Pair, g int) float64 {
 	return t / float64(g)
 }
 
+// exactTokenBlock returns the exact E[emitted] per step of token and
+// block verification on pair at draft length g (L = 1 suffices: the
+// expectations do not depend on how many tokens are compared).
+func exactTokenBlock(pair sim.Pair, g int) (token, block float64, err error) {
+	tok, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: g, L: 1})
+	if err != nil {
+		return 0, 0, err
+	}
+	blk, err := sim.Exact(pair, algos.Block{}, sim.ExactConfig{Gamma: g, L: 1})
+	if err != nil {
+		return 0, 0, err
+	}
+	return tok.ExpectedEmitted, blk.ExpectedEmitted, nil
+}
+
 func bvtExact(ctx context.Context, pair sim.Pair) ([]Row, error) {
 	var rows []Row
 	for g := 1; g <= bvtMaxGamma; g++ {
 		if err := ctx.Err(); err != nil {
 			return rows, err
 		}
-		tok, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: g, L: 1})
-		if err != nil {
-			return nil, err
-		}
-		blk, err := sim.Exact(pair, algos.Block{}, sim.ExactConfig{Gamma: g, L: 1})
+		t, b, err := exactTokenBlock(pair, g)
 		if err != nil {
 			return nil, err
 		}
 		beta := pathBeta(pair, g)
-		t, b := tok.ExpectedEmitted, blk.ExpectedEmitted
 		gain := 100 * (b/t - 1)
 		rows = append(rows,
 			bvtRow(g, "token", "exact", pair.Name, beta, t, t, t, 0, 0),

@@ -151,18 +151,14 @@ func runLeviathanTokens(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, e
 		if err != nil {
 			return nil, err
 		}
-		tok, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: g, L: 1})
-		if err != nil {
-			return nil, err
-		}
-		blk, err := sim.Exact(pair, algos.Block{}, sim.ExactConfig{Gamma: g, L: 1})
+		tok, blk, err := exactTokenBlock(pair, g)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, Row{
 			{"gamma", int64(g)}, {"eq1", eq1},
-			{"token_exact", tok.ExpectedEmitted}, {"token_minus_eq1", tok.ExpectedEmitted - eq1},
-			{"block_exact", blk.ExpectedEmitted}, {"block_gain_pct", 100 * (blk.ExpectedEmitted/tok.ExpectedEmitted - 1)},
+			{"token_exact", tok}, {"token_minus_eq1", tok - eq1},
+			{"block_exact", blk}, {"block_gain_pct", 100 * (blk/tok - 1)},
 		})
 	}
 	return rows, nil
