@@ -69,7 +69,9 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	if err := sim.Validate(flag, p); err != nil {
 		return nil, err
 	}
-	if s := sim.Normalize(p); s != 1 && warn != nil {
+	// Fractions such as 1/3 sum to 1 only within rounding; renormalise
+	// always, and say so when the sum was off by more than that.
+	if s := sim.Normalize(p); math.Abs(s-1) > 1e-12 && warn != nil {
 		fmt.Fprintf(warn, "simulate: warning: %s summed to %.17g; renormalised\n", flag, s)
 	}
 	return p, nil
