@@ -146,13 +146,13 @@ func Numbers(b *Bundle) []Number {
 		if r.String("ok") == "true" {
 			ok++
 		}
-		if r.String("kind") == "mutant" {
+		if k := r.String("kind"); k == "mutant" || k == "tree-mutant" {
 			mut++
 		}
 	}
 	add("AuditRows", fmt.Sprint(len(au)), "audit rows")
 	add("AuditOK", fmt.Sprint(ok), "rows with the expected verdict")
-	add("AuditMutants", fmt.Sprint(mut), "mutant rows")
+	add("AuditMutants", fmt.Sprint(mut), "mutant rows (chain and tree)")
 	tok := find(au, "algorithm", "token", "kind", "rule")
 	blk := find(au, "algorithm", "block", "kind", "rule")
 	add("AuditTokenAlpha", f(tok, "alpha_hat", 3), "token α̂ (V = 2048 pool)")
