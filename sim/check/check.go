@@ -214,6 +214,9 @@ func Pool(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg Config) (Resul
 	if err := cfg.defaults(); err != nil {
 		return Result{}, err
 	}
+	if cfg.Greedy {
+		return Result{}, fmt.Errorf("check: greedy rules are checked on model pairs (markov sources) or with 'simulate exact'")
+	}
 	g, v, nc := pl.Gamma, pl.V, pl.Contexts
 	perCtx := cfg.Trials / int64(nc)
 	bins := int(min(int64(maxBins), max(2, perCtx/minPerBin)))
@@ -255,9 +258,6 @@ func Pool(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg Config) (Resul
 				cum += p64[x]
 			}
 		}
-	}
-	if cfg.Greedy {
-		return Result{}, fmt.Errorf("check: greedy rules are checked on model pairs (markov sources) or with 'simulate exact'")
 	}
 	pl.BuildAliases()
 	newAcc := func() *tally { return &tally{counts: make([]int64, nc*(g+1)*bins), seq: make([]int, 0, g+1)} }
