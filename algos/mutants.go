@@ -74,8 +74,9 @@ func (m QMismatch) pow(v float64) float64 {
 	return math.Pow(v, m.T)
 }
 
-func (m QMismatch) raw(q sim.Row, x int) float64 { return m.pow(q.At(x)) / m.rawNorm(q) }
-
+// rawNorm returns Σ_y q(y)^T, the normaliser of the raw law; raw(x) is
+// then q(x)^T / rawNorm. It is one pass over the vocabulary, computed once
+// per examined position.
 func (m QMismatch) rawNorm(q sim.Row) float64 {
 	s := 0.0
 	for y := 0; y < q.Len(); y++ {
@@ -84,10 +85,9 @@ func (m QMismatch) rawNorm(q sim.Row) float64 {
 	return s
 }
 
-// residual returns Σ_t (p(t) - raw(t))+ and, if u ≥ 0, the inverse-CDF
-// sample of that residual at u.
-func (m QMismatch) residual(u float64, p, q sim.Row) (float64, int) {
-	s := m.rawNorm(q)
+// residual returns z = Σ_t (p(t) - q(t)^T/s)+ and, if u ≥ 0, the
+// inverse-CDF sample of that residual at u (-1 if it is empty).
+func (m QMismatch) residual(u float64, p, q sim.Row, s float64) (float64, int) {
 	z := 0.0
 	for t := 0; t < p.Len(); t++ {
 		z += math.Max(0, p.At(t)-m.pow(q.At(t))/s)
@@ -111,8 +111,9 @@ func (m QMismatch) residual(u float64, p, q sim.Row) (float64, int) {
 // Accept runs one step.
 func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 	for i, x := range b.Tokens {
-		if !(rng.Float64() < b.P[i].At(x)/m.raw(b.Q[i], x)) {
-			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i])
+		s := m.rawNorm(b.Q[i])
+		if !(rng.Float64() < b.P[i].At(x)/(m.pow(b.Q[i].At(x))/s)) {
+			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i], s)
 			if y < 0 {
 				y = sim.SampleRow(rng.Float64(), b.P[i])
 			}
@@ -129,10 +130,10 @@ func (m QMismatch) Law(b *sim.Block, dst *sim.Law) {
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
-		a := math.Min(1, b.P[i].At(x)/m.raw(b.Q[i], x))
+		s := m.rawNorm(b.Q[i])
+		a := math.Min(1, b.P[i].At(x)/(m.pow(b.Q[i].At(x))/s))
 		if rej := reach * (1 - a); rej > 0 {
-			s := m.rawNorm(b.Q[i])
-			z, _ := m.residual(-1, b.P[i], b.Q[i])
+			z, _ := m.residual(-1, b.P[i], b.Q[i], s)
 			for t := 0; t < b.V(); t++ {
 				if d := b.P[i].At(t) - m.pow(b.Q[i].At(t))/s; d > 0 {
 					dst.Add(i, t, rej*d/z)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -136,8 +135,8 @@ type ruleAcc struct {
 	rule              ReplayRule
 	lawer             sim.Lawer
 	law               sim.Law
-	pcg               *rand.PCG
-	rng               *rand.Rand
+	stream            *sim.Stream
+	streamName        string
 	accEx, emEx, diff stattest.Moments
 	accS, emS         stattest.Moments
 	cells             cellCounter
@@ -166,8 +165,7 @@ func Replay(ctx context.Context, r *Reader, rules []ReplayRule, cfg ReplayConfig
 	}
 	accs := make([]*ruleAcc, len(rules))
 	for i, ru := range rules {
-		a := &ruleAcc{rule: ru, pcg: rand.NewPCG(0, 0)}
-		a.rng = rand.New(a.pcg)
+		a := &ruleAcc{rule: ru, stream: sim.NewStream(), streamName: "data/replay/" + ru.Name}
 		a.lawer, _ = ru.Algo.(sim.Lawer)
 		if ru.Greedy {
 			a.cells.init(2)
@@ -242,11 +240,11 @@ func Replay(ctx context.Context, r *Reader, rules []ReplayRule, cfg ReplayConfig
 				a.accEx.Add(res.AcceptedExact)
 				a.emEx.Add(res.EmittedExact)
 			}
-			a.pcg.Seed(cfg.Seed, sim.StreamID("data/replay/"+a.rule.Name, uint64(row)))
+			rng := a.stream.Reset(cfg.Seed, sim.StreamID(a.streamName, uint64(row)))
 			sa, se := 0.0, 0.0
 			first := -1
 			for k := 0; k < cfg.Reps; k++ {
-				o := a.rule.Algo.Accept(a.rng, b)
+				o := a.rule.Algo.Accept(rng, b)
 				if err := sim.CheckOutcome(b, o); err != nil {
 					return nil, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
 				}

@@ -159,7 +159,6 @@ func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafte
 	type accum struct {
 		hits, emitted int64
 		tree          *sim.Tree
-		path          []int
 	}
 	stream := "multidraft/mc/" + rule
 	total, n, err := sim.MonteCarlo(ctx, cfg.Trials(20000), cfg.MC(),

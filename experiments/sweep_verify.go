@@ -247,12 +247,11 @@ func checkVerifyAxes(s *SweepSpec) error {
 type verifyAcc struct {
 	sumA, sumA2, sumE, sumE2 float64
 	accepted, tried          int64
-	// pcg is re-seeded per step with the step's stream: the same numbers
-	// as sim.NewRand(seed, stream) without allocating a generator per step.
-	pcg  *rand.PCG
-	rng  *rand.Rand
-	blk  sim.Block
-	p, q [][]float64
+	// stream is reset per step to the step's key: the numbers of
+	// sim.NewRand(seed, stream) without allocating a generator per step.
+	stream *sim.Stream
+	blk    sim.Block
+	p, q   [][]float64
 }
 
 func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
@@ -342,16 +341,14 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 }
 
 func newVerifyAcc() *verifyAcc {
-	a := &verifyAcc{pcg: rand.NewPCG(0, 0)}
-	a.rng = rand.New(a.pcg)
+	a := &verifyAcc{stream: sim.NewStream()}
 	return a
 }
 
 // stepRand returns the generator of step i: the stream
 // sim.NewRand(seed, sim.StreamID("verify/step", i)).
 func (a *verifyAcc) stepRand(seed uint64, i int64) *rand.Rand {
-	a.pcg.Seed(seed, sim.StreamID("verify/step", uint64(i)))
-	return a.rng
+	return a.stream.Reset(seed, sim.StreamID("verify/step", uint64(i)))
 }
 
 func (a *verifyAcc) add(o sim.Outcome, g int) {

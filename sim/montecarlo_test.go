@@ -54,3 +54,19 @@ func TestMonteCarloCancel(t *testing.T) {
 		t.Errorf("after cancellation: %d trials reported, %g merged; want whole finished chunks only", n, r.n)
 	}
 }
+
+// TestStreamReset: a reset Stream draws the same numbers as a fresh
+// NewRand on the same key, after any earlier use.
+func TestStreamReset(t *testing.T) {
+	t.Parallel()
+	s := sim.NewStream()
+	for k := uint64(0); k < 50; k++ {
+		s.Reset(9, k+100).Uint64() // leave state behind
+		got, want := s.Reset(3, k), sim.NewRand(3, k)
+		for range 5 {
+			if a, b := got.Float64(), want.Float64(); a != b {
+				t.Fatalf("stream %d: reset %v, NewRand %v", k, a, b)
+			}
+		}
+	}
+}

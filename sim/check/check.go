@@ -116,10 +116,11 @@ type tally struct {
 	emitted  int64
 	emitSq   int64
 	invalid  int64
-	// scratch
-	blk  sim.Block
-	seq  []int
-	rows [][]float64
+	// scratch: keyed streams for drafts and rule coins, reset per trial
+	draft, rule *sim.Stream
+	blk         sim.Block
+	seq         []int
+	rows        [][]float64
 }
 
 func (t *tally) add(b *sim.Block, o sim.Outcome) {
@@ -260,11 +261,13 @@ func Pool(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg Config) (Resul
 		}
 	}
 	pl.BuildAliases()
-	newAcc := func() *tally { return &tally{counts: make([]int64, nc*(g+1)*bins), seq: make([]int, 0, g+1)} }
+	newAcc := func() *tally {
+		return &tally{counts: make([]int64, nc*(g+1)*bins), seq: make([]int, 0, g+1), draft: sim.NewStream(), rule: sim.NewStream()}
+	}
 	trial := func(t int64, acc *tally) {
 		c := int(t % int64(nc))
-		rd := sim.NewRand(cfg.Seed, sim.StreamID("check/draft", uint64(t)))
-		ra := sim.NewRand(cfg.Seed, sim.StreamID("check/rule", uint64(t)))
+		rd := acc.draft.Reset(cfg.Seed, sim.StreamID("check/draft", uint64(t)))
+		ra := acc.rule.Reset(cfg.Seed, sim.StreamID("check/rule", uint64(t)))
 		pl.Fill(rd, c, &acc.blk)
 		o := a.Accept(ra, &acc.blk)
 		acc.add(&acc.blk, o)
@@ -338,7 +341,7 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 		offs[i+1] = offs[i] + pow(v, l)
 	}
 	newAcc := func() *tally {
-		t := &tally{counts: make([]int64, offs[len(lens)]), seq: make([]int, 0, g+1)}
+		t := &tally{counts: make([]int64, offs[len(lens)]), seq: make([]int, 0, g+1), draft: sim.NewStream(), rule: sim.NewStream()}
 		t.blk = sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1)}
 		t.rows = make([][]float64, 2*g+2)
 		for i := range t.rows {
@@ -353,8 +356,8 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 		return t
 	}
 	trial := func(t int64, acc *tally) {
-		rd := sim.NewRand(cfg.Seed, sim.StreamID("check/draft", uint64(t)))
-		ra := sim.NewRand(cfg.Seed, sim.StreamID("check/rule", uint64(t)))
+		rd := acc.draft.Reset(cfg.Seed, sim.StreamID("check/draft", uint64(t)))
+		ra := acc.rule.Reset(cfg.Seed, sim.StreamID("check/rule", uint64(t)))
 		b := &acc.blk
 		ctxTok := acc.seq[:0]
 		for i := 0; i < g; i++ {
