@@ -84,7 +84,7 @@ func checkCommand() *cli.Command {
 			if err != nil && ctx.Err() == nil {
 				return cliutil.Usage(err)
 			}
-			out := checkJSON{Algorithm: e.Name, Params: fullParams(e, ps), Source: source, Gamma: cfg.Gamma, Result: res,
+			out := checkJSON{Algorithm: e.Name, Params: ps, Source: source, Gamma: cfg.Gamma, Result: res,
 				Edge: check.Preserved, Elapsed: time.Since(start).Seconds()}
 			if eerr := check.EdgeCheck(a); eerr != nil {
 				out.Edge, out.EdgeMsg = check.Violated, eerr.Error()

@@ -133,20 +133,8 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	return *src.Pair, nil
 }
 
-// fullParams returns every parameter of e: the given ones and defaults.
-func fullParams(e algos.Entry, ps algos.Params) map[string]float64 {
-	full := map[string]float64{}
-	for _, p := range e.Params {
-		full[p.Name] = p.Default
-	}
-	for k, v := range ps {
-		full[k] = v
-	}
-	return full
-}
-
 func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
-	out := exactJSON{Algorithm: e.Name, Params: fullParams(e, ps), Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
+	out := exactJSON{Algorithm: e.Name, Params: ps, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
 		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,
 		Greedy: e.Greedy, AcceptedDist: res.Accepted}

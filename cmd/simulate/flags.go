@@ -120,7 +120,8 @@ func parseParams(kvs []string) (algos.Params, error) {
 	return ps, nil
 }
 
-// buildAlgo builds --algo with its --param values; errors are usage errors.
+// buildAlgo builds --algo with its --param values and returns every
+// parameter of the rule (defaults filled in); errors are usage errors.
 func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error) {
 	e, err := algos.Lookup(c.String("algo"))
 	if err != nil {
@@ -130,11 +131,15 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	if err != nil {
 		return e, nil, nil, cliutil.Usage(err)
 	}
-	a, err := e.Build(ps)
+	full, err := e.Resolve(ps)
 	if err != nil {
 		return e, nil, nil, cliutil.Usage(err)
 	}
-	return e, a, ps, nil
+	a, err := e.New(full)
+	if err != nil {
+		return e, nil, nil, cliutil.Usage(err)
+	}
+	return e, a, full, nil
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM.
