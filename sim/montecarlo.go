@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 )
 
 // ChunkSize is the number of trials in one unit of Monte Carlo work.
@@ -12,6 +11,12 @@ import (
 // workers, and chunk results are merged in chunk order, so results are
 // bit-identical for any worker count.
 const ChunkSize = 1024
+
+// mcWindow is how many chunks per worker may be handed out beyond the
+// oldest chunk not yet merged. It bounds the accumulators alive at once to
+// mcWindow·workers whatever the trial count, at the price of a worker
+// waiting when one chunk is much slower than the rest.
+const mcWindow = 4
 
 // MCOptions configures MonteCarlo.
 type MCOptions struct {
@@ -25,57 +30,95 @@ type MCOptions struct {
 // MonteCarlo runs trials 0..n-1. Each chunk of ChunkSize consecutive trials
 // gets a fresh accumulator from newAcc; trial(i, acc) runs trial i into it
 // (it must derive all randomness from i, for example with
-// NewRand(seed, StreamID(name, i))). Finished chunks are merged into the
-// first one in chunk order with merge(dst, src).
+// NewRand(seed, StreamID(name, i))). Finished chunks are merged into one
+// total with merge(dst, src) in chunk order as soon as every earlier chunk
+// is merged, so memory is O(workers) accumulators, not O(n/ChunkSize), and
+// the result is bit-identical for any worker count.
 //
 // If ctx is cancelled, MonteCarlo stops handing out chunks, waits for the
-// running ones, merges every finished chunk and returns the merged result,
-// the number of trials it holds, and ctx.Err(). A nil newAcc result is not
-// allowed.
+// running ones, merges every finished chunk in chunk order and returns the
+// merged result, the number of trials it holds, and ctx.Err(). A nil newAcc
+// result is not allowed; n < 0 counts as 0.
 func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func() A, trial func(i int64, acc A), merge func(dst, src A)) (A, int64, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	chunks := (n + ChunkSize - 1) / ChunkSize
-	results := make([]A, chunks)
-	finished := make([]bool, chunks)
-	var next, done atomic.Int64
-	var mu sync.Mutex
+	n = max(n, 0)
+	chunks := n / ChunkSize // written so that n near MaxInt64 cannot overflow
+	if n%ChunkSize != 0 {
+		chunks++
+	}
+	size := func(c int64) int64 { return min(n-c*ChunkSize, ChunkSize) }
+	window := int64(workers) * mcWindow
+
+	var (
+		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		next    int64           // next chunk to hand out
+		merged  int64           // chunks [0, merged) are in total or skipped
+		pending = map[int64]A{} // finished chunks waiting for earlier ones
+		total   = newAcc()
+		count   int64
+		done    int64
+	)
+	// flush merges the contiguous run of finished chunks; mu is held.
+	flush := func() {
+		for {
+			acc, ok := pending[merged]
+			if !ok {
+				return
+			}
+			merge(total, acc)
+			count += size(merged)
+			delete(pending, merged)
+			merged++
+			cond.Broadcast()
+		}
+	}
 	var wg sync.WaitGroup
 	for range min(int64(workers), max(chunks, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				c := next.Add(1) - 1
-				if c >= chunks {
+			for {
+				mu.Lock()
+				for next < chunks && next-merged >= window && ctx.Err() == nil {
+					cond.Wait()
+				}
+				if next >= chunks || ctx.Err() != nil {
+					mu.Unlock()
 					return
 				}
+				c := next
+				next++
+				mu.Unlock()
+
 				acc := newAcc()
-				lo, hi := c*ChunkSize, min((c+1)*ChunkSize, n)
-				for i := lo; i < hi; i++ {
+				for i := c * ChunkSize; i < c*ChunkSize+size(c); i++ {
 					trial(i, acc)
 				}
-				results[c] = acc
-				d := done.Add(hi - lo)
+
 				mu.Lock()
-				finished[c] = true
+				pending[c] = acc
+				done += size(c)
 				if opt.Progress != nil {
-					opt.Progress(d, n)
+					opt.Progress(done, n)
 				}
+				flush()
 				mu.Unlock()
 			}
 		}()
 	}
+	// Wake waiters when ctx is cancelled so they can return.
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		cond.Broadcast()
+		mu.Unlock()
+	})
 	wg.Wait()
-	total := newAcc()
-	var count int64
-	for c := range chunks {
-		if finished[c] {
-			merge(total, results[c])
-			count += min((c+1)*ChunkSize, n) - c*ChunkSize
-		}
-	}
+	stop()
+	// Every chunk handed out runs to its end, even after a cancellation,
+	// so no gap is left and flush has merged every finished chunk.
 	return total, count, ctx.Err()
 }

@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"context"
+	"math"
+	"sync"
 	"testing"
 
 	"github.com/specsim/specsim/sim"
@@ -68,5 +70,53 @@ func TestStreamReset(t *testing.T) {
 				t.Fatalf("stream %d: reset %v, NewRand %v", k, a, b)
 			}
 		}
+	}
+}
+
+// TestMonteCarloBoundedMemory: accumulators alive at once stay O(workers)
+// whatever the trial count (chunks merge in order as they finish), and a
+// trial count near MaxInt64 neither overflows nor allocates per chunk up
+// front; it is stopped by cancellation after a few chunks.
+func TestMonteCarloBoundedMemory(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	live, peak := 0, 0
+	const workers = 3
+	_, n, err := sim.MonteCarlo(context.Background(), 200*sim.ChunkSize, sim.MCOptions{Workers: workers},
+		func() *sums {
+			mu.Lock()
+			live++
+			peak = max(peak, live)
+			mu.Unlock()
+			return &sums{}
+		},
+		func(i int64, acc *sums) { acc.n++ },
+		func(dst, src *sums) {
+			mu.Lock()
+			live--
+			mu.Unlock()
+			dst.n += src.n
+		})
+	if err != nil || n != 200*sim.ChunkSize {
+		t.Fatalf("n = %d, err = %v", n, err)
+	}
+	// The total plus at most mcWindow (4) chunks per worker beyond the
+	// oldest unmerged one, plus the chunk each worker holds.
+	if limit := 1 + 4*workers + workers; peak > limit {
+		t.Errorf("peak live accumulators %d, want <= %d for %d workers", peak, limit, workers)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	r, n, err := sim.MonteCarlo(ctx, math.MaxInt64, sim.MCOptions{Workers: 2},
+		func() *sums { return &sums{} },
+		func(i int64, acc *sums) {
+			if i == 5*sim.ChunkSize {
+				cancel()
+			}
+			acc.n++
+		},
+		func(dst, src *sums) { dst.n += src.n })
+	if err == nil || n < 6*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
+		t.Errorf("MaxInt64 trials cancelled after chunk 5: n = %d, merged %g, err = %v", n, r.n, err)
 	}
 }
