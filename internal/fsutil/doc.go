@@ -1,0 +1,11 @@
+// Package fsutil holds the file-safety rules every specsim command follows:
+//
+//  1. an output is never one of the command's inputs (compared by file
+//     identity, os.SameFile, not by name, so links and ./x vs x are caught);
+//  2. every file is written to a temporary file in the destination's
+//     directory, synced, and renamed over the destination only when the
+//     whole content was written, so a crash, a full disk or SIGKILL leaves
+//     the previous file (or none), never a truncated one;
+//  3. a run's output directory is locked for the run's duration, so two
+//     runs cannot interleave their cells under one manifest.
+package fsutil // import "github.com/specsim/specsim/internal/fsutil"

@@ -1,0 +1,79 @@
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ErrOutputIsInput is returned when an output path names one of the inputs.
+var ErrOutputIsInput = errors.New("output is an input")
+
+// CheckNotInput returns an error wrapping ErrOutputIsInput if out is the
+// same file as any of inputs (by identity: the same device and inode), or
+// if out is an existing directory holding one of them as the path itself.
+// Inputs that do not exist are ignored; an out that does not exist yet
+// cannot be an input.
+func CheckNotInput(out string, inputs ...string) error {
+	oi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		ii, err := os.Stat(in)
+		if err != nil {
+			continue
+		}
+		if os.SameFile(oi, ii) {
+			return fmt.Errorf("%w: %s is the input %s; write the output to another path", ErrOutputIsInput, out, in)
+		}
+	}
+	return nil
+}
+
+// WriteFile writes the file at path atomically: write(w) fills a
+// temporary file in path's directory, which is synced and renamed over
+// path only if write returns nil. On any error the temporary file is
+// removed and path is left as it was. The new file has mode 0644.
+func WriteFile(path string, write func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable where the platform allows it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	d.Sync() // not supported everywhere (e.g. some network filesystems); best effort
+	return nil
+}

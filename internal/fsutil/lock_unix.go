@@ -1,0 +1,44 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockName is the lock file LockDir creates in a locked directory.
+const LockName = ".lock"
+
+// ErrLocked is returned by LockDir when another process holds the lock.
+var ErrLocked = errors.New("directory is in use by another run")
+
+// LockDir takes an exclusive advisory lock (flock) on dir/.lock, creating
+// dir if needed, and returns the function that releases it. The lock is
+// released by the kernel if the process dies, so a killed run never
+// leaves a stale lock behind. It returns an error wrapping ErrLocked at
+// once, without waiting, if another process holds it.
+func LockDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s is locked (%s); wait for that run to end or use another --out", ErrLocked, dir, filepath.Join(dir, LockName))
+		}
+		return nil, err
+	}
+	return func() {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}, nil
+}
