@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -142,10 +139,9 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	return e, a, full, nil
 }
 
-// signalContext is cancelled by SIGINT or SIGTERM.
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-}
+// signalContext is cliutil.SignalContext (kept as a name for the commands
+// of this package).
+var signalContext = cliutil.SignalContext
 
 // isTerminal reports whether w is a terminal (progress bars go only there).
 func isTerminal(w io.Writer) bool {

@@ -160,7 +160,7 @@ func runAction(c *cli.Context) error {
 	opt := experiments.SweepOptions{Shard: shard, Workers: workers}
 	var dir *results.Dir
 	if out != "" {
-		if dir, err = results.OpenDir(out, plan, shard); err != nil {
+		if dir, err = experiments.OpenStore(out, plan, shard); err != nil {
 			return cliutil.IO(err)
 		}
 		opt.Store = dir

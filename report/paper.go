@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"context"
@@ -12,11 +12,9 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/internal/cliutil"
-
-	"github.com/urfave/cli/v2"
+	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/paper"
 )
 
@@ -26,21 +24,7 @@ type Number struct{ Name, Value, Doc string }
 
 var macroName = regexp.MustCompile(`^[A-Za-z]+$`)
 
-// find returns the first row of rows with every column k formatting as v.
-func find(rows []experiments.Row, kv ...string) experiments.Row {
-	for _, r := range rows {
-		ok := true
-		for i := 0; i+1 < len(kv); i += 2 {
-			ok = ok && r.String(kv[i]) == kv[i+1]
-		}
-		if ok {
-			return r
-		}
-	}
-	return nil
-}
-
-func f(r experiments.Row, k string, d int) string {
+func f(r table.Row, k string, d int) string {
 	if r == nil {
 		return "n/a"
 	}
@@ -75,23 +59,23 @@ func Numbers(b *Bundle) []Number {
 		maxd = math.Max(maxd, math.Abs(v))
 	}
 	add("TokensMaxDiff", texSci(maxd), "max |exact − Eq. 1| over leviathan-tokens")
-	bt := find(b.Rows["leviathan-tokens"], "alpha", "0.8", "gamma", "4")
+	bt := table.Find(b.Rows["leviathan-tokens"], "alpha", "0.8", "gamma", "4")
 	add("TokensEightFour", f(bt, "eq1", 4), "Eq. 1 at α = 0.8, γ = 4")
 	add("TokensBlockEightFour", f(bt, "block_exact", 4), "block exact at α = 0.8, γ = 4")
 	add("TokensBlockGainEightFour", f(bt, "block_gain_pct", 1), "block gain % at α = 0.8, γ = 4")
 
-	wb := find(b.Rows["leviathan-walltime"], "alpha", "0.8", "c", "0.05", "is_best", "true")
+	wb := table.Find(b.Rows["leviathan-walltime"], "alpha", "0.8", "c", "0.05", "is_best", "true")
 	add("WalltimeBestGamma", f(wb, "gamma", 0), "best γ at α = 0.8, c = 0.05")
 	add("WalltimeBest", f(wb, "walltime", 2), "its walltime improvement")
 
-	mc := where(b.Rows["block-vs-token"], func(r experiments.Row) bool { return r.String("kind") == "mc" && r.String("rule") == "gain" })
+	mc := table.Where(b.Rows["block-vs-token"], func(r table.Row) bool { return r.String("kind") == "mc" && r.String("rule") == "gain" })
 	lo, hi := pickBeta(mc, "0.3", "4"), pickBeta(mc, "0.9", "4")
 	add("BlockLowBeta", f(lo, "beta_measured", 2), "measured β of the low-quality pool")
 	add("BlockGainLow", f(lo, "gain_pct", 1), "block gain % at γ = 4, low β")
 	add("BlockHighBeta", f(hi, "beta_measured", 2), "measured β of the high-quality pool")
 	add("BlockGainHigh", f(hi, "gain_pct", 1), "block gain % at γ = 4, high β")
 	neg := 0
-	for _, r := range where(b.Rows["block-vs-token"], func(r experiments.Row) bool { return r.String("rule") == "gain" }) {
+	for _, r := range table.Where(b.Rows["block-vs-token"], func(r table.Row) bool { return r.String("rule") == "gain" }) {
 		if lo, _ := r.Float("ci_hi"); lo < 0 {
 			neg++
 		}
@@ -99,8 +83,8 @@ func Numbers(b *Bundle) []Number {
 	add("BlockNegative", fmt.Sprint(neg), "gain rows whose 95% interval lies below 0")
 
 	fr := b.Rows["lossy-frontier"]
-	slice := func(rule, value string) experiments.Row {
-		return find(fr, "source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value)
+	slice := func(rule, value string) table.Row {
+		return table.Find(fr, "source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value)
 	}
 	add("FrontierStrict", f(slice("mentored", "0"), "acceptance", 3), "acceptance at KL = 0")
 	add("FrontierMentored", f(slice("mentored", "0.03"), "acceptance", 3), "mentored acceptance at D = 0.03")
@@ -125,20 +109,20 @@ func Numbers(b *Bundle) []Number {
 	add("LenienceCovered", fmt.Sprint(cov), "cells whose MC interval covers the exact α")
 
 	md := b.Rows["multidraft"]
-	si := find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "8")
-	rw := find(md, "pair", multidraftPair, "verifier", "rrs-wor", "k", "8")
+	si := table.Find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "8")
+	rw := table.Find(md, "pair", multidraftPair, "verifier", "rrs-wor", "k", "8")
 	add("MultiSpecInfer", f(si, "acceptance", 3), "SpecInfer acceptance at k = 8")
 	add("MultiBoundIID", f(si, "bound_iid", 3), "α* i.i.d. at k = 8")
 	add("MultiRRS", f(rw, "acceptance", 3), "RRS w/o replacement acceptance at k = 8")
 	add("MultiBoundWOR", f(rw, "bound_wor", 3), "α* w/o replacement at k = 8")
-	one := find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "1")
+	one := table.Find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "1")
 	add("MultiSingle", f(one, "acceptance", 3), "k = 1 acceptance (Σ min(p, q))")
 
 	sc := b.Rows[ScenarioExperiment]
-	add("FmsNaive", f(find(sc, "scenario", "fms-example", "algorithm", "naive"), "p_first_a_exact", 4), "naive P(first = a), exact")
-	add("FmsShared", f(find(sc, "scenario", "fms-example", "algorithm", "shared-uniform"), "p_first_a_exact", 4), "shared-uniform P(first = a)")
-	add("FmsBestCoverage", f(find(sc, "scenario", "fms-coverage", "algorithm", "best-candidate"), "acceptance_exact", 2), "best-candidate coverage acceptance")
-	add("FmsSharedCoverage", f(find(sc, "scenario", "fms-coverage", "algorithm", "shared-uniform"), "acceptance_exact", 2), "shared-uniform coverage acceptance")
+	add("FmsNaive", f(table.Find(sc, "scenario", "fms-example", "algorithm", "naive"), "p_first_a_exact", 4), "naive P(first = a), exact")
+	add("FmsShared", f(table.Find(sc, "scenario", "fms-example", "algorithm", "shared-uniform"), "p_first_a_exact", 4), "shared-uniform P(first = a)")
+	add("FmsBestCoverage", f(table.Find(sc, "scenario", "fms-coverage", "algorithm", "best-candidate"), "acceptance_exact", 2), "best-candidate coverage acceptance")
+	add("FmsSharedCoverage", f(table.Find(sc, "scenario", "fms-coverage", "algorithm", "shared-uniform"), "acceptance_exact", 2), "shared-uniform coverage acceptance")
 
 	au := b.Rows["audit"]
 	ok, mut := 0, 0
@@ -153,17 +137,17 @@ func Numbers(b *Bundle) []Number {
 	add("AuditRows", fmt.Sprint(len(au)), "audit rows")
 	add("AuditOK", fmt.Sprint(ok), "rows with the expected verdict")
 	add("AuditMutants", fmt.Sprint(mut), "mutant rows (chain and tree)")
-	tok := find(au, "algorithm", "token", "kind", "rule")
-	blk := find(au, "algorithm", "block", "kind", "rule")
+	tok := table.Find(au, "algorithm", "token", "kind", "rule")
+	blk := table.Find(au, "algorithm", "block", "kind", "rule")
 	add("AuditTokenAlpha", f(tok, "alpha_hat", 3), "token α̂ (V = 2048 pool)")
 	add("AuditTokenEmitted", f(tok, "mean_emitted", 2), "token mean emitted")
 	add("AuditBlockEmitted", f(blk, "mean_emitted", 2), "block mean emitted")
 	add("AuditTrials", f(tok, "trials", 0), "statistical trials per rule")
 
 	rp := b.Rows[ReplayExperiment]
-	rt := find(rp, "kind", "rule", "algorithm", "token")
-	rb := find(rp, "kind", "rule", "algorithm", "block")
-	rl := find(rp, "kind", "rule", "algorithm", "logged")
+	rt := table.Find(rp, "kind", "rule", "algorithm", "token")
+	rb := table.Find(rp, "kind", "rule", "algorithm", "block")
+	rl := table.Find(rp, "kind", "rule", "algorithm", "logged")
 	add("ReplaySteps", f(rt, "steps", 0), "steps of the sample log")
 	add("ReplayAlpha", f(rt, "mean_alpha", 3), "mean α over the sample log")
 	add("ReplayToken", f(rt, "mean_emitted_exact", 3), "token E[emitted] on the sample log")
@@ -172,8 +156,8 @@ func Numbers(b *Bundle) []Number {
 	return out
 }
 
-func pickBeta(rows []experiments.Row, beta, gamma string) experiments.Row {
-	return find(rows, "beta_target", beta, "gamma", gamma)
+func pickBeta(rows []table.Row, beta, gamma string) table.Row {
+	return table.Find(rows, "beta_target", beta, "gamma", gamma)
 }
 
 // texSci formats v as a LaTeX number like $2.2\times10^{-16}$ (0 as 0).
@@ -263,48 +247,29 @@ func tail(s string, n int) string {
 	return s
 }
 
-func paperCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "paper",
-		Usage:     "regenerate the paper's figures, tables and numbers from a results directory (and build the PDF with --pdf)",
-		ArgsUsage: "RESULTS",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Value: "paper", Usage: "paper `DIR` (paper.tex is written there if absent; inputs go to DIR/generated)"},
-			&cli.BoolFlag{Name: "pdf", Usage: "run latexmk and fail on missing figures or references"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("paper needs one results directory (the --out of 'report reproduce')"))
-			}
-			b, err := LoadBundle(c.Args().First())
-			if err != nil {
-				return cliutil.IO(err)
-			}
-			dir := c.String("out")
-			if err := WritePaper(b, dir); err != nil {
-				return cliutil.IO(err)
-			}
-			fmt.Fprintln(c.App.Writer, filepath.Join(dir, "generated"))
-			if c.Bool("pdf") {
-				if _, err := exec.LookPath("latexmk"); err != nil {
-					return cliutil.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
-				}
-				if err := BuildPDF(c.Context, dir); err != nil {
-					return cliutil.IO(err)
-				}
-				fmt.Fprintln(c.App.Writer, filepath.Join(dir, "paper.pdf"))
-			}
-			return nil
-		},
-	}
-}
-
-func where(rows []experiments.Row, keep func(experiments.Row) bool) []experiments.Row {
-	var out []experiments.Row
-	for _, r := range rows {
-		if keep(r) {
-			out = append(out, r)
+// Paper is the 'report paper' command: it writes the paper's generated
+// inputs from the results directory results into dir and, with pdf, builds
+// dir/paper.pdf; it returns the paths to print. Errors carry their exit
+// code.
+func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error) {
+	if pdf {
+		if _, err := exec.LookPath("latexmk"); err != nil {
+			return nil, cliutil.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
 		}
 	}
-	return out
+	b, err := LoadBundle(results)
+	if err != nil {
+		return nil, cliutil.IO(err)
+	}
+	if err := WritePaper(b, dir); err != nil {
+		return nil, cliutil.IO(err)
+	}
+	out := []string{filepath.Join(dir, "generated")}
+	if pdf {
+		if err := BuildPDF(ctx, dir); err != nil {
+			return out, cliutil.IO(err)
+		}
+		out = append(out, filepath.Join(dir, "paper.pdf"))
+	}
+	return out, nil
 }
