@@ -60,10 +60,8 @@ scripts, so every task and any re-submission compute the same cells.`,
 	}
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote is experiments.ShellQuote.
+var shellQuote = experiments.ShellQuote
 
 func slurmAction(c *cli.Context) error {
 	if c.NArg() != 1 {
@@ -131,37 +129,11 @@ func slurmAction(c *cli.Context) error {
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
 		return cliutil.IO(err)
 	}
-	name := "specsim-" + plan.Exp.Name
-	var hdr bytes.Buffer
-	opt := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(&hdr, "#SBATCH --%s=%s\n", k, v)
-		}
+	sweep, merge, err := experiments.SlurmJob{Plan: plan, Target: target, Out: out, Simulate: self, Report: report,
+		Shards: n, Workers: c.Int("workers"), Partition: c.String("partition"), Time: c.String("time")}.Scripts()
+	if err != nil {
+		return cliutil.Usage(err)
 	}
-	opt("partition", c.String("partition"))
-	opt("time", c.String("time"))
-	run := []string{shellQuote(self), "run", shellQuote(target), "--out", shellQuote(out),
-		"--seed", fmt.Sprint(seed), "--workers", fmt.Sprint(c.Int("workers")), "--scale", fmt.Sprint(spec.Scale)}
-	sweep := fmt.Sprintf(`#!/bin/bash
-# Written by 'simulate slurm': one array task per shard of %s (%d cells,
-# spec %.12s, master seed %d). Each task runs shard
-# SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT; re-submitting resumes.
-#SBATCH --job-name=%s
-#SBATCH --array=0-%d
-#SBATCH --cpus-per-task=%d
-#SBATCH --output=%s
-%sset -euo pipefail
-exec %s
-`, plan.Exp.Name, len(plan.Cells), spec.Hash(), seed, name, n-1, c.Int("workers"),
-		filepath.Join(sdir, "sweep-%A_%a.out"), hdr.String(), strings.Join(run, " "))
-	merge := fmt.Sprintf(`#!/bin/bash
-# Written by 'simulate slurm': merges every cell of %s once the array succeeded.
-#SBATCH --job-name=%s-merge
-#SBATCH --output=%s
-%sset -euo pipefail
-exec %s merge %s --out %s
-`, plan.Exp.Name, name, filepath.Join(sdir, "merge-%j.out"), hdr.String(), shellQuote(report), shellQuote(out),
-		shellQuote(filepath.Join(out, "merged.parquet")))
 	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
 		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
