@@ -14,6 +14,7 @@ func TestSlurmScriptsQuote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Scale = 1
 	p, err := experiments.NewPlan(s, 7)
 	if err != nil {
 		t.Fatal(err)
