@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -314,6 +315,9 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 			err = fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", p)
 		}
 	}()
+	if err := checkFrame(r, size); err != nil {
+		return Table{}, err
+	}
 	pf, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return Table{}, fmt.Errorf("not a readable parquet file: %w", err)
@@ -394,6 +398,30 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 		return Table{}, fmt.Errorf("read %d rows of %d", len(t.Rows), n)
 	}
 	return t, nil
+}
+
+// checkFrame validates a Parquet file's frame before parquet-go sees it:
+// the magic "PAR1" at both ends and a footer length that fits in the file
+// (a damaged length makes parquet-go allocate gigabytes before failing).
+func checkFrame(r io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("not a readable parquet file: %d bytes, shorter than the smallest Parquet file (12)", size)
+	}
+	head, tail := make([]byte, 4), make([]byte, 8)
+	if _, err := r.ReadAt(head, 0); err != nil {
+		return fmt.Errorf("not a readable parquet file: %w", err)
+	}
+	if _, err := r.ReadAt(tail, size-8); err != nil {
+		return fmt.Errorf("not a readable parquet file: %w", err)
+	}
+	if string(head) != magic || string(tail[4:]) != magic {
+		return fmt.Errorf("not a readable parquet file: no PAR1 magic at both ends (truncated or not Parquet)")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("not a readable parquet file: footer length %d exceeds the file's %d bytes (damaged or truncated)", n, size)
+	}
+	return nil
 }
 
 // ReadFile reads the table at path; errors name the file.
