@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,140 +25,149 @@ type Number struct{ Name, Value, Doc string }
 
 var macroName = regexp.MustCompile(`^[A-Za-z]+$`)
 
-func f(r table.Row, k string, d int) string {
-	if r == nil {
-		return "n/a"
-	}
-	return col(r, k, d)
+// Aggregates of a NumberSpec over the rows its filter keeps.
+const (
+	// First: column Col of the first row, with Digits decimals ("n/a"
+	// when no row matches).
+	First = iota
+	// Count: the number of rows.
+	Count
+	// MaxAbs: max |Col| over the rows, as a LaTeX number (texSci).
+	MaxAbs
+	// Negative: the number of rows whose Col is below 0.
+	Negative
+)
+
+// NumberSpec defines one number the paper quotes, as data: experiment Exp's
+// rows filtered by Where (column/value pairs compared as text; a value
+// "a|b" accepts either), aggregated by Agg.
+type NumberSpec struct {
+	Name, Exp string
+	Where     []string
+	Agg       int
+	Col       string
+	Digits    int
+	Doc       string
 }
 
-// Numbers computes every number the paper quotes from the bundle.
-// Numbers of absent experiments read "n/a".
+// paperNumbers lists every number the paper quotes (after "Seed", the
+// master seed, which comes from the tables' metadata).
+var paperNumbers = []NumberSpec{
+	{"TableOneCells", "leviathan-table1", nil, Count, "", 0, "cells of Table 1"},
+	{"TableOneMatches", "leviathan-table1", []string{"matches", "true"}, Count, "", 0, "cells matching the paper"},
+	{"TokensMaxDiff", "leviathan-tokens", nil, MaxAbs, "token_minus_eq1", 0, "max |exact − Eq. 1| over leviathan-tokens"},
+	{"TokensEightFour", "leviathan-tokens", []string{"alpha", "0.8", "gamma", "4"}, First, "eq1", 4, "Eq. 1 at α = 0.8, γ = 4"},
+	{"TokensBlockEightFour", "leviathan-tokens", []string{"alpha", "0.8", "gamma", "4"}, First, "block_exact", 4, "block exact at α = 0.8, γ = 4"},
+	{"TokensBlockGainEightFour", "leviathan-tokens", []string{"alpha", "0.8", "gamma", "4"}, First, "block_gain_pct", 1, "block gain % at α = 0.8, γ = 4"},
+	{"WalltimeBestGamma", "leviathan-walltime", []string{"alpha", "0.8", "c", "0.05", "is_best", "true"}, First, "gamma", 0, "best γ at α = 0.8, c = 0.05"},
+	{"WalltimeBest", "leviathan-walltime", []string{"alpha", "0.8", "c", "0.05", "is_best", "true"}, First, "walltime", 2, "its walltime improvement"},
+	{"BlockLowBeta", "block-vs-token", blockSlice("0.3"), First, "beta_measured", 2, "measured β of the low-quality pool"},
+	{"BlockGainLow", "block-vs-token", blockSlice("0.3"), First, "gain_pct", 1, "block gain % at γ = 4, low β"},
+	{"BlockHighBeta", "block-vs-token", blockSlice("0.9"), First, "beta_measured", 2, "measured β of the high-quality pool"},
+	{"BlockGainHigh", "block-vs-token", blockSlice("0.9"), First, "gain_pct", 1, "block gain % at γ = 4, high β"},
+	{"BlockNegative", "block-vs-token", []string{"rule", "gain"}, Negative, "ci_hi", 0, "gain rows whose 95% interval lies below 0"},
+	{"FrontierStrict", "lossy-frontier", frontierSlice("mentored", "0"), First, "acceptance", 3, "acceptance at KL = 0"},
+	{"FrontierMentored", "lossy-frontier", frontierSlice("mentored", "0.03"), First, "acceptance", 3, "mentored acceptance at D = 0.03"},
+	{"FrontierLenience", "lossy-frontier", frontierSlice("lenience", "0.5"), First, "acceptance", 3, "lenience l = 0.5 acceptance"},
+	{"FrontierLenienceKL", "lossy-frontier", frontierSlice("lenience", "0.5"), First, "kl", 3, "its KL"},
+	{"FrontierRows", "lossy-frontier", nil, Count, "", 0, "lossy-frontier rows"},
+	{"FrontierDominated", "lossy-frontier", []string{"dominated", "true"}, Count, "", 0, "rows at or below mentored's acceptance"},
+	{"LenienceCells", "lenience-table", nil, Count, "", 0, "lenience-table cells"},
+	{"LenienceCovered", "lenience-table", []string{"covered", "true"}, Count, "", 0, "cells whose MC interval covers the exact α"},
+	{"MultiSpecInfer", "multidraft", multiSlice("specinfer", "8"), First, "acceptance", 3, "SpecInfer acceptance at k = 8"},
+	{"MultiBoundIID", "multidraft", multiSlice("specinfer", "8"), First, "bound_iid", 3, "α* i.i.d. at k = 8"},
+	{"MultiRRS", "multidraft", multiSlice("rrs-wor", "8"), First, "acceptance", 3, "RRS w/o replacement acceptance at k = 8"},
+	{"MultiBoundWOR", "multidraft", multiSlice("rrs-wor", "8"), First, "bound_wor", 3, "α* w/o replacement at k = 8"},
+	{"MultiSingle", "multidraft", multiSlice("specinfer", "1"), First, "acceptance", 3, "k = 1 acceptance (Σ min(p, q))"},
+	{"FmsNaive", ScenarioExperiment, []string{"scenario", "fms-example", "algorithm", "naive"}, First, "p_first_a_exact", 4, "naive P(first = a), exact"},
+	{"FmsShared", ScenarioExperiment, []string{"scenario", "fms-example", "algorithm", "shared-uniform"}, First, "p_first_a_exact", 4, "shared-uniform P(first = a)"},
+	{"FmsBestCoverage", ScenarioExperiment, []string{"scenario", "fms-coverage", "algorithm", "best-candidate"}, First, "acceptance_exact", 2, "best-candidate coverage acceptance"},
+	{"FmsSharedCoverage", ScenarioExperiment, []string{"scenario", "fms-coverage", "algorithm", "shared-uniform"}, First, "acceptance_exact", 2, "shared-uniform coverage acceptance"},
+	{"AuditRows", "audit", nil, Count, "", 0, "audit rows"},
+	{"AuditOK", "audit", []string{"ok", "true"}, Count, "", 0, "rows with the expected verdict"},
+	{"AuditMutants", "audit", []string{"kind", "mutant|tree-mutant"}, Count, "", 0, "mutant rows (chain and tree)"},
+	{"AuditTokenAlpha", "audit", []string{"algorithm", "token", "kind", "rule"}, First, "alpha_hat", 3, "token α̂ (V = 2048 pool)"},
+	{"AuditTokenEmitted", "audit", []string{"algorithm", "token", "kind", "rule"}, First, "mean_emitted", 2, "token mean emitted"},
+	{"AuditBlockEmitted", "audit", []string{"algorithm", "block", "kind", "rule"}, First, "mean_emitted", 2, "block mean emitted"},
+	{"AuditTrials", "audit", []string{"algorithm", "token", "kind", "rule"}, First, "trials", 0, "statistical trials per rule"},
+	{"ReplaySteps", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "steps", 0, "steps of the sample log"},
+	{"ReplayAlpha", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "mean_alpha", 3, "mean α over the sample log"},
+	{"ReplayToken", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "mean_emitted_exact", 3, "token E[emitted] on the sample log"},
+	{"ReplayBlock", ReplayExperiment, []string{"kind", "rule", "algorithm", "block"}, First, "mean_emitted_exact", 3, "block E[emitted] on the sample log"},
+	{"ReplayLogged", ReplayExperiment, []string{"kind", "rule", "algorithm", "logged"}, First, "mean_emitted_sampled", 3, "the logged run's mean emitted"},
+}
+
+// blockSlice is block-vs-token's Monte Carlo gain row at γ = 4 and target β.
+func blockSlice(beta string) []string {
+	return []string{"kind", "mc", "rule", "gain", "beta_target", beta, "gamma", "4"}
+}
+
+// frontierSlice is the lossy frontier's row of rule at value on the slice
+// the report plots.
+func frontierSlice(rule, value string) []string {
+	return []string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value}
+}
+
+// multiSlice is multidraft's row of verifier with k drafts on the report's
+// pair.
+func multiSlice(verifier, k string) []string {
+	return []string{"pair", multidraftPair, "verifier", verifier, "k", k}
+}
+
+// keep is the filter of where: every column kv[2i] formats as one of the
+// "|"-separated values kv[2i+1].
+func keep(kv []string) func(table.Row) bool {
+	return func(r table.Row) bool {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if !slices.Contains(strings.Split(kv[i+1], "|"), r.String(kv[i])) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Eval computes the number from rows (the experiment's rows).
+func (n NumberSpec) Eval(rows []table.Row) string {
+	rows = table.Where(rows, keep(n.Where))
+	switch n.Agg {
+	case Count:
+		return fmt.Sprint(len(rows))
+	case MaxAbs:
+		m := 0.0
+		for _, r := range rows {
+			v, _ := r.Float(n.Col)
+			m = math.Max(m, math.Abs(v))
+		}
+		return texSci(m)
+	case Negative:
+		c := 0
+		for _, r := range rows {
+			if v, _ := r.Float(n.Col); v < 0 {
+				c++
+			}
+		}
+		return fmt.Sprint(c)
+	}
+	if len(rows) == 0 {
+		return "n/a"
+	}
+	return col(rows[0], n.Col, n.Digits)
+}
+
+// Numbers computes every number the paper quotes (paperNumbers) from the
+// bundle. Numbers of absent experiments read "n/a" (counts read 0).
 func Numbers(b *Bundle) []Number {
-	var out []Number
-	add := func(name, value, doc string) { out = append(out, Number{name, value, doc}) }
 	seed := "n/a"
 	for _, m := range b.Meta {
 		seed = m[results.KeySeed]
 		break
 	}
-	add("Seed", seed, "master seed")
-
-	t1 := b.Rows["leviathan-table1"]
-	match := 0
-	for _, r := range t1 {
-		if r.String("matches") == "true" {
-			match++
-		}
+	out := []Number{{"Seed", seed, "master seed"}}
+	for _, n := range paperNumbers {
+		out = append(out, Number{n.Name, n.Eval(b.Rows[n.Exp]), n.Doc})
 	}
-	add("TableOneCells", fmt.Sprint(len(t1)), "cells of Table 1")
-	add("TableOneMatches", fmt.Sprint(match), "cells matching the paper")
-
-	maxd := 0.0
-	for _, r := range b.Rows["leviathan-tokens"] {
-		v, _ := r.Float("token_minus_eq1")
-		maxd = math.Max(maxd, math.Abs(v))
-	}
-	add("TokensMaxDiff", texSci(maxd), "max |exact − Eq. 1| over leviathan-tokens")
-	bt := table.Find(b.Rows["leviathan-tokens"], "alpha", "0.8", "gamma", "4")
-	add("TokensEightFour", f(bt, "eq1", 4), "Eq. 1 at α = 0.8, γ = 4")
-	add("TokensBlockEightFour", f(bt, "block_exact", 4), "block exact at α = 0.8, γ = 4")
-	add("TokensBlockGainEightFour", f(bt, "block_gain_pct", 1), "block gain % at α = 0.8, γ = 4")
-
-	wb := table.Find(b.Rows["leviathan-walltime"], "alpha", "0.8", "c", "0.05", "is_best", "true")
-	add("WalltimeBestGamma", f(wb, "gamma", 0), "best γ at α = 0.8, c = 0.05")
-	add("WalltimeBest", f(wb, "walltime", 2), "its walltime improvement")
-
-	mc := table.Where(b.Rows["block-vs-token"], func(r table.Row) bool { return r.String("kind") == "mc" && r.String("rule") == "gain" })
-	lo, hi := pickBeta(mc, "0.3", "4"), pickBeta(mc, "0.9", "4")
-	add("BlockLowBeta", f(lo, "beta_measured", 2), "measured β of the low-quality pool")
-	add("BlockGainLow", f(lo, "gain_pct", 1), "block gain % at γ = 4, low β")
-	add("BlockHighBeta", f(hi, "beta_measured", 2), "measured β of the high-quality pool")
-	add("BlockGainHigh", f(hi, "gain_pct", 1), "block gain % at γ = 4, high β")
-	neg := 0
-	for _, r := range table.Where(b.Rows["block-vs-token"], func(r table.Row) bool { return r.String("rule") == "gain" }) {
-		if lo, _ := r.Float("ci_hi"); lo < 0 {
-			neg++
-		}
-	}
-	add("BlockNegative", fmt.Sprint(neg), "gain rows whose 95% interval lies below 0")
-
-	fr := b.Rows["lossy-frontier"]
-	slice := func(rule, value string) table.Row {
-		return table.Find(fr, "source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value)
-	}
-	add("FrontierStrict", f(slice("mentored", "0"), "acceptance", 3), "acceptance at KL = 0")
-	add("FrontierMentored", f(slice("mentored", "0.03"), "acceptance", 3), "mentored acceptance at D = 0.03")
-	add("FrontierLenience", f(slice("lenience", "0.5"), "acceptance", 3), "lenience l = 0.5 acceptance")
-	add("FrontierLenienceKL", f(slice("lenience", "0.5"), "kl", 3), "its KL")
-	dom := 0
-	for _, r := range fr {
-		if r.String("dominated") == "true" {
-			dom++
-		}
-	}
-	add("FrontierRows", fmt.Sprint(len(fr)), "lossy-frontier rows")
-	add("FrontierDominated", fmt.Sprint(dom), "rows at or below mentored's acceptance")
-
-	cov := 0
-	for _, r := range b.Rows["lenience-table"] {
-		if r.String("covered") == "true" {
-			cov++
-		}
-	}
-	add("LenienceCells", fmt.Sprint(len(b.Rows["lenience-table"])), "lenience-table cells")
-	add("LenienceCovered", fmt.Sprint(cov), "cells whose MC interval covers the exact α")
-
-	md := b.Rows["multidraft"]
-	si := table.Find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "8")
-	rw := table.Find(md, "pair", multidraftPair, "verifier", "rrs-wor", "k", "8")
-	add("MultiSpecInfer", f(si, "acceptance", 3), "SpecInfer acceptance at k = 8")
-	add("MultiBoundIID", f(si, "bound_iid", 3), "α* i.i.d. at k = 8")
-	add("MultiRRS", f(rw, "acceptance", 3), "RRS w/o replacement acceptance at k = 8")
-	add("MultiBoundWOR", f(rw, "bound_wor", 3), "α* w/o replacement at k = 8")
-	one := table.Find(md, "pair", multidraftPair, "verifier", "specinfer", "k", "1")
-	add("MultiSingle", f(one, "acceptance", 3), "k = 1 acceptance (Σ min(p, q))")
-
-	sc := b.Rows[ScenarioExperiment]
-	add("FmsNaive", f(table.Find(sc, "scenario", "fms-example", "algorithm", "naive"), "p_first_a_exact", 4), "naive P(first = a), exact")
-	add("FmsShared", f(table.Find(sc, "scenario", "fms-example", "algorithm", "shared-uniform"), "p_first_a_exact", 4), "shared-uniform P(first = a)")
-	add("FmsBestCoverage", f(table.Find(sc, "scenario", "fms-coverage", "algorithm", "best-candidate"), "acceptance_exact", 2), "best-candidate coverage acceptance")
-	add("FmsSharedCoverage", f(table.Find(sc, "scenario", "fms-coverage", "algorithm", "shared-uniform"), "acceptance_exact", 2), "shared-uniform coverage acceptance")
-
-	au := b.Rows["audit"]
-	ok, mut := 0, 0
-	for _, r := range au {
-		if r.String("ok") == "true" {
-			ok++
-		}
-		if k := r.String("kind"); k == "mutant" || k == "tree-mutant" {
-			mut++
-		}
-	}
-	add("AuditRows", fmt.Sprint(len(au)), "audit rows")
-	add("AuditOK", fmt.Sprint(ok), "rows with the expected verdict")
-	add("AuditMutants", fmt.Sprint(mut), "mutant rows (chain and tree)")
-	tok := table.Find(au, "algorithm", "token", "kind", "rule")
-	blk := table.Find(au, "algorithm", "block", "kind", "rule")
-	add("AuditTokenAlpha", f(tok, "alpha_hat", 3), "token α̂ (V = 2048 pool)")
-	add("AuditTokenEmitted", f(tok, "mean_emitted", 2), "token mean emitted")
-	add("AuditBlockEmitted", f(blk, "mean_emitted", 2), "block mean emitted")
-	add("AuditTrials", f(tok, "trials", 0), "statistical trials per rule")
-
-	rp := b.Rows[ReplayExperiment]
-	rt := table.Find(rp, "kind", "rule", "algorithm", "token")
-	rb := table.Find(rp, "kind", "rule", "algorithm", "block")
-	rl := table.Find(rp, "kind", "rule", "algorithm", "logged")
-	add("ReplaySteps", f(rt, "steps", 0), "steps of the sample log")
-	add("ReplayAlpha", f(rt, "mean_alpha", 3), "mean α over the sample log")
-	add("ReplayToken", f(rt, "mean_emitted_exact", 3), "token E[emitted] on the sample log")
-	add("ReplayBlock", f(rb, "mean_emitted_exact", 3), "block E[emitted] on the sample log")
-	add("ReplayLogged", f(rl, "mean_emitted_sampled", 3), "the logged run's mean emitted")
 	return out
-}
-
-func pickBeta(rows []table.Row, beta, gamma string) table.Row {
-	return table.Find(rows, "beta_target", beta, "gamma", gamma)
 }
 
 // texSci formats v as a LaTeX number like $2.2\times10^{-16}$ (0 as 0).
