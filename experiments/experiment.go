@@ -47,6 +47,11 @@ func (c Config) MC() sim.MCOptions { return sim.MCOptions{Workers: c.Workers, Pr
 // Experiment is a named experiment.
 type Experiment struct {
 	Name, Summary string
+	// Main places the experiment in the main job ('report reproduce') and
+	// in report.md, in increasing order (0: not in the main job); Section
+	// is the title of its section in report.md.
+	Main    int
+	Section string
 	// Cells lists the grid for cfg.
 	Cells func(cfg Config) ([]Cell, error)
 	// Run computes one cell's rows; seed is CellSeed(cfg.Seed, name, cell).
@@ -89,6 +94,23 @@ func Names() []string {
 	return n
 }
 
+// MainJob returns the experiments of the main job (Main > 0) in order.
+func MainJob() []Experiment {
+	var out []Experiment
+	for _, e := range registry {
+		if e.Main > 0 {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Main != out[j].Main {
+			return out[i].Main < out[j].Main
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
 // RunAll runs every cell of e in order in this process and returns all
 // rows, each prefixed with the experiment's name and the cell's key.
 func RunAll(ctx context.Context, e Experiment, cfg Config) ([]Row, error) {
@@ -115,7 +137,7 @@ func RunAll(ctx context.Context, e Experiment, cfg Config) ([]Row, error) {
 // Prefix returns r with the experiment name and the cell key in front
 // (columns of r that repeat a key column are dropped).
 func Prefix(name string, c Cell, r Row) Row {
-	out := Row{{"experiment", name}}
+	out := Row{{K: "experiment", V: name}}
 	seen := map[string]bool{"experiment": true}
 	for _, kv := range c.Key {
 		out = append(out, kv)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/table"
 
@@ -131,21 +132,42 @@ func Tables(b *Bundle) []Table {
 	return out
 }
 
-// reportOrder is the order of sections in report.md.
-var reportOrder = []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-	"lenience-table", "multidraft", ScenarioExperiment, ReplayExperiment, "audit"}
+// extraSections are report.md's sections of the stored tables that are
+// not registered experiments, with their place among the Main positions
+// of experiments.Experiment.
+var extraSections = []struct {
+	name, title string
+	main        int
+}{
+	{ScenarioExperiment, "Multi-candidate bias (fms-extras scenarios)", 72},
+	{ReplayExperiment, "Replay of the embedded sample log", 74},
+}
 
-var sectionTitle = map[string]string{
-	"leviathan-table1":   "Leviathan et al., Table 1",
-	"leviathan-tokens":   "Expected tokens per step (Eq. 1 vs exact)",
-	"leviathan-walltime": "Walltime improvement and the best γ",
-	"block-vs-token":     "Block vs token verification",
-	"lossy-frontier":     "The lossy frontier",
-	"lenience-table":     "Lenience (Table 5 in shape)",
-	"multidraft":         "Multi-draft verification vs the optimal bound",
-	ScenarioExperiment:   "Multi-candidate bias (fms-extras scenarios)",
-	"audit":              "The losslessness audit",
-	ReplayExperiment:     "Replay of the embedded sample log",
+// reportOrder and sectionTitle are the sections of report.md in order and
+// their titles: the main job's experiments and extraSections.
+var reportOrder, sectionTitle = sections()
+
+func sections() ([]string, map[string]string) {
+	type sec struct {
+		name string
+		main int
+	}
+	var all []sec
+	title := map[string]string{}
+	for _, e := range experiments.MainJob() {
+		all = append(all, sec{e.Name, e.Main})
+		title[e.Name] = e.Section
+	}
+	for _, e := range extraSections {
+		all = append(all, sec{e.name, e.main})
+		title[e.name] = e.title
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].main < all[j].main })
+	order := make([]string, len(all))
+	for i, s := range all {
+		order[i] = s.name
+	}
+	return order, title
 }
 
 // Build writes every figure (OUT/figures/NAME.{png,svg,pdf}), table

@@ -19,9 +19,18 @@ import (
 	"github.com/specsim/specsim/experiments"
 )
 
-// MainExperiments are the named experiments the main job runs, in order.
-var MainExperiments = []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token",
-	"lossy-frontier", "lenience-table", "multidraft", "audit"}
+// MainExperiments are the named experiments the main job runs, in order:
+// the registered experiments that declare a Main position
+// (experiments.MainJob), so a new experiment joins by declaring one.
+var MainExperiments = mainNames()
+
+func mainNames() []string {
+	var out []string
+	for _, e := range experiments.MainJob() {
+		out = append(out, e.Name)
+	}
+	return out
+}
 
 // ScenarioExperiment is the name under which the fms scenarios are stored.
 const ScenarioExperiment = "fms-scenarios"
