@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/report"
 )
 
@@ -30,7 +31,7 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 			if c.NArg() != 0 {
 				return cliutil.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
 			}
-			ctx, stop := cliutil.SignalContext(c.Context)
+			ctx, stop := job.SignalContext(c.Context)
 			defer stop()
 			path, err := report.Job(ctx, report.ReproduceOptions{Out: c.String("out"), Seed: c.Uint64("seed"), Scale: c.Float64("scale"),
 				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: c.StringSlice("only"), Log: c.App.ErrWriter})

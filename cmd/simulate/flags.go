@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
@@ -139,12 +138,9 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	return e, a, full, nil
 }
 
-// signalContext is cliutil.SignalContext (kept as a name for the commands
+// signalContext is job.SignalContext (kept as a name for the commands
 // of this package).
-var signalContext = cliutil.SignalContext
+var signalContext = job.SignalContext
 
-// isTerminal reports whether w is a terminal (progress bars go only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+// isTerminal is job.IsTerminal.
+var isTerminal = job.IsTerminal
