@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -146,40 +146,14 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	last := time.Now()
 	t0 := time.Now()
-	done, total := 0, len(plan.Cells)
+	total := len(plan.Cells)
 	progress(fmt.Sprintf("%d cells", total))
-	// a heartbeat while long cells run, so progress shows throughout
-	hb, stopHB := context.WithCancel(ctx)
+	prog := job.NewProgressFunc(progress, int64(total), "cells", 3*time.Second)
+	stopHB := prog.Heartbeat(ctx, heartbeat)
 	defer stopHB()
-	go func() {
-		tick := time.NewTicker(heartbeat)
-		defer tick.Stop()
-		for {
-			select {
-			case <-hb.Done():
-				return
-			case <-tick.C:
-				mu.Lock()
-				if time.Since(last) >= heartbeat {
-					last = time.Now()
-					progress(fmt.Sprintf("%d/%d cells, %.0fs, still computing", done, total, time.Since(t0).Seconds()))
-				}
-				mu.Unlock()
-			}
-		}
-	}()
 	res, err := plan.Run(ctx, experiments.SweepOptions{Workers: opt.Workers, Store: store, Progress: func(s experiments.SweepProgress) {
-		mu.Lock()
-		defer mu.Unlock()
-		done = s.Done + s.Skipped
-		if time.Since(last) < 3*time.Second && done < s.Total {
-			return
-		}
-		last = time.Now()
-		progress(fmt.Sprintf("%d/%d cells (%d stored before), %.1fs", done, s.Total, s.Skipped, s.Elapsed.Seconds()))
+		prog.Update(int64(s.Done+s.Skipped), int64(s.Total))
 	}})
 	stopHB()
 	if err != nil {
