@@ -110,7 +110,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		report = filepath.Join(filepath.Dir(self), "report")
 		if _, err := os.Stat(report); err != nil {
 			if report, err = exec.LookPath("report"); err != nil {
-				return res, job.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build ./cmd/report) or pass --report PATH", self))
+				return res, job.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or pass --report PATH", self))
 			}
 		}
 	}
