@@ -105,9 +105,9 @@ func auditCells(Config) ([]Cell, error) {
 		case e.Lossy:
 			kind = "lossy"
 		}
-		cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(lossyPoints[e.Name])}, {"kind", kind}}})
+		cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(lossyPoints[e.Name])}, {K: "kind", V: kind}}})
 		if sp, ok := strictPoints[e.Name]; ok {
-			cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(sp)}, {"kind", "strict"}}})
+			cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(sp)}, {K: "kind", V: "strict"}}})
 		}
 	}
 	for _, e := range algos.AllTree() {
@@ -118,7 +118,7 @@ func auditCells(Config) ([]Cell, error) {
 		case e.Lossy:
 			kind = "tree-lossy"
 		}
-		cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", ""}, {"kind", kind}}})
+		cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: ""}, {K: "kind", V: kind}}})
 	}
 	return cells, nil
 }
@@ -204,10 +204,10 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	if verdict == NA {
 		verdict = check.Preserved
 	}
-	return []Row{{{"expected", expected}, {"exact_verdict", exactVerdict}, {"max_abs_error", maxErr}, {"kl", maxKL},
-		{"expected_emitted", eEmit}, {"statistical_verdict", NA}, {"p_value", math.NaN()}, {"min_detectable_tv", math.NaN()},
-		{"tv_estimate", math.NaN()}, {"alpha_hat", math.NaN()}, {"mean_emitted", math.NaN()}, {"trials", int64(0)},
-		{"edge_verdict", batch}, {"verdict", verdict}, {"ok", verdict == expected}}}, nil
+	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: exactVerdict}, {K: "max_abs_error", V: maxErr}, {K: "kl", V: maxKL},
+		{K: "expected_emitted", V: eEmit}, {K: "statistical_verdict", V: NA}, {K: "p_value", V: math.NaN()}, {K: "min_detectable_tv", V: math.NaN()},
+		{K: "tv_estimate", V: math.NaN()}, {K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: math.NaN()}, {K: "trials", V: int64(0)},
+		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected}}}, nil
 }
 
 func parseParamString(s string) (algos.Params, error) {
@@ -256,7 +256,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	case "lossy":
 		expected = Lossy
 	}
-	row := Row{{"expected", expected}}
+	row := Row{{K: "expected", V: expected}}
 
 	// 1. Exact enumeration on every audit pair.
 	exactVerdict, maxErr, maxKL, eEmit := NA, math.NaN(), math.NaN(), math.NaN()
@@ -284,7 +284,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 			}
 		}
 	}
-	row = append(row, KV{"exact_verdict", exactVerdict}, KV{"max_abs_error", maxErr}, KV{"kl", maxKL}, KV{"expected_emitted", eEmit})
+	row = append(row, KV{K: "exact_verdict", V: exactVerdict}, KV{K: "max_abs_error", V: maxErr}, KV{K: "kl", V: maxKL}, KV{K: "expected_emitted", V: eEmit})
 
 	// 2. Statistical checks: on a large synthetic pool (skipped for greedy
 	// rules, whose one-hot target a pool does not test) and on a small
@@ -331,8 +331,8 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if e.Lossy && kind != "strict" && statVerdict == check.Violated {
 		statVerdict = Lossy
 	}
-	row = append(row, KV{"statistical_verdict", statVerdict}, KV{"p_value", res.PValue}, KV{"min_detectable_tv", res.MinDetectableTV},
-		KV{"tv_estimate", res.TVEstimate}, KV{"alpha_hat", res.AlphaHat}, KV{"mean_emitted", res.MeanEmitted}, KV{"trials", res.Trials})
+	row = append(row, KV{K: "statistical_verdict", V: statVerdict}, KV{K: "p_value", V: res.PValue}, KV{K: "min_detectable_tv", V: res.MinDetectableTV},
+		KV{K: "tv_estimate", V: res.TVEstimate}, KV{K: "alpha_hat", V: res.AlphaHat}, KV{K: "mean_emitted", V: res.MeanEmitted}, KV{K: "trials", V: res.Trials})
 
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA
@@ -342,7 +342,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 			edge = check.Violated
 		}
 	}
-	row = append(row, KV{"edge_verdict", edge})
+	row = append(row, KV{K: "edge_verdict", V: edge})
 
 	verdict := check.Preserved
 	for _, v := range []string{exactVerdict, statVerdict, edge} {
@@ -356,11 +356,11 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if expected == Lossy && verdict == check.Violated {
 		verdict = Lossy
 	}
-	row = append(row, KV{"verdict", verdict}, KV{"ok", verdict == expected})
+	row = append(row, KV{K: "verdict", V: verdict}, KV{K: "ok", V: verdict == expected})
 	return []Row{row}, nil
 }
 
 func init() {
-	Register(Experiment{Name: "audit", Summary: "every rule and mutant through the exact engine, a statistical check and the edge cases",
+	Register(Experiment{Name: "audit", Main: 80, Section: "The losslessness audit", Summary: "every rule and mutant through the exact engine, a statistical check and the edge cases",
 		Cells: auditCells, Run: auditRun})
 }

@@ -73,12 +73,14 @@ var bvtSources = []string{"markov:V=4,order=1", "markov:V=4,order=2", "dirichlet
 func init() {
 	Register(Experiment{
 		Name:    "block-vs-token",
+		Main:    40,
+		Section: "Block vs token verification",
 		Summary: "E[emitted tokens/step] of token vs block verification over gamma = 1..8 and mean beta 0.3..0.9 (exact Markov pairs, paired Monte Carlo on pools)",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for _, s := range bvtSources {
 				for b := 3; b <= 9; b++ {
-					cells = append(cells, Cell{Key: []KV{{"source", s}, {"beta_target", float64(b) / 10}}})
+					cells = append(cells, Cell{Key: []KV{{K: "source", V: s}, {K: "beta_target", V: float64(b) / 10}}})
 				}
 			}
 			return cells, nil
@@ -122,10 +124,10 @@ func runBlockVsToken(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Ro
 func bvtRow(g int, rule, kind, model string, beta, mean, lo, hi float64, trials int64, gain float64) Row {
 	eq1, _ := algos.ExpectedTokens(beta, g)
 	return Row{
-		{"gamma", int64(g)}, {"rule", rule}, {"kind", kind}, {"model", model},
-		{"beta_measured", beta}, {"eq1", eq1},
-		{"mean_emitted", mean}, {"ci_lo", lo}, {"ci_hi", hi},
-		{"trials", trials}, {"gain_pct", gain},
+		{K: "gamma", V: int64(g)}, {K: "rule", V: rule}, {K: "kind", V: kind}, {K: "model", V: model},
+		{K: "beta_measured", V: beta}, {K: "eq1", V: eq1},
+		{K: "mean_emitted", V: mean}, {K: "ci_lo", V: lo}, {K: "ci_hi", V: hi},
+		{K: "trials", V: trials}, {K: "gain_pct", V: gain},
 	}
 }
 

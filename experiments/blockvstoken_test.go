@@ -15,7 +15,7 @@ func bvtCell(t *testing.T, cfg Config, source string, beta float64) []Row {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Cell{Key: []KV{{"source", source}, {"beta_target", beta}}}
+	c := Cell{Key: []KV{{K: "source", V: source}, {K: "beta_target", V: beta}}}
 	rows, err := e.Run(context.Background(), cfg, c, CellSeed(cfg.Seed, e.Name, c))
 	if err != nil {
 		t.Fatal(err)

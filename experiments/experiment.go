@@ -1,97 +1,24 @@
 package experiments
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/table"
 )
 
-// KV is one named value of a Row: float64, int64, string or bool.
-type KV struct {
-	K string
-	V any
-}
-
-// Row is one result row: an ordered list of columns.
-type Row []KV
-
-// Get returns the value of column k and whether it exists.
-func (r Row) Get(k string) (any, bool) {
-	for _, kv := range r {
-		if kv.K == k {
-			return kv.V, true
-		}
-	}
-	return nil, false
-}
-
-// Float returns column k as float64 (ints convert), or NaN-free zero and
-// false if it is absent or not numeric.
-func (r Row) Float(k string) (float64, bool) {
-	v, ok := r.Get(k)
-	if !ok {
-		return 0, false
-	}
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
-}
-
-// String returns column k formatted with %v.
-func (r Row) String(k string) string {
-	v, ok := r.Get(k)
-	if !ok {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// MarshalJSON writes the row as a JSON object with its columns in order.
-func (r Row) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range r {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(kv.K)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(jsonSafe(kv.V))
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", kv.K, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// Cell is one point of an experiment's grid, identified by its ordered
-// parameters.
-type Cell struct {
-	Key []KV
-}
-
-// ID renders the key as "k1=v1,k2=v2", the cell's identity.
-func (c Cell) ID() string {
-	var parts []string
-	for _, kv := range c.Key {
-		parts = append(parts, fmt.Sprintf("%s=%v", kv.K, kv.V))
-	}
-	return strings.Join(parts, ",")
-}
+// KV, Row and Cell live in the leaf package table.
+//
+// alias kept during the refactor: other branches still name
+// experiments.Row; the coordinator removes these after merging.
+type (
+	KV   = table.KV
+	Row  = table.Row
+	Cell = table.Cell
+)
 
 // Config configures a run of an experiment.
 type Config struct {
@@ -120,6 +47,11 @@ func (c Config) MC() sim.MCOptions { return sim.MCOptions{Workers: c.Workers, Pr
 // Experiment is a named experiment.
 type Experiment struct {
 	Name, Summary string
+	// Main places the experiment in the main job ('report reproduce') and
+	// in report.md, in increasing order (0: not in the main job); Section
+	// is the title of its section in report.md.
+	Main    int
+	Section string
 	// Cells lists the grid for cfg.
 	Cells func(cfg Config) ([]Cell, error)
 	// Run computes one cell's rows; seed is CellSeed(cfg.Seed, name, cell).
@@ -162,6 +94,23 @@ func Names() []string {
 	return n
 }
 
+// MainJob returns the experiments of the main job (Main > 0) in order.
+func MainJob() []Experiment {
+	var out []Experiment
+	for _, e := range registry {
+		if e.Main > 0 {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Main != out[j].Main {
+			return out[i].Main < out[j].Main
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
 // RunAll runs every cell of e in order in this process and returns all
 // rows, each prefixed with the experiment's name and the cell's key.
 func RunAll(ctx context.Context, e Experiment, cfg Config) ([]Row, error) {
@@ -188,7 +137,7 @@ func RunAll(ctx context.Context, e Experiment, cfg Config) ([]Row, error) {
 // Prefix returns r with the experiment name and the cell key in front
 // (columns of r that repeat a key column are dropped).
 func Prefix(name string, c Cell, r Row) Row {
-	out := Row{{"experiment", name}}
+	out := Row{{K: "experiment", V: name}}
 	seen := map[string]bool{"experiment": true}
 	for _, kv := range c.Key {
 		out = append(out, kv)

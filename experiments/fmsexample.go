@@ -175,11 +175,11 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		law = append(law, fmt.Sprintf("%s:%.12g", k, first[k]))
 	}
 	return Row{
-		{"scenario", name}, {"algorithm", algo},
-		{field, float64(total.k) / float64(n)}, {field + "_exact", exact},
-		{"ci_lo", lo}, {"ci_hi", hi}, {"confidence", ScenarioConfidence},
-		{"trials", n}, {"seed", int64(seed)},
-		{"first_law_exact", strings.Join(law, ",")}, {"first_tv_exact", res.FirstTV},
-		{"max_abs_error", res.MaxAbsError}, {"lossless", res.Lossless},
+		{K: "scenario", V: name}, {K: "algorithm", V: algo},
+		{K: field, V: float64(total.k) / float64(n)}, {K: field + "_exact", V: exact},
+		{K: "ci_lo", V: lo}, {K: "ci_hi", V: hi}, {K: "confidence", V: ScenarioConfidence},
+		{K: "trials", V: n}, {K: "seed", V: int64(seed)},
+		{K: "first_law_exact", V: strings.Join(law, ",")}, {K: "first_tv_exact", V: res.FirstTV},
+		{K: "max_abs_error", V: res.MaxAbsError}, {K: "lossless", V: res.Lossless},
 	}, nil
 }

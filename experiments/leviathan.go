@@ -49,11 +49,13 @@ const walltimeMaxGamma = 16
 func init() {
 	Register(Experiment{
 		Name:    "leviathan-table1",
+		Main:    10,
+		Section: "Leviathan et al., Table 1",
 		Summary: "Leviathan et al. Table 1 (c = c_hat = 0) from Eq. 1, Thm 3.8 and Thm 3.11",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for _, r := range table1 {
-				cells = append(cells, Cell{Key: []KV{{"alpha", r.alpha}, {"gamma", int64(r.gamma)}}})
+				cells = append(cells, Cell{Key: []KV{{K: "alpha", V: r.alpha}, {K: "gamma", V: int64(r.gamma)}}})
 			}
 			return cells, nil
 		},
@@ -61,11 +63,13 @@ func init() {
 	})
 	Register(Experiment{
 		Name:    "leviathan-tokens",
+		Main:    20,
+		Section: "Expected tokens per step (Eq. 1 vs exact)",
 		Summary: "expected tokens per step: Eq. 1 vs the exact engine (token and block) on i.i.d. two-token pairs",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for _, a := range []float64{0.5, 0.6, 0.7, 0.8, 0.9} {
-				cells = append(cells, Cell{Key: []KV{{"alpha", a}}})
+				cells = append(cells, Cell{Key: []KV{{K: "alpha", V: a}}})
 			}
 			return cells, nil
 		},
@@ -73,12 +77,14 @@ func init() {
 	})
 	Register(Experiment{
 		Name:    "leviathan-walltime",
+		Main:    30,
+		Section: "Walltime improvement and the best γ",
 		Summary: "walltime improvement (Thm 3.8) vs gamma for several alpha and c, with the best gamma",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for _, a := range []float64{0.6, 0.7, 0.8, 0.9} {
 				for _, c := range []float64{0.01, 0.05, 0.1, 0.2} {
-					cells = append(cells, Cell{Key: []KV{{"alpha", a}, {"c", c}}})
+					cells = append(cells, Cell{Key: []KV{{K: "alpha", V: a}, {K: "c", V: c}}})
 				}
 			}
 			return cells, nil
@@ -125,10 +131,10 @@ func runTable1(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
 	}
 	opsP, speedP := fmt.Sprintf("%.2fX", ops), fmt.Sprintf("%.2fX", speed)
 	return []Row{{
-		{"expected_tokens", e}, {"ops", ops}, {"speed", speed},
-		{"ops_printed", opsP}, {"speed_printed", speedP},
-		{"paper_ops", paperOps}, {"paper_speed", paperSpeed},
-		{"matches", opsP == paperOps && speedP == paperSpeed},
+		{K: "expected_tokens", V: e}, {K: "ops", V: ops}, {K: "speed", V: speed},
+		{K: "ops_printed", V: opsP}, {K: "speed_printed", V: speedP},
+		{K: "paper_ops", V: paperOps}, {K: "paper_speed", V: paperSpeed},
+		{K: "matches", V: opsP == paperOps && speedP == paperSpeed},
 	}}, nil
 }
 
@@ -156,9 +162,9 @@ func runLeviathanTokens(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, e
 			return nil, err
 		}
 		rows = append(rows, Row{
-			{"gamma", int64(g)}, {"eq1", eq1},
-			{"token_exact", tok}, {"token_minus_eq1", tok - eq1},
-			{"block_exact", blk}, {"block_gain_pct", 100 * (blk/tok - 1)},
+			{K: "gamma", V: int64(g)}, {K: "eq1", V: eq1},
+			{K: "token_exact", V: tok}, {K: "token_minus_eq1", V: tok - eq1},
+			{K: "block_exact", V: blk}, {K: "block_gain_pct", V: 100 * (blk/tok - 1)},
 		})
 	}
 	return rows, nil
@@ -183,8 +189,8 @@ func runLeviathanWalltime(_ context.Context, _ Config, c Cell, _ uint64) ([]Row,
 		s, _ := algos.WalltimeImprovement(a, g, cost)
 		ops, _ := algos.OperationsFactor(a, g, cost)
 		rows = append(rows, Row{
-			{"gamma", int64(g)}, {"expected_tokens", e}, {"walltime", s}, {"ops", ops},
-			{"best_gamma", int64(best)}, {"best_walltime", bestS}, {"is_best", g == best},
+			{K: "gamma", V: int64(g)}, {K: "expected_tokens", V: e}, {K: "walltime", V: s}, {K: "ops", V: ops},
+			{K: "best_gamma", V: int64(best)}, {K: "best_walltime", V: bestS}, {K: "is_best", V: g == best},
 		})
 	}
 	return rows, nil

@@ -51,14 +51,18 @@ const frontierTol = 1e-9
 
 func init() {
 	Register(Experiment{
-		Name: "lossy-frontier",
+		Name:    "lossy-frontier",
+		Main:    50,
+		Section: "The lossy frontier",
 		Summary: "acceptance vs KL(p||π) of every lossy rule over its parameter range, on synthetic context-free pairs " +
 			"(per-position exact laws) and on Markov pairs (sequence law via the exact engine); mentored decoding is the frontier",
 		Cells: frontierCells,
 		Run:   frontierRun,
 	})
 	Register(Experiment{
-		Name: "lenience-table",
+		Name:    "lenience-table",
+		Main:    60,
+		Section: "Lenience (Table 5 in shape)",
 		Summary: "Leviathan Table 5 in shape: α_l = Σ min(p/l, q) for l = 1, 0.5, 0.3, 0.1 and drafts of increasing quality " +
 			"(unigram, bigram, close) of an order-2 chain, checked against Monte Carlo runs of the lenience rule",
 		Cells: lenienceCells,
@@ -70,11 +74,11 @@ func frontierCells(Config) ([]Cell, error) {
 	var cells []Cell
 	for _, v := range []int64{50, 1000} {
 		for _, b := range []float64{0.3, 0.6, 0.9} {
-			cells = append(cells, Cell{Key: []KV{{"source", "dirichlet"}, {"V", v}, {"quality", b}}})
+			cells = append(cells, Cell{Key: []KV{{K: "source", V: "dirichlet"}, {K: "V", V: v}, {K: "quality", V: b}}})
 		}
 	}
 	for _, qu := range []float64{0.3, 0.7} {
-		cells = append(cells, Cell{Key: []KV{{"source", "markov"}, {"V", int64(4)}, {"quality", qu}}})
+		cells = append(cells, Cell{Key: []KV{{K: "source", V: "markov"}, {K: "V", V: int64(4)}, {K: "quality", V: qu}}})
 	}
 	return cells, nil
 }
@@ -141,9 +145,9 @@ func frontierRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 }
 
 func frontierRow(sw FrontierSweep, val, acc, kl, klr, tv, ratio, emitted, macc float64, dominated bool) Row {
-	return Row{{"rule", sw.Rule}, {"param", sw.Param}, {"value", val}, {"acceptance", acc}, {"kl", kl},
-		{"kl_reverse", klr}, {"tv", tv}, {"max_ratio", ratio}, {"expected_emitted", emitted},
-		{"mentored_acceptance", macc}, {"gap", macc - acc}, {"dominated", dominated}}
+	return Row{{K: "rule", V: sw.Rule}, {K: "param", V: sw.Param}, {K: "value", V: val}, {K: "acceptance", V: acc}, {K: "kl", V: kl},
+		{K: "kl_reverse", V: klr}, {K: "tv", V: tv}, {K: "max_ratio", V: ratio}, {K: "expected_emitted", V: emitted},
+		{K: "mentored_acceptance", V: macc}, {K: "gap", V: macc - acc}, {K: "dominated", V: dominated}}
 }
 
 func buildSwept(sw FrontierSweep, val float64) (sim.Algorithm, error) {
@@ -267,7 +271,7 @@ var table5L = [4]float64{1, 0.5, 0.3, 0.1}
 func lenienceCells(Config) ([]Cell, error) {
 	var cells []Cell
 	for _, d := range []string{"unigram", "bigram", "close-small", "close-base"} {
-		cells = append(cells, Cell{Key: []KV{{"draft", d}}})
+		cells = append(cells, Cell{Key: []KV{{K: "draft", V: d}}})
 	}
 	return cells, nil
 }
@@ -519,9 +523,9 @@ func lenienceRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 		}
 		lo, hi := stattest.Wilson(res.k, done, lenienceConfidence)
 		sigma := m.sigma[draft]
-		rows = append(rows, Row{{"l", l}, {"alpha", want}, {"alpha_mc", float64(res.k) / float64(done)},
-			{"ci_lo", lo}, {"ci_hi", hi}, {"covered", lo <= want && want <= hi}, {"trials", done},
-			{"paper_alpha", Table5[draft][li]}, {"sigma", sigma}})
+		rows = append(rows, Row{{K: "l", V: l}, {K: "alpha", V: want}, {K: "alpha_mc", V: float64(res.k) / float64(done)},
+			{K: "ci_lo", V: lo}, {K: "ci_hi", V: hi}, {K: "covered", V: lo <= want && want <= hi}, {K: "trials", V: done},
+			{K: "paper_alpha", V: Table5[draft][li]}, {K: "sigma", V: sigma}})
 	}
 	return rows, nil
 }

@@ -45,7 +45,7 @@ func multidraftCells(Config) ([]Cell, error) {
 	var cells []Cell
 	for _, p := range pairs {
 		for k := 1; k <= 8; k++ {
-			cells = append(cells, Cell{Key: []KV{{"pair", p}, {"k", int64(k)}}})
+			cells = append(cells, Cell{Key: []KV{{K: "pair", V: p}, {K: "k", V: int64(k)}}})
 		}
 	}
 	return cells, nil
@@ -130,23 +130,23 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 		if err != nil {
 			return nil, err
 		}
-		row := Row{{"verifier", rule}, {"draft", e.Draft.String()}}
+		row := Row{{K: "verifier", V: rule}, {K: "draft", V: e.Draft.String()}}
 		if depth == 1 {
 			res, err := sim.ExactTree(pair.P, d, a.(sim.TreeLawer), sim.TreeExactConfig{})
 			if err != nil {
 				return nil, err
 			}
-			row = append(row, KV{"method", "exact"}, KV{"acceptance", res.Acceptance}, KV{"expected_emitted", res.ExpectedEmitted},
-				KV{"bound", bound}, KV{"gap", bound - res.Acceptance}, KV{"bound_iid", biid}, KV{"bound_wor", bwor},
-				KV{"max_abs_error", res.MaxAbsError}, KV{"lossless", res.Lossless})
+			row = append(row, KV{K: "method", V: "exact"}, KV{K: "acceptance", V: res.Acceptance}, KV{K: "expected_emitted", V: res.ExpectedEmitted},
+				KV{K: "bound", V: bound}, KV{K: "gap", V: bound - res.Acceptance}, KV{K: "bound_iid", V: biid}, KV{K: "bound_wor", V: bwor},
+				KV{K: "max_abs_error", V: res.MaxAbsError}, KV{K: "lossless", V: res.Lossless})
 		} else {
 			acc, emit, lo, hi, n, err := treeMonteCarlo(ctx, cfg, pair, d, a, seed, rule)
 			if err != nil {
 				return nil, err
 			}
-			row = append(row, KV{"method", "mc"}, KV{"acceptance", acc}, KV{"expected_emitted", emit},
-				KV{"bound", bound}, KV{"gap", bound - acc}, KV{"bound_iid", biid}, KV{"bound_wor", bwor},
-				KV{"ci_lo", lo}, KV{"ci_hi", hi}, KV{"trials", n})
+			row = append(row, KV{K: "method", V: "mc"}, KV{K: "acceptance", V: acc}, KV{K: "expected_emitted", V: emit},
+				KV{K: "bound", V: bound}, KV{K: "gap", V: bound - acc}, KV{K: "bound_iid", V: biid}, KV{K: "bound_wor", V: bwor},
+				KV{K: "ci_lo", V: lo}, KV{K: "ci_hi", V: hi}, KV{K: "trials", V: n})
 		}
 		rows = append(rows, row)
 	}
@@ -182,7 +182,7 @@ func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafte
 }
 
 func init() {
-	Register(Experiment{Name: "multidraft",
+	Register(Experiment{Name: "multidraft", Main: 70, Section: "Multi-draft verification vs the optimal bound",
 		Summary: "multi-draft acceptance and E[emitted] vs k = 1..8 for the lossless tree rules and the optimal bound (Khisti toy, synthetic, Markov)",
 		Cells:   multidraftCells, Run: multidraftRun})
 }

@@ -65,7 +65,7 @@ func TestFMSCoverage(t *testing.T) {
 func TestMultidraftKhisti(t *testing.T) {
 	cfg := Config{Seed: 1, Workers: 1}
 	for _, k := range []int64{1, 3} {
-		rows, err := multidraftRun(context.Background(), cfg, Cell{Key: []KV{{"pair", "khisti-q2=0.1"}, {"k", k}}}, 1)
+		rows, err := multidraftRun(context.Background(), cfg, Cell{Key: []KV{{K: "pair", V: "khisti-q2=0.1"}, {K: "k", V: k}}}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestMultidraftKhisti(t *testing.T) {
 // V cover the whole support of q, and the Markov pair's root q has full
 // support, so every trial accepts its first token (acceptance exactly 1).
 func TestMultidraftConcurrentDrafting(t *testing.T) {
-	rows, err := multidraftRun(context.Background(), Config{Seed: 1, Workers: 4, Scale: 0.25}, Cell{Key: []KV{{"pair", "markov"}, {"k", int64(8)}}}, 1)
+	rows, err := multidraftRun(context.Background(), Config{Seed: 1, Workers: 4, Scale: 0.25}, Cell{Key: []KV{{K: "pair", V: "markov"}, {K: "k", V: int64(8)}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -367,7 +367,7 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 		key := make([]KV, len(s.Axes))
 		for di, d := range dims {
 			for _, a := range d.axes {
-				key[pos[a.Name]] = KV{a.Name, a.Values[idx[di]]}
+				key[pos[a.Name]] = KV{K: a.Name, V: a.Values[idx[di]]}
 			}
 		}
 		cells = append(cells, Cell{Key: key})

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/specsim/specsim/internal/job"
 )
 
 // Store keeps finished cells of a sweep (data/results.Dir writes one
@@ -180,7 +182,7 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 		if opt.Store != nil {
 			done, err := opt.Store.Done(i, c)
 			if err != nil {
-				return res, err
+				return res, job.IO(err)
 			}
 			if done {
 				res.Skipped++
@@ -216,7 +218,9 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 				mu.Unlock()
 				r, err := p.RunCell(ctx, idx, inner)
 				if err == nil && opt.Store != nil {
-					err = opt.Store.Save(idx, p.Cells[idx], r)
+					if err = opt.Store.Save(idx, p.Cells[idx], r); err != nil {
+						err = job.IO(err)
+					}
 				}
 				mu.Lock()
 				if err != nil {

@@ -30,7 +30,7 @@ func loadSmall(t *testing.T) *experiments.Plan {
 // runInto runs shard sh of p into dir with w workers.
 func runInto(t *testing.T, p *experiments.Plan, dir string, sh experiments.Shard, w int) experiments.SweepResult {
 	t.Helper()
-	d, err := results.OpenDir(dir, p, sh)
+	d, err := experiments.OpenStore(dir, p, sh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func runInto(t *testing.T, p *experiments.Plan, dir string, sh experiments.Shard
 
 func mergeBytes(t *testing.T, dir string) (results.Table, []byte) {
 	t.Helper()
-	tab, _, err := results.Merge(dir)
+	tab, _, err := experiments.MergeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSweepDeterministicAcrossShardsWorkersResume(t *testing.T) {
 
 	// Kill after 5 finished cells: cancel from the progress callback.
 	killed := filepath.Join(root, "killed")
-	d, err := results.OpenDir(killed, p, experiments.All)
+	d, err := experiments.OpenStore(killed, p, experiments.All)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSweepDeterministicAcrossShardsWorkersResume(t *testing.T) {
 	if len(files) != res.Computed || res.Computed < 5 || res.Computed >= n {
 		t.Fatalf("killed run: %d files, %d computed; want the 5+ finished cells only", len(files), res.Computed)
 	}
-	if _, _, err := results.Merge(killed); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := experiments.MergeDir(killed); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("merge of a killed run: %v, want missing cells", err)
 	}
 	res2 := runInto(t, p, killed, experiments.All, 1)
@@ -271,10 +271,10 @@ func TestMergeErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not parquet"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := results.Merge(a); err == nil || !strings.Contains(err.Error(), "unreadable") || !strings.Contains(err.Error(), "cell-000003.parquet") {
+	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "unreadable") || !strings.Contains(err.Error(), "cell-000003.parquet") {
 		t.Errorf("unreadable file: %v", err)
 	}
-	d, _ := results.OpenDir(a, p, experiments.All)
+	d, _ := experiments.OpenStore(a, p, experiments.All)
 	if _, err := p.Run(context.Background(), experiments.SweepOptions{Store: d}); err == nil || !strings.Contains(err.Error(), "cell-000003.parquet") {
 		t.Errorf("resume over an unreadable file: %v", err)
 	}
@@ -291,13 +291,13 @@ func TestMergeErrors(t *testing.T) {
 	if err := results.WriteFile(filepath.Join(a, "copy", "x.parquet"), tab.Rows, tab.Meta); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := results.Merge(a); err == nil || !strings.Contains(err.Error(), "cell 4") || !strings.Contains(err.Error(), "different results") {
+	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "cell 4") || !strings.Contains(err.Error(), "different results") {
 		t.Errorf("disagreeing duplicate: %v", err)
 	}
 	// An identical duplicate is fine.
 	tab, _ = results.ReadFile(filepath.Join(a, "cells", "cell-000004.parquet"))
 	results.WriteFile(filepath.Join(a, "copy", "x.parquet"), tab.Rows, tab.Meta)
-	if _, rep, err := results.Merge(a); err != nil || rep.Duplicates != 1 {
+	if _, rep, err := experiments.MergeDir(a); err != nil || rep.Duplicates != 1 {
 		t.Errorf("identical duplicate: %v, %d duplicates", err, rep.Duplicates)
 	}
 
@@ -306,11 +306,11 @@ func TestMergeErrors(t *testing.T) {
 	b := filepath.Join(root, "b")
 	runInto(t, p2, b, experiments.Shard{I: 0, N: 3}, 1)
 	os.Rename(filepath.Join(b, "cells", "cell-000000.parquet"), filepath.Join(a, "copy", "other-seed.parquet"))
-	if _, _, err := results.Merge(a); err == nil || !strings.Contains(err.Error(), "master seed") {
+	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "master seed") {
 		t.Errorf("other seed: %v", err)
 	}
 	// Resuming a directory with another seed is refused.
-	if _, err := results.OpenDir(a, p2, experiments.All); err == nil || !strings.Contains(err.Error(), "--seed") {
+	if _, err := experiments.OpenStore(a, p2, experiments.All); err == nil || !strings.Contains(err.Error(), "--seed") {
 		t.Errorf("OpenDir with another seed: %v", err)
 	}
 }

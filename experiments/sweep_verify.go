@@ -325,15 +325,15 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	a := stattest.Summarize(tot.sumA, tot.sumA2, done, 0.95)
 	e := stattest.Summarize(tot.sumE, tot.sumE2, done, 0.95)
 	row := Row{
-		{"mean_accepted", a.Mean}, {"mean_accepted_lo", a.Lo}, {"mean_accepted_hi", a.Hi},
-		{"mean_emitted", e.Mean}, {"mean_emitted_lo", e.Lo}, {"mean_emitted_hi", e.Hi},
-		{"alpha_hat", float64(tot.accepted) / float64(tot.tried)}, {"n", done},
+		{K: "mean_accepted", V: a.Mean}, {K: "mean_accepted_lo", V: a.Lo}, {K: "mean_accepted_hi", V: a.Hi},
+		{K: "mean_emitted", V: e.Mean}, {K: "mean_emitted_lo", V: e.Lo}, {K: "mean_emitted_hi", V: e.Hi},
+		{K: "alpha_hat", V: float64(tot.accepted) / float64(tot.tried)}, {K: "n", V: done},
 	}
 	if src.Pair != nil {
 		if lw, ok := rule.(sim.Lawer); ok {
 			res, err := sim.Exact(*src.Pair, lw, sim.ExactConfig{Gamma: g, Greedy: vc.algo.Greedy})
 			if err == nil {
-				row = append(row, KV{"exact_accepted", res.ExpectedAccepted}, KV{"exact_emitted", res.ExpectedEmitted})
+				row = append(row, KV{K: "exact_accepted", V: res.ExpectedAccepted}, KV{K: "exact_emitted", V: res.ExpectedEmitted})
 			}
 		}
 	}

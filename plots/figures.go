@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 var (
@@ -58,24 +58,24 @@ func intTicks(p *plot.Plot, lo, hi, step int) {
 
 // Tokens draws leviathan-tokens: E[tokens per step] vs γ for each α, Eq. 1
 // as lines, the exact engine's token verification as markers.
-func Tokens(rows []experiments.Row) (*Figure, error) {
+func Tokens(rows []table.Row) (*Figure, error) {
 	if err := need("leviathan-tokens", rows, "alpha", "gamma", "eq1", "token_exact"); err != nil {
 		return nil, err
 	}
 	p := newPanel("draft length γ (tokens)", "E[tokens per step] (tokens)")
 	f := &Figure{Name: "leviathan-tokens", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification on a constant-β pair (markers)."}
-	alphas := distinct(rows, "alpha")
+	alphas := table.Distinct(rows, "alpha")
 	for i, a := range slices.Backward(alphas) {
 		_ = i
-		sub := where(rows, func(r experiments.Row) bool { return num(r, "alpha") == a })
+		sub := table.Where(rows, func(r table.Row) bool { return table.Num(r, "alpha") == a })
 		c := Seq(len(alphas)-1-indexOf(alphas, a), len(alphas))
 		l := line(xy(sub, "gamma", "eq1"), c, nil)
 		m := marks(xy(sub, "gamma", "token_exact"), c, StyleOf("token").Shape)
 		p.Add(l, m)
 		f.AddLegend(fmt.Sprintf("α = %.2g", a), l, m)
 	}
-	gs := distinct(rows, "gamma")
+	gs := table.Distinct(rows, "gamma")
 	intTicks(p, int(gs[0]), int(gs[len(gs)-1]), 1)
 	f.AddLegend("Eq. 1", line(nil, color.Black, nil))
 	f.AddLegend("exact (token)", marks(nil, color.Black, StyleOf("token").Shape))
@@ -87,30 +87,30 @@ func indexOf(xs []float64, v float64) int { return slices.Index(xs, v) }
 
 // Walltime draws leviathan-walltime at α = alpha: the walltime improvement
 // (Thm 3.8) vs γ for every cost ratio c, the best γ marked.
-func Walltime(rows []experiments.Row, alpha float64) (*Figure, error) {
+func Walltime(rows []table.Row, alpha float64) (*Figure, error) {
 	if err := need("leviathan-walltime", rows, "alpha", "c", "gamma", "walltime", "is_best"); err != nil {
 		return nil, err
 	}
-	rows = where(rows, func(r experiments.Row) bool { return math.Abs(num(r, "alpha")-alpha) < 1e-12 })
+	rows = table.Where(rows, func(r table.Row) bool { return math.Abs(table.Num(r, "alpha")-alpha) < 1e-12 })
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: leviathan-walltime has no rows at α = %g", alpha)
 	}
 	p := newPanel("draft length γ (tokens)", "walltime improvement (×)")
 	f := &Figure{Name: "leviathan-walltime", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: fmt.Sprintf("Walltime improvement (1−α^(γ+1))/((1−α)(γc+1)) (Leviathan et al. Thm 3.8) vs γ at α = %g for several cost ratios c; filled markers: the best γ.", alpha)}
-	cs := distinct(rows, "c")
+	cs := table.Distinct(rows, "c")
 	for i, c := range cs {
-		sub := where(rows, func(r experiments.Row) bool { return num(r, "c") == c })
+		sub := table.Where(rows, func(r table.Row) bool { return table.Num(r, "c") == c })
 		col := Seq(i, len(cs))
 		l := line(xy(sub, "gamma", "walltime"), col, nil)
-		best := where(sub, eq("is_best", "true"))
+		best := table.Where(sub, table.Eq("is_best", "true"))
 		m := marks(xy(best, "gamma", "walltime"), col, draw.CircleGlyph{})
 		m.GlyphStyle.Radius = vg.Points(3.2)
 		p.Add(l, m)
 		f.AddLegend(fmt.Sprintf("c = %g", c), l)
 	}
 	f.AddLegend("best γ", marks(nil, color.Black, draw.CircleGlyph{}))
-	gs := distinct(rows, "gamma")
+	gs := table.Distinct(rows, "gamma")
 	intTicks(p, 0, int(gs[len(gs)-1]), 2)
 	p.Y.Min = 1
 	return f, nil
@@ -120,11 +120,11 @@ func Walltime(rows []experiments.Row, alpha float64) (*Figure, error) {
 // for token and block verification (paired Monte Carlo, 95% bands) at
 // several draft qualities β; block's relative gain vs the measured β for
 // several γ (Monte Carlo with 95% bars, exact Markov pairs dashed).
-func BlockVsToken(rows []experiments.Row) (*Figure, error) {
+func BlockVsToken(rows []table.Row) (*Figure, error) {
 	if err := need("block-vs-token", rows, "source", "beta_target", "gamma", "rule", "kind", "beta_measured", "mean_emitted", "ci_lo", "ci_hi", "gain_pct"); err != nil {
 		return nil, err
 	}
-	mc := where(rows, eq("kind", "mc"))
+	mc := table.Where(rows, table.Eq("kind", "mc"))
 	if len(mc) == 0 {
 		return nil, fmt.Errorf("plots: block-vs-token has no Monte Carlo rows (kind = mc)")
 	}
@@ -132,12 +132,12 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 	bot := newPanel("draft quality β = Σ min(p, q)", "block gain over token (%)")
 	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
-	betas := distinct(mc, "beta_target")
+	betas := table.Distinct(mc, "beta_target")
 	pick := []float64{betas[0], betas[len(betas)/2], betas[len(betas)-1]}
 	styles := [][]vg.Length{dotted, dashed, nil}
 	for j, b := range slices.Compact(pick) {
 		for _, rule := range []string{"token", "block"} {
-			sub := where(mc, and(eq("rule", rule), func(r experiments.Row) bool { return num(r, "beta_target") == b }))
+			sub := table.Where(mc, table.And(table.Eq("rule", rule), func(r table.Row) bool { return table.Num(r, "beta_target") == b }))
 			s := StyleOf(rule)
 			top.Add(band(xy(sub, "gamma", "ci_lo"), xy(sub, "gamma", "ci_hi"), s.Color))
 			l := line(xy(sub, "gamma", "mean_emitted"), s.Color, styles[j])
@@ -152,7 +152,7 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 	for j, b := range slices.Compact(pick) {
 		f.AddLegend(fmt.Sprintf("β = %g", b), line(nil, color.Black, styles[j]))
 	}
-	gs := distinct(mc, "gamma")
+	gs := table.Distinct(mc, "gamma")
 	intTicks(top, int(gs[0]), int(gs[len(gs)-1]), 1)
 
 	var gpick []float64
@@ -161,25 +161,25 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 			gpick = append(gpick, g)
 		}
 	}
-	exact := where(rows, and(eq("kind", "exact"), eq("rule", "gain")))
+	exact := table.Where(rows, table.And(table.Eq("kind", "exact"), table.Eq("rule", "gain")))
 	src1 := ""
 	if len(exact) > 0 {
 		src1 = exact[0].String("source")
 	}
 	for i, g := range gpick {
 		col := Seq(i, len(gpick))
-		isG := func(r experiments.Row) bool { return num(r, "gamma") == g }
-		sub := where(mc, and(eq("rule", "gain"), isG))
+		isG := func(r table.Row) bool { return table.Num(r, "gamma") == g }
+		sub := table.Where(mc, table.And(table.Eq("rule", "gain"), isG))
 		pts := xy(sub, "beta_measured", "gain_pct")
 		var errs plotter.YErrors
 		var pp plotter.XYs
 		for _, r := range sub {
-			m, lo, hi, gp := num(r, "mean_emitted"), num(r, "ci_lo"), num(r, "ci_hi"), num(r, "gain_pct")
+			m, lo, hi, gp := table.Num(r, "mean_emitted"), table.Num(r, "ci_lo"), table.Num(r, "ci_hi"), table.Num(r, "gain_pct")
 			if m == 0 || math.IsNaN(gp) {
 				continue
 			}
 			// the gain's interval, scaled like gain_pct = 100·gain/token
-			pp = append(pp, plotter.XY{X: num(r, "beta_measured"), Y: gp})
+			pp = append(pp, plotter.XY{X: table.Num(r, "beta_measured"), Y: gp})
 			errs = append(errs, struct{ Low, High float64 }{gp - gp*lo/m, gp*hi/m - gp})
 		}
 		eb, err := plotter.NewYErrorBars(struct {
@@ -194,7 +194,7 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 		l := line(pts, col, nil)
 		m := marks(pts, col, StyleOf("block").Shape)
 		bot.Add(l, m)
-		ex := where(exact, and(eq("source", src1), isG))
+		ex := table.Where(exact, table.And(table.Eq("source", src1), isG))
 		if len(ex) > 0 {
 			bot.Add(line(xy(ex, "beta_measured", "gain_pct"), col, dashed))
 		}
@@ -214,12 +214,12 @@ const KLFloor = 1e-4
 // LossyFrontier draws lossy-frontier on one source: acceptance vs
 // KL(p‖π) for every lossy rule and parameter value; mentored decoding is
 // the frontier (the most acceptance for a KL budget).
-func LossyFrontier(rows []experiments.Row, source string, V int, quality float64) (*Figure, error) {
+func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Figure, error) {
 	if err := need("lossy-frontier", rows, "source", "V", "quality", "rule", "acceptance", "kl"); err != nil {
 		return nil, err
 	}
-	rows = where(rows, func(r experiments.Row) bool {
-		return r.String("source") == source && num(r, "V") == float64(V) && math.Abs(num(r, "quality")-quality) < 1e-12
+	rows = table.Where(rows, func(r table.Row) bool {
+		return r.String("source") == source && table.Num(r, "V") == float64(V) && math.Abs(table.Num(r, "quality")-quality) < 1e-12
 	})
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: lossy-frontier has no rows for source %s, V = %d, quality %g", source, V, quality)
@@ -231,8 +231,8 @@ func LossyFrontier(rows []experiments.Row, source string, V int, quality float64
 	f := &Figure{Name: "lossy-frontier", Panels: []*plot.Plot{p}, LegendCols: 3, PanelHeight: 2.4 * vg.Inch,
 		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one marker per setting of each lossy rule; mentored decoding (black curve over its budget D) is the most acceptance any rule gets for a KL budget. KL = 0 (the strict settings) is drawn at %g on the log axis.", source, V, quality, KLFloor)}
 	var infinite []string
-	for _, rule := range distinctS(rows, "rule") {
-		sub := where(rows, eq("rule", rule))
+	for _, rule := range table.DistinctS(rows, "rule") {
+		sub := table.Where(rows, table.Eq("rule", rule))
 		var pts plotter.XYs
 		for _, q := range xy(sub, "kl", "acceptance") {
 			pts = append(pts, plotter.XY{X: math.Max(q.X, KLFloor), Y: q.Y})
@@ -263,11 +263,11 @@ func LossyFrontier(rows []experiments.Row, source string, V int, quality float64
 // Multidraft draws multidraft on one pair: first-token acceptance vs the
 // number of drafts k per verifier, with the optimal bounds for i.i.d. and
 // without-replacement drafts.
-func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
+func Multidraft(rows []table.Row, pair string) (*Figure, error) {
 	if err := need("multidraft", rows, "pair", "k", "verifier", "acceptance", "bound_iid", "bound_wor"); err != nil {
 		return nil, err
 	}
-	rows = where(rows, eq("pair", pair))
+	rows = table.Where(rows, table.Eq("pair", pair))
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: multidraft has no rows for pair %q", pair)
 	}
@@ -275,7 +275,7 @@ func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
 	f := &Figure{Name: "multidraft", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: fmt.Sprintf("Multi-draft verification on the %s pair: acceptance of a drafted first token vs the number of drafts k per verifier (exact), with the optimal acceptance α* for i.i.d. drafts and for drafts without replacement.", pair)}
 	first := rows[0].String("verifier")
-	bi := where(rows, eq("verifier", first))
+	bi := table.Where(rows, table.Eq("verifier", first))
 	for _, b := range []struct{ col, name string }{{"bound_iid", "bound-iid"}, {"bound_wor", "bound-wor"}} {
 		s := StyleOf(b.name)
 		l := line(xy(bi, "k", b.col), s.Color, s.Dashes)
@@ -283,13 +283,13 @@ func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
 		p.Add(l)
 		f.AddLegend(map[string]string{"bound-iid": "α* i.i.d.", "bound-wor": "α* w/o repl."}[b.name], l)
 	}
-	for _, v := range distinctS(rows, "verifier") {
-		sub := where(rows, eq("verifier", v))
+	for _, v := range table.DistinctS(rows, "verifier") {
+		sub := table.Where(rows, table.Eq("verifier", v))
 		l, m := styled(xy(sub, "k", "acceptance"), v)
 		p.Add(l, m)
 		f.AddLegend(v, l, m)
 	}
-	ks := distinct(rows, "k")
+	ks := table.Distinct(rows, "k")
 	intTicks(p, int(ks[0]), int(ks[len(ks)-1]), 1)
 	p.Y.Max = 1.0
 	return f, nil
@@ -299,12 +299,12 @@ func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
 // per-step acceptance α = Σ min(p_i, q_i) at each draft position, and the
 // mean emitted tokens per step by rule (exact given the logged drafts, 95%
 // intervals; the logged run sampled).
-func Replay(rows []experiments.Row) (*Figure, error) {
+func Replay(rows []table.Row) (*Figure, error) {
 	if err := need("replay", rows, "kind"); err != nil {
 		return nil, err
 	}
-	alpha := where(rows, eq("kind", "alpha"))
-	rules := where(rows, eq("kind", "rule"))
+	alpha := table.Where(rows, table.Eq("kind", "alpha"))
+	rules := table.Where(rows, table.Eq("kind", "rule"))
 	if len(alpha) == 0 || len(rules) == 0 {
 		return nil, fmt.Errorf("plots: replay needs rows of kind alpha and rule")
 	}
@@ -313,12 +313,12 @@ func Replay(rows []experiments.Row) (*Figure, error) {
 	f := &Figure{Name: "replay", Panels: []*plot.Plot{top, bot}, LegendCols: 4, PanelHeight: 2 * vg.Inch,
 		Caption: "Replay of the embedded sample log. Top: histogram of the per-step acceptance α at each draft position (bins of 0.05). Bottom: mean emitted tokens per step by rule, exact given each logged draft with 95% intervals (the logged run: its sampled mean)."}
 	const bins = 20
-	positions := distinct(alpha, "position")
+	positions := table.Distinct(alpha, "position")
 	for i, pos := range positions {
-		sub := where(alpha, func(r experiments.Row) bool { return num(r, "position") == pos })
+		sub := table.Where(alpha, func(r table.Row) bool { return table.Num(r, "position") == pos })
 		counts := make([]float64, bins)
 		for _, r := range sub {
-			counts[min(bins-1, max(0, int(num(r, "alpha")*bins)))]++
+			counts[min(bins-1, max(0, int(table.Num(r, "alpha")*bins)))]++
 		}
 		// a step outline: each bin as a flat segment
 		var pts plotter.XYs
@@ -337,9 +337,9 @@ func Replay(rows []experiments.Row) (*Figure, error) {
 		name := r.String("algorithm")
 		names = append(names, name)
 		y := float64(i)
-		v, lo, hi := num(r, "mean_emitted_exact"), num(r, "ci_lo"), num(r, "ci_hi")
+		v, lo, hi := table.Num(r, "mean_emitted_exact"), table.Num(r, "ci_lo"), table.Num(r, "ci_hi")
 		if math.IsNaN(v) {
-			v, lo, hi = num(r, "mean_emitted_sampled"), num(r, "sampled_ci_lo"), num(r, "sampled_ci_hi")
+			v, lo, hi = table.Num(r, "mean_emitted_sampled"), table.Num(r, "sampled_ci_lo"), table.Num(r, "sampled_ci_hi")
 		}
 		s := StyleOf(name)
 		if name == "logged" {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // regen is cmpimg's -regen flag: 'go test ./plots -regen' rewrites the
@@ -21,7 +22,7 @@ var regen = cmpimg.GenerateTestData
 // anti-aliasing differences between platforms, not a moved curve.
 const goldenTolerance = 0.05
 
-func rowsOf(t *testing.T, name string) []experiments.Row {
+func rowsOf(t *testing.T, name string) []table.Row {
 	t.Helper()
 	e, err := experiments.Lookup(name)
 	if err != nil {
@@ -82,7 +83,7 @@ func TestGoldenWalltime(t *testing.T) {
 	checkGolden(t, f)
 	// the marked best γ at α = 0.8, c = 0.05 is Leviathan's Thm 3.8
 	// optimum over γ = 1..16 (algos.BestGamma; 8 by direct evaluation).
-	best := where(rows, func(r experiments.Row) bool {
+	best := table.Where(rows, func(r table.Row) bool {
 		return r.String("alpha") == "0.8" && r.String("c") == "0.05" && r.String("is_best") == "true"
 	})
 	if len(best) != 1 || best[0].String("gamma") != "8" {
@@ -93,7 +94,7 @@ func TestGoldenWalltime(t *testing.T) {
 // A golden image that a changed figure would not fail is no guard: a
 // figure with one curve removed must differ beyond the tolerance.
 func TestGoldenDetectsChange(t *testing.T) {
-	rows := where(rowsOf(t, "leviathan-tokens"), func(r experiments.Row) bool { return r.String("alpha") != "0.9" })
+	rows := table.Where(rowsOf(t, "leviathan-tokens"), func(r table.Row) bool { return r.String("alpha") != "0.9" })
 	f, err := Tokens(rows)
 	if err != nil {
 		t.Fatal(err)

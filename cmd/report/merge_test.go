@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/report"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
@@ -26,7 +27,7 @@ func sweepDir(t *testing.T, shard experiments.Shard) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	d, err := results.OpenDir(dir, p, shard)
+	d, err := experiments.OpenStore(dir, p, shard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +44,14 @@ func TestMergeCommand(t *testing.T) {
 	if code := run(&so, &se, []string{"report", "merge", dir, "--out", out, "--json"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
-	var s mergeJSON
+	var s report.MergeSummary
 	if err := json.Unmarshal(so.Bytes(), &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.Cells != 18 || s.Rows != 18 || s.Files != 18 || s.Seed != "20240601" || s.Experiment != "verify" || s.Out != out {
 		t.Fatalf("summary %+v", s)
 	}
-	var gamma *columnSummary
+	var gamma *report.ColumnSummary
 	for i := range s.Columns {
 		if s.Columns[i].Name == "gamma" {
 			gamma = &s.Columns[i]

@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -19,47 +16,6 @@ import (
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 )
-
-func TestTableFormats(t *testing.T) {
-	tab := Table{Name: "t", Header: []string{"rule", "α", "p_value"}, Right: []bool{false, true, true},
-		Rows: [][]string{{"token", "0.700", "5%"}, {"a|b", "✓", "–"}}}
-	md := "| rule | α | p_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n"
-	if got := tab.Markdown(); got != md {
-		t.Errorf("Markdown:\n%s\nwant:\n%s", got, md)
-	}
-	tex := "\\begin{tabular}{lrr}\n\\toprule\nrule & $\\alpha$ & p\\_value \\\\\n\\midrule\n" +
-		"token & 0.700 & 5\\% \\\\\na|b & yes & -- \\\\\n\\bottomrule\n\\end{tabular}\n"
-	if got := tab.LaTeX(); got != tex {
-		t.Errorf("LaTeX:\n%s\nwant:\n%s", got, tex)
-	}
-	csvText := "rule,α,p_value\ntoken,0.700,5%\na|b,✓,–\n"
-	if got := tab.CSV(); got != csvText {
-		t.Errorf("CSV:\n%s\nwant:\n%s", got, csvText)
-	}
-	// headers of the real tables must come out as ASCII LaTeX
-	if got := texEscape("α̂ ‖ max |π−p| ×"); got != `$\hat\alpha$ $\|$ max |$\pi$$-$p| $\times$` {
-		t.Errorf("texEscape: %q", got)
-	}
-}
-
-// Table 1 from the experiment's rows, to the printed precision of
-// Leviathan et al. (2211.17192, Table 1).
-func TestTable1(t *testing.T) {
-	e, _ := experiments.Lookup("leviathan-table1")
-	rows, err := experiments.RunAll(context.Background(), e, experiments.Config{Seed: 1, Scale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := Table1(rows).Markdown()
-	for _, line := range []string{"| 0.6 | 2 | 1.960 | 1.53X | 1.96X | 1.53X | 1.96X | ✓ |"} {
-		if !strings.Contains(md, line) {
-			t.Errorf("Table 1 lacks %q:\n%s", line, md)
-		}
-	}
-	if strings.Contains(md, "✗") {
-		t.Errorf("a Table 1 cell does not match:\n%s", md)
-	}
-}
 
 func TestExportRoundTrip(t *testing.T) {
 	rows := []experiments.Row{
@@ -121,137 +77,6 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 }
 
-var (
-	tinyOnce sync.Once
-	tinyDir  string
-	tinyErr  error
-)
-
-// tiny runs the main job at scale 0.01 once per test binary (no PDF).
-func tiny(t *testing.T) string {
-	t.Helper()
-	tinyOnce.Do(func() {
-		tinyDir, tinyErr = os.MkdirTemp("", "specsim-reproduce-")
-		if tinyErr != nil {
-			return
-		}
-		var log bytes.Buffer
-		tinyErr = Reproduce(context.Background(), ReproduceOptions{Out: tinyDir, Seed: 1, Scale: 0.01, Workers: 2,
-			Experiments: MainExperiments, Log: &log})
-		if tinyErr == nil && !strings.Contains(log.String(), "[8/10] audit: done") {
-			t.Logf("progress log:\n%s", log.String())
-		}
-	})
-	if tinyErr != nil {
-		t.Fatal(tinyErr)
-	}
-	return tinyDir
-}
-
-// The main job end to end at a tiny scale: every experiment stored and
-// merged, every figure and table written, report.md naming them, and the
-// exact numbers equal to the experiments' own.
-func TestReproduceTiny(t *testing.T) {
-	dir := tiny(t)
-	for _, name := range append(MainExperiments, ScenarioExperiment, ReplayExperiment) {
-		if _, err := os.Stat(filepath.Join(dir, "runs", name, "merged.parquet")); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "csv", name+".csv")); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fig := range []string{"leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier", "multidraft", "replay"} {
-		for _, ext := range []string{"png", "svg", "pdf"} {
-			if st, err := os.Stat(filepath.Join(dir, "figures", fig+"."+ext)); err != nil || st.Size() < 1000 {
-				t.Errorf("figure %s.%s: %v", fig, ext, err)
-			}
-		}
-		if !strings.Contains(string(report), "figures/"+fig+".png") {
-			t.Errorf("report.md does not show %s", fig)
-		}
-	}
-	for _, tab := range []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-		"lenience-table", "multidraft", ScenarioExperiment, "audit", ReplayExperiment} {
-		for _, ext := range []string{"md", "tex", "csv"} {
-			if _, err := os.Stat(filepath.Join(dir, "tables", tab+"."+ext)); err != nil {
-				t.Errorf("table %s.%s: %v", tab, ext, err)
-			}
-		}
-		if !strings.Contains(string(report), "tables/"+tab+".csv") {
-			t.Errorf("report.md does not show table %s", tab)
-		}
-	}
-	b, err := LoadBundle(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nums := map[string]string{}
-	for _, n := range Numbers(b) {
-		nums[n.Name] = n.Value
-		if n.Value == "n/a" || n.Value == "–" {
-			t.Errorf("number %s is %q", n.Name, n.Value)
-		}
-	}
-	// exact values: Table 1 matches in all 6 cells (Leviathan et al.
-	// Table 1); Eq. 1 at α = 0.8, γ = 4 is (1−0.8⁵)/0.2 = 3.3616; seed
-	// 002's naive fms-example P(first = a) = 1513/2048 = 0.7388; shared-
-	// uniform exactly ½; best-candidate covers ¼ in fms-coverage.
-	for k, v := range map[string]string{"TableOneMatches": "6", "TableOneCells": "6", "TokensEightFour": "3.3616",
-		"FmsNaive": "0.7388", "FmsShared": "0.5000", "FmsBestCoverage": "0.25", "FmsSharedCoverage": "1.00", "Seed": "1"} {
-		if nums[k] != v {
-			t.Errorf("%s = %q, want %q", k, nums[k], v)
-		}
-	}
-	// Rerunning resumes: nothing is recomputed and the tables are equal.
-	before, _ := results.ReadFile(filepath.Join(dir, "runs", "multidraft", "merged.parquet"))
-	var log bytes.Buffer
-	if err := Reproduce(context.Background(), ReproduceOptions{Out: dir, Seed: 1, Scale: 0.01, Workers: 1,
-		Experiments: []string{"multidraft"}, Log: &log}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(log.String(), "0 cells computed") {
-		t.Errorf("re-run recomputed cells:\n%s", log.String())
-	}
-	after, _ := results.ReadFile(filepath.Join(dir, "runs", "multidraft", "merged.parquet"))
-	if err := results.SameRows(before.Rows, after.Rows); err != nil {
-		t.Error(err)
-	}
-}
-
-// The paper builds from the tiny results without warnings about missing
-// figures or references (BuildPDF fails on them).
-func TestPaperBuild(t *testing.T) {
-	if _, err := exec.LookPath("latexmk"); err != nil {
-		t.Skip("latexmk is not installed; apt-get install texlive-latex-base texlive-latex-recommended latexmk to build the paper")
-	}
-	b, err := LoadBundle(tiny(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := WritePaper(b, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := BuildPDF(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(filepath.Join(dir, "paper.pdf")); err != nil || st.Size() < 10000 {
-		t.Fatalf("paper.pdf: %v", err)
-	}
-	// every macro the paper uses is defined by numbers.tex
-	src, _ := os.ReadFile(filepath.Join(dir, "paper.tex"))
-	for _, n := range Numbers(b) {
-		if !strings.Contains(string(src), `\`+n.Name) {
-			t.Logf("number %s is not quoted in the paper", n.Name)
-		}
-	}
-}
-
 func TestReproduceUsage(t *testing.T) {
 	var out, errb bytes.Buffer
 	for _, args := range [][]string{
@@ -267,25 +92,5 @@ func TestReproduceUsage(t *testing.T) {
 	}
 	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != cliutil.ExitIO {
 		t.Errorf("build of an empty dir: exit %d, want %d", code, cliutil.ExitIO)
-	}
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if tinyDir != "" {
-		os.RemoveAll(tinyDir)
-	}
-	os.Exit(code)
-}
-
-func TestFmtF(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		d    int
-		want string
-	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "–"}, {math.Inf(1), 2, "+Inf"}} {
-		if got := fmtF(c.v, true, c.d); got != c.want {
-			t.Errorf("fmtF(%g, %d) = %q, want %q", c.v, c.d, got, c.want)
-		}
 	}
 }

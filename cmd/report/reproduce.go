@@ -1,45 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"sync"
-	"time"
-
-	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/report"
 )
-
-// MainExperiments are the named experiments the main job runs, in order.
-var MainExperiments = []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token",
-	"lossy-frontier", "lenience-table", "multidraft", "audit"}
-
-// ScenarioExperiment is the name under which the fms scenarios are stored.
-const ScenarioExperiment = "fms-scenarios"
-
-// ScenarioAlgos are the tree rules run on each fms scenario: the biased
-// naive scheme and the rules whose draft kind is a fixed candidate set.
-var ScenarioAlgos = []string{"naive", "shared-uniform", "best-candidate", "target-only"}
-
-// scenarioTrials is the default simulated steps per scenario and rule.
-const scenarioTrials = 100000
-
-// heartbeat is the longest silence of the progress log while cells run.
-const heartbeat = 10 * time.Second
-
-// DefaultSeed is the main job's master seed (a fixed seed, so the
-// default report is the same on every machine at a commit).
-const DefaultSeed = 1
 
 func reproduceCommand() *cli.Command {
 	return &cli.Command{
@@ -52,7 +21,7 @@ OUT/runs/NAME (cells, then merged.parquet; a re-run resumes), and builds OUT/rep
 OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper.pdf.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "results", Usage: "output `DIR`"},
-			&cli.Uint64Flag{Name: "seed", Value: DefaultSeed, Usage: "master seed"},
+			&cli.Uint64Flag{Name: "seed", Value: report.DefaultSeed, Usage: "master seed"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply every default trial count (2: twice the trials)"},
 			&cli.IntFlag{Name: "workers", Value: 0, Usage: "cells computed in parallel (0: all cores)"},
 			&cli.BoolFlag{Name: "paper", Value: true, Usage: "build the PDF with latexmk when it is installed"},
@@ -62,208 +31,15 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 			if c.NArg() != 0 {
 				return cliutil.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
 			}
-			if s := c.Float64("scale"); !(s > 0) {
-				return cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", s))
-			}
-			if w := c.Int("workers"); w < 0 {
-				return cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", w))
-			}
-			names := MainExperiments
-			if only := c.StringSlice("only"); len(only) > 0 {
-				for _, n := range only {
-					if n == ScenarioExperiment {
-						continue
-					}
-					if _, err := experiments.Lookup(n); err != nil {
-						return cliutil.Usage(fmt.Errorf("--only: %w", err))
-					}
-				}
-				names = only
-			}
-			ctx, stop := signalContext(c.Context)
+			ctx, stop := job.SignalContext(c.Context)
 			defer stop()
-			opt := ReproduceOptions{Out: c.String("out"), Seed: c.Uint64("seed"), Scale: c.Float64("scale"),
-				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: names, Log: c.App.ErrWriter}
-			err := Reproduce(ctx, opt)
-			if err != nil && ctx.Err() != nil {
-				return cliutil.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
-			}
+			path, err := report.Job(ctx, report.ReproduceOptions{Out: c.String("out"), Seed: c.Uint64("seed"), Scale: c.Float64("scale"),
+				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: c.StringSlice("only"), Log: c.App.ErrWriter})
 			if err != nil {
-				return cliutil.IO(err)
+				return err
 			}
-			fmt.Fprintf(c.App.Writer, "%s\n", filepath.Join(opt.Out, "report.md"))
+			fmt.Fprintln(c.App.Writer, path)
 			return nil
 		},
 	}
-}
-
-// ReproduceOptions configures Reproduce.
-type ReproduceOptions struct {
-	Out         string
-	Seed        uint64
-	Scale       float64
-	Workers     int
-	Paper       bool
-	Experiments []string
-	// Log receives progress lines.
-	Log io.Writer
-}
-
-// Reproduce is the main job.
-func Reproduce(ctx context.Context, opt ReproduceOptions) error {
-	start := time.Now()
-	if opt.Workers == 0 {
-		opt.Workers = runtime.NumCPU()
-	}
-	if opt.Log == nil {
-		opt.Log = io.Discard
-	}
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(opt.Log, "[%6.1fs] "+format+"\n", append([]any{time.Since(start).Seconds()}, a...)...)
-	}
-	logf("reproduce: seed %d, scale %g, %d workers, output %s", opt.Seed, opt.Scale, opt.Workers, opt.Out)
-	steps := len(opt.Experiments) + 2
-	for i, name := range opt.Experiments {
-		if name == ScenarioExperiment {
-			continue
-		}
-		if err := runStored(ctx, filepath.Join(opt.Out, "runs", name), name, opt, func(s string) {
-			logf("[%d/%d] %s: %s", i+1, steps, name, s)
-		}); err != nil {
-			return err
-		}
-	}
-	logf("[%d/%d] %s: %d scenarios × %d rules, %d trials each", steps-1, steps, ScenarioExperiment, 2, len(ScenarioAlgos), int64(float64(scenarioTrials)*opt.Scale))
-	if err := runScenarios(ctx, filepath.Join(opt.Out, "runs", ScenarioExperiment, "merged.parquet"), opt); err != nil {
-		return err
-	}
-	logf("[%d/%d] %s: %d rules over the embedded sample log", steps, steps, ReplayExperiment, len(ReplayRules))
-	if err := runReplay(ctx, filepath.Join(opt.Out, "runs", ReplayExperiment, "merged.parquet"), opt); err != nil {
-		return err
-	}
-	logf("building figures and tables")
-	b, err := LoadBundle(opt.Out)
-	if err != nil {
-		return err
-	}
-	files, err := Build(b, opt.Out)
-	if err != nil {
-		return err
-	}
-	logf("wrote %d files and %s", len(files), filepath.Join(opt.Out, "report.md"))
-	var missing []string
-	for _, name := range MainExperiments {
-		if !b.Has(name) {
-			missing = append(missing, name)
-		}
-	}
-	if opt.Paper && len(missing) > 0 {
-		logf("no paper: it needs every experiment, and %s has none of %v (run without --only)", opt.Out, missing)
-	} else if opt.Paper {
-		pdir := filepath.Join(opt.Out, "paper")
-		if err := WritePaper(b, pdir); err != nil {
-			return err
-		}
-		if _, err := exec.LookPath("latexmk"); err != nil {
-			logf("paper sources in %s; latexmk is not installed, so no PDF (apt-get install texlive-latex-base texlive-latex-recommended latexmk)", pdir)
-		} else {
-			logf("building the paper with latexmk")
-			if err := BuildPDF(ctx, pdir); err != nil {
-				return err
-			}
-			logf("wrote %s", filepath.Join(pdir, "paper.pdf"))
-		}
-	}
-	logf("done in %s", time.Since(start).Round(time.Second))
-	return nil
-}
-
-// runStored runs experiment name at its default grid as a sweep stored in
-// dir (resuming stored cells), merges it into dir/merged.parquet.
-func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, progress func(string)) error {
-	spec, err := experiments.DefaultSpec(name)
-	if err != nil {
-		return err
-	}
-	spec.Scale = opt.Scale
-	plan, err := experiments.NewPlan(spec, opt.Seed)
-	if err != nil {
-		return err
-	}
-	store, err := results.OpenDir(dir, plan, experiments.All)
-	if err != nil {
-		return err
-	}
-	var mu sync.Mutex
-	last := time.Now()
-	t0 := time.Now()
-	done, total := 0, len(plan.Cells)
-	progress(fmt.Sprintf("%d cells", total))
-	// a heartbeat while long cells run, so progress shows throughout
-	hb, stopHB := context.WithCancel(ctx)
-	defer stopHB()
-	go func() {
-		tick := time.NewTicker(heartbeat)
-		defer tick.Stop()
-		for {
-			select {
-			case <-hb.Done():
-				return
-			case <-tick.C:
-				mu.Lock()
-				if time.Since(last) >= heartbeat {
-					last = time.Now()
-					progress(fmt.Sprintf("%d/%d cells, %.0fs, still computing", done, total, time.Since(t0).Seconds()))
-				}
-				mu.Unlock()
-			}
-		}
-	}()
-	res, err := plan.Run(ctx, experiments.SweepOptions{Workers: opt.Workers, Store: store, Progress: func(s experiments.SweepProgress) {
-		mu.Lock()
-		defer mu.Unlock()
-		done = s.Done + s.Skipped
-		if time.Since(last) < 3*time.Second && done < s.Total {
-			return
-		}
-		last = time.Now()
-		progress(fmt.Sprintf("%d/%d cells (%d stored before), %.1fs", done, s.Total, s.Skipped, s.Elapsed.Seconds()))
-	}})
-	stopHB()
-	if err != nil {
-		return err
-	}
-	t, _, err := results.Merge(dir)
-	if err != nil {
-		return err
-	}
-	if err := results.WriteFile(filepath.Join(dir, "merged.parquet"), t.Rows, t.Meta); err != nil {
-		return err
-	}
-	progress(fmt.Sprintf("done: %d rows (%d cells computed, %d stored before) in %.1fs", len(t.Rows), res.Computed, res.Skipped, time.Since(t0).Seconds()))
-	return nil
-}
-
-// runScenarios computes every fms scenario with every ScenarioAlgos rule
-// (experiments.Scenario) and stores the rows as one merged table.
-func runScenarios(ctx context.Context, path string, opt ReproduceOptions) error {
-	trials := max(1, int64(float64(scenarioTrials)*opt.Scale))
-	var rows []experiments.Row
-	for _, name := range experiments.ScenarioNames() {
-		for _, a := range ScenarioAlgos {
-			r, err := experiments.Scenario(ctx, name, a, trials, opt.Seed, opt.Workers)
-			if err != nil {
-				return fmt.Errorf("scenario %s with %s: %w", name, a, err)
-			}
-			rows = append(rows, append(experiments.Row{{K: "experiment", V: ScenarioExperiment}}, r...))
-		}
-	}
-	rev, gov := results.Provenance()
-	meta := results.Meta{results.KeyKind: "merged", results.KeyExperiment: ScenarioExperiment,
-		results.KeySeed: strconv.FormatUint(opt.Seed, 10), results.KeyCells: strconv.Itoa(len(rows)),
-		results.KeyGitRevision: rev, results.KeyGoVersion: gov}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return results.WriteFile(path, rows, meta)
 }

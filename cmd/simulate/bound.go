@@ -3,26 +3,13 @@ package main
 import (
 	"fmt"
 
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/sim"
 )
 
 func init() { register(boundCommand) }
-
-// boundJSON is the JSON form of 'simulate bound'. Field names are stable.
-type boundJSON struct {
-	V                 int     `json:"V"`
-	K                 int     `json:"k"`
-	Replacement       bool    `json:"replacement"`
-	Method            string  `json:"method"`
-	OptimalAcceptance float64 `json:"optimal_acceptance"`
-	// SingleDraft is Σ min(p, q), the k = 1 value (token verification).
-	SingleDraft float64 `json:"single_draft"`
-}
 
 func boundCommand() *cli.Command {
 	return &cli.Command{
@@ -45,35 +32,15 @@ func boundCommand() *cli.Command {
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			if err := sim.ValidatePair(p, q); err != nil {
-				return cliutil.Usage(err)
-			}
-			k, repl := c.Int("k"), c.Bool("replacement")
-			method := c.String("method")
-			if method == "auto" {
-				method = "exhaustive"
-				if len(p) > algos.MaxExhaustiveV {
-					method = "flow"
-				}
-			}
-			var a float64
-			switch method {
-			case "exhaustive":
-				a, err = algos.OptimalAcceptanceExhaustive(p, q, k, repl)
-			case "flow":
-				a, err = algos.OptimalAcceptanceFlow(p, q, k, repl)
-			default:
-				return cliutil.Usage(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
-			}
+			out, err := experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
 			if err != nil {
-				return cliutil.Usage(err)
+				return err
 			}
-			out := boundJSON{V: len(p), K: k, Replacement: repl, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}
 			if c.Bool("json") {
 				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			fmt.Fprintf(c.App.Writer, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
-				a, k, repl, len(p), method, out.SingleDraft)
+				out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
 			return nil
 		},
 	}

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
@@ -142,13 +138,9 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	return e, a, full, nil
 }
 
-// signalContext is cancelled by SIGINT or SIGTERM.
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-}
+// signalContext is job.SignalContext (kept as a name for the commands
+// of this package).
+var signalContext = job.SignalContext
 
-// isTerminal reports whether w is a terminal (progress bars go only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+// isTerminal is job.IsTerminal.
+var isTerminal = job.IsTerminal

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
 )
 
@@ -23,7 +24,7 @@ func TestSlurmScripts(t *testing.T) {
 	if code := run(&so, &se, args); code != 0 {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
-	var res slurmJSON
+	var res experiments.SlurmResult
 	if err := json.Unmarshal(so.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // Layout of a sweep directory:
@@ -52,21 +52,21 @@ func ReadManifest(dir string) (m Manifest, ok bool, err error) {
 // Dir is a sweep directory; it implements experiments.Store.
 type Dir struct {
 	Path string
-	Plan *experiments.Plan
-	// Shard is recorded in every cell file (KeyShard).
-	Shard experiments.Shard
+	// Shard ("i/n") is recorded in every cell file (KeyShard).
+	Shard string
 	hash  string
 	base  Meta
 }
 
-// OpenDir prepares dir for plan: it creates the directory and the manifest,
-// or checks that an existing manifest is of the same spec and seed (an
-// error naming both otherwise: use a fresh directory).
-func OpenDir(dir string, plan *experiments.Plan, shard experiments.Shard) (*Dir, error) {
+// OpenDir prepares dir for the sweep m describes (experiments.OpenStore
+// makes m from a plan): it creates the directory and the manifest, or
+// checks that an existing manifest is of the same spec and seed (an error
+// naming both otherwise: use a fresh directory). shard ("i/n") is recorded
+// in every cell file.
+func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
 	if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
 		return nil, err
 	}
-	m := Manifest{Experiment: plan.Exp.Name, SpecHash: plan.Spec.Hash(), Spec: plan.Spec.Canonical(), Seed: plan.Seed, Cells: len(plan.Cells)}
 	old, ok, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -85,10 +85,10 @@ func OpenDir(dir string, plan *experiments.Plan, shard experiments.Shard) (*Dir,
 		}
 	}
 	rev, gover := Provenance()
-	d := &Dir{Path: dir, Plan: plan, Shard: shard, hash: m.SpecHash, base: Meta{
+	d := &Dir{Path: dir, Shard: shard, hash: m.SpecHash, base: Meta{
 		KeyKind: "cell", KeyExperiment: m.Experiment, KeySpecHash: m.SpecHash, KeySpec: m.Spec,
 		KeySeed: strconv.FormatUint(m.Seed, 10), KeyCells: strconv.Itoa(m.Cells),
-		KeyShard: shard.String(), KeyGitRevision: rev, KeyGoVersion: gover,
+		KeyShard: shard, KeyGitRevision: rev, KeyGoVersion: gover,
 	}}
 	return d, nil
 }
@@ -100,7 +100,7 @@ func (d *Dir) CellPath(idx int) string {
 
 // Done reports whether cell idx has a file; a file of another sweep or
 // cell, or an unreadable one, is an error naming it.
-func (d *Dir) Done(idx int, c experiments.Cell) (bool, error) {
+func (d *Dir) Done(idx int, c table.Cell) (bool, error) {
 	path := d.CellPath(idx)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -122,7 +122,7 @@ func (d *Dir) Done(idx int, c experiments.Cell) (bool, error) {
 }
 
 // Save writes cell idx's rows atomically to CellPath(idx).
-func (d *Dir) Save(idx int, c experiments.Cell, rows []experiments.Row) error {
+func (d *Dir) Save(idx int, c table.Cell, rows []table.Row) error {
 	meta := Meta{}
 	for k, v := range d.base {
 		meta[k] = v

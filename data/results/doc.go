@@ -1,7 +1,7 @@
 // Package results stores experiment result tables as Parquet files
 // (github.com/parquet-go/parquet-go) with their provenance.
 //
-// A table is a list of experiments.Row with dynamic columns: the columns
+// A table is a list of table.Row with dynamic columns: the columns
 // are the union of the rows' keys in order of first appearance, each typed
 // by its values (DOUBLE for float64, INT64 for int64, BYTE_ARRAY/STRING for
 // string, BOOLEAN for bool) and OPTIONAL, so a row that lacks a column

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // MergeReport describes a merge.
@@ -38,7 +38,17 @@ var provKeys = []struct{ key, what string }{
 // with different rows, and missing cells (listed by index and key).
 // Hidden temporary files of interrupted writes and merged tables
 // (specsim.kind = merged) are skipped.
-func Merge(dir string) (Table, MergeReport, error) {
+//
+// Missing cells are named by index; MergeNamed also names them by key.
+func Merge(dir string) (Table, MergeReport, error) { return MergeNamed(dir, nil) }
+
+// CellNamer lists the cells of the sweep a merged table's metadata
+// describes, or nil when it cannot.
+type CellNamer func(Meta) []table.Cell
+
+// MergeNamed is Merge with missing cells named by key through cells (nil:
+// by index only).
+func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 	var rep MergeReport
 	var paths []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -115,7 +125,7 @@ func Merge(dir string) (Table, MergeReport, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them (simulate run ... --out %s resumes)", len(missing), n, describeCells(first.Meta, missing), dir)
+		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them (simulate run ... --out %s resumes)", len(missing), n, describeCells(first.Meta, missing, cells), dir)
 	}
 	out := Table{Meta: Meta{}}
 	for _, k := range []string{KeyExperiment, KeySpecHash, KeySpec, KeySeed, KeyCells} {
@@ -135,14 +145,10 @@ func Merge(dir string) (Table, MergeReport, error) {
 
 // describeCells names up to 8 cells by index and, when the stored spec
 // can be expanded, by key.
-func describeCells(meta Meta, idx []int) string {
-	var cells []experiments.Cell
-	if s, err := experiments.SpecFromCanonical(meta[KeySpec]); err == nil {
-		if seed, err := strconv.ParseUint(meta[KeySeed], 10, 64); err == nil {
-			if p, err := experiments.NewPlan(s, seed); err == nil {
-				cells = p.Cells
-			}
-		}
+func describeCells(meta Meta, idx []int, namer CellNamer) string {
+	var cells []table.Cell
+	if namer != nil {
+		cells = namer(meta)
 	}
 	var parts []string
 	for i, c := range idx {
@@ -170,7 +176,7 @@ func joinSet(m map[string]bool) string {
 
 // sameRows compares two row lists bit for bit and describes the first
 // difference.
-func sameRows(a, b []experiments.Row) error {
+func sameRows(a, b []table.Row) error {
 	if len(a) != len(b) {
 		return fmt.Errorf("%d rows vs %d", len(a), len(b))
 	}
@@ -190,4 +196,4 @@ func sameRows(a, b []experiments.Row) error {
 
 // SameRows reports whether two tables' rows are identical bit for bit,
 // describing the first difference otherwise.
-func SameRows(a, b []experiments.Row) error { return sameRows(a, b) }
+func SameRows(a, b []table.Row) error { return sameRows(a, b) }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // Metadata keys of a results file. Values are strings.
@@ -72,7 +73,7 @@ type Meta map[string]string
 // Table is a results table read from or written to a file.
 type Table struct {
 	Columns []Column
-	Rows    []experiments.Row
+	Rows    []table.Row
 	Meta    Meta
 }
 
@@ -118,7 +119,7 @@ func typeOf(v any) (string, error) {
 // Columns returns the union of the rows' columns in order of first
 // appearance, typed by their values; a column holding two types is an
 // error naming it.
-func Columns(rows []experiments.Row) ([]Column, error) {
+func Columns(rows []table.Row) ([]Column, error) {
 	var cols []Column
 	idx := map[string]int{}
 	for ri, r := range rows {
@@ -164,7 +165,7 @@ const emptyColumn = "_specsim_empty"
 
 // Write writes rows as a Parquet file to w with meta (plus KeyFormat and
 // KeyColumns) as key/value metadata.
-func Write(w io.Writer, rows []experiments.Row, meta Meta) error {
+func Write(w io.Writer, rows []table.Row, meta Meta) error {
 	cols, err := Columns(rows)
 	if err != nil {
 		return err
@@ -250,7 +251,7 @@ func sortedKeys(m Meta) []string {
 // WriteFile writes rows to path atomically: a temporary file in path's
 // directory (named .<base>.tmp-*, which readers ignore), synced, then
 // renamed over path.
-func WriteFile(path string, rows []experiments.Row, meta Meta) error {
+func WriteFile(path string, rows []table.Row, meta Meta) error {
 	var b bytes.Buffer
 	if err := Write(&b, rows, meta); err != nil {
 		return err
@@ -299,12 +300,24 @@ func IsTemp(name string) bool {
 }
 
 // Read reads a table written by Write.
+//
+// Read is the one library function with a recover, on purpose: parquet-go
+// (v0.32) panics instead of returning an error on some damaged pages (a
+// page header whose value count decodes negative reaches
+// panicNumValuesOutOfRange in makeNumValues), and no check before the call
+// can rule that out: the page headers are Thrift inside the column chunks,
+// outside any checksum the format offers (page CRCs cover the data, not
+// the header). TestReadDamaged damages every byte of a file and fails if
+// this recover is removed.
 func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("not a readable parquet file: %v", p)
+			err = fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", p)
 		}
 	}()
+	if err := checkFrame(r, size); err != nil {
+		return Table{}, err
+	}
 	pf, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return Table{}, fmt.Errorf("not a readable parquet file: %w", err)
@@ -339,7 +352,7 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	for int64(len(t.Rows)) < n {
 		k, err := rd.ReadRows(buf)
 		for _, pr := range buf[:k] {
-			row := make(experiments.Row, len(t.Columns))
+			row := make(table.Row, len(t.Columns))
 			present := make([]bool, len(t.Columns))
 			for _, v := range pr {
 				c, ok := byLeaf[v.Column()]
@@ -360,7 +373,7 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 					return Table{}, fmt.Errorf("column %q has unknown type %q", c.Name, c.Type)
 				}
 				i := order[c.Name]
-				row[i] = experiments.KV{K: c.Name, V: x}
+				row[i] = table.KV{K: c.Name, V: x}
 				present[i] = true
 			}
 			out := row[:0]
@@ -385,6 +398,30 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 		return Table{}, fmt.Errorf("read %d rows of %d", len(t.Rows), n)
 	}
 	return t, nil
+}
+
+// checkFrame validates a Parquet file's frame before parquet-go sees it:
+// the magic "PAR1" at both ends and a footer length that fits in the file
+// (a damaged length makes parquet-go allocate gigabytes before failing).
+func checkFrame(r io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("not a readable parquet file: %d bytes, shorter than the smallest Parquet file (12)", size)
+	}
+	head, tail := make([]byte, 4), make([]byte, 8)
+	if _, err := r.ReadAt(head, 0); err != nil {
+		return fmt.Errorf("not a readable parquet file: %w", err)
+	}
+	if _, err := r.ReadAt(tail, size-8); err != nil {
+		return fmt.Errorf("not a readable parquet file: %w", err)
+	}
+	if string(head) != magic || string(tail[4:]) != magic {
+		return fmt.Errorf("not a readable parquet file: no PAR1 magic at both ends (truncated or not Parquet)")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("not a readable parquet file: footer length %d exceeds the file's %d bytes (damaged or truncated)", n, size)
+	}
+	return nil
 }
 
 // ReadFile reads the table at path; errors name the file.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/internal/job"
 )
 
 // Exit codes of simulate and report. Scripts depend on them: never
@@ -30,33 +32,32 @@ const (
 	ExitIO = 5
 )
 
-type exitErr struct {
+// Usage, IO, Violated and Interrupted mark an error with its kind
+// (job.ErrUsage, …), which fixes the exit code; they are job's.
+var (
+	Usage       = job.Usage
+	IO          = job.IO
+	Violated    = job.Violated
+	Interrupted = job.Interrupted
+)
+
+// kindCodes maps the kinds of failure to exit codes.
+var kindCodes = []struct {
+	kind error
 	code int
-	err  error
-}
+}{{job.ErrUsage, ExitUsage}, {job.ErrIO, ExitIO}, {job.ErrViolated, ExitViolated}, {job.ErrInterrupted, ExitInterrupted}}
 
-func (e exitErr) Error() string { return e.err.Error() }
-func (e exitErr) Unwrap() error { return e.err }
-func (e exitErr) ExitCode() int { return e.code }
-
-// Usage, IO, Violated and Interrupted wrap an error with its exit code.
-func Usage(err error) error { return exitErr{ExitUsage, err} }
-
-// IO marks a file that could not be read or written.
-func IO(err error) error { return exitErr{ExitIO, err} }
-
-// Violated marks a check that found the target law violated.
-func Violated(err error) error { return exitErr{ExitViolated, err} }
-
-// Interrupted marks a run stopped by a signal.
-func Interrupted(err error) error { return exitErr{ExitInterrupted, err} }
-
-// CodeOf maps an error to its exit code; urfave/cli's flag errors are
-// usage errors.
+// CodeOf maps an error to its exit code: its kind (the outermost one when
+// marked twice), else urfave/cli's exit coder, else a cancelled context
+// (interrupted), else urfave/cli's own flag errors (usage; urfave/cli v2
+// gives them no type, so its messages are matched), else ExitError.
 func CodeOf(err error) int {
-	var e exitErr
-	if errors.As(err, &e) {
-		return e.code
+	if k := job.Kind(err); k != nil {
+		for _, kc := range kindCodes {
+			if k == kc.kind {
+				return kc.code
+			}
+		}
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
@@ -66,12 +67,16 @@ func CodeOf(err error) int {
 		return ExitInterrupted
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "Required flag") ||
-		strings.Contains(msg, "invalid value") || strings.Contains(msg, "No help topic") {
-		return ExitUsage
+	for _, m := range cliUsageMessages {
+		if strings.Contains(msg, m) {
+			return ExitUsage
+		}
 	}
 	return ExitError
 }
+
+// cliUsageMessages are urfave/cli's untyped usage errors.
+var cliUsageMessages = []string{"flag provided but not defined", "Required flag", "invalid value", "No help topic"}
 
 // Run runs app on args (flags may follow positional arguments) and maps
 // its error to an exit code, printing one line "<app name>: <error>" to

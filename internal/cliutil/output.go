@@ -1,36 +1,22 @@
 package cliutil
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // WriteJSON writes v indented. Values encoding/json cannot represent
 // (NaN, ±Inf: an infinite KL, an impossible observation's statistic) are
 // written as the strings "NaN", "+Inf" and "-Inf" rather than failing.
-func WriteJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	var uv *json.UnsupportedValueError
-	if errors.As(err, &uv) {
-		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), "", "  ")
-	}
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+func WriteJSON(w io.Writer, v any) error { return table.WriteJSON(w, v) }
 
 // PrintRows writes rows as an aligned text table with the columns of the
 // first row; floats are printed with 6 significant digits.
-func PrintRows(w io.Writer, rows []experiments.Row) error {
+func PrintRows(w io.Writer, rows []table.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}

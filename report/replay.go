@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/data/samples"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // ReplayExperiment is the name under which the replay of the embedded
@@ -31,7 +31,7 @@ var ReplayRules = []string{"token", "token-nobonus", "block", "exact-match", "gr
 // rule (and "logged", the run as logged) with the mean emitted tokens per
 // step (exact given each logged draft, and sampled) and the losslessness
 // check of the first emitted token.
-func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments.Row, error) {
+func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]table.Row, error) {
 	open := func() (*data.Reader, error) {
 		return data.NewReader(bytes.NewReader(samples.CharGram), int64(len(samples.CharGram)), data.ReadOptions{})
 	}
@@ -39,7 +39,7 @@ func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments
 	if err != nil {
 		return nil, err
 	}
-	var rows []experiments.Row
+	var rows []table.Row
 	var n int64
 	for r.Next() && (maxSteps <= 0 || n < maxSteps) {
 		n++
@@ -49,7 +49,7 @@ func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments
 			for x := range b.P[i].Len() {
 				a += math.Min(b.P[i].At(x), b.Q[i].At(x))
 			}
-			rows = append(rows, experiments.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "alpha"},
+			rows = append(rows, table.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "alpha"},
 				{K: "row", V: r.Row()}, {K: "position", V: int64(i + 1)}, {K: "alpha", V: a}})
 		}
 	}
@@ -77,14 +77,14 @@ func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, experiments.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "rule"},
+	rows = append(rows, table.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "rule"},
 		{K: "algorithm", V: "logged"}, {K: "steps", V: rep.LoggedSteps},
 		{K: "mean_emitted_exact", V: math.NaN()}, {K: "ci_lo", V: math.NaN()}, {K: "ci_hi", V: math.NaN()},
 		{K: "mean_emitted_sampled", V: rep.LoggedMeanEmitted}, {K: "sampled_ci_lo", V: rep.LoggedCI95[0]}, {K: "sampled_ci_hi", V: rep.LoggedCI95[1]},
 		{K: "lossless_verdict", V: rep.LoggedLossless.Verdict}, {K: "lossless_p", V: rep.LoggedLossless.PValue},
 		{K: "mean_alpha", V: rep.MeanAlpha}})
 	for _, rr := range rep.Rules {
-		rows = append(rows, experiments.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "rule"},
+		rows = append(rows, table.Row{{K: "experiment", V: ReplayExperiment}, {K: "kind", V: "rule"},
 			{K: "algorithm", V: rr.Name}, {K: "steps", V: rr.Steps},
 			{K: "mean_emitted_exact", V: rr.MeanEmittedExact}, {K: "ci_lo", V: rr.EmittedExactCI95[0]}, {K: "ci_hi", V: rr.EmittedExactCI95[1]},
 			{K: "mean_emitted_sampled", V: rr.MeanEmittedSampled}, {K: "sampled_ci_lo", V: rr.EmittedCI95[0]}, {K: "sampled_ci_hi", V: rr.EmittedCI95[1]},
@@ -111,7 +111,7 @@ func runReplay(ctx context.Context, path string, opt ReproduceOptions) error {
 }
 
 // ReplayTable is the replay's per-rule summary.
-func ReplayTable(rows []experiments.Row) Table {
+func ReplayTable(rows []table.Row) Table {
 	t := Table{Name: ReplayExperiment, Caption: "Replay of the embedded sample log (data/samples/chargram.parquet): emitted tokens per step by rule, exact given each logged draft and sampled (95% CIs), and the χ² losslessness check of the first emitted token (lossy rules are expected to fail it).",
 		Header: []string{"rule", "steps", "E[emitted] exact", "95% CI", "sampled", "95% CI", "first token", "p-value"}, Right: rightCols(8, 1, 2, 4, 7)}
 	for _, r := range rows {
@@ -125,7 +125,7 @@ func ReplayTable(rows []experiments.Row) Table {
 	return t
 }
 
-func ci(r experiments.Row, lo, hi string, d int) string {
+func ci(r table.Row, lo, hi string, d int) string {
 	a, b := col(r, lo, d), col(r, hi, d)
 	if a == "–" && b == "–" {
 		return "–"

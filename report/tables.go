@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // Table is a formatted result table: cells are already text. It renders
@@ -109,13 +109,13 @@ func fmtF(v float64, ok bool, d int) string {
 	return s
 }
 
-func col(r experiments.Row, k string, d int) string {
+func col(r table.Row, k string, d int) string {
 	v, ok := r.Float(k)
 	return fmtF(v, ok, d)
 }
 
 // sci formats a small magnitude like 1.2e-16 compactly.
-func sci(r experiments.Row, k string) string {
+func sci(r table.Row, k string) string {
 	v, ok := r.Float(k)
 	if !ok || math.IsNaN(v) {
 		return "–"
@@ -123,7 +123,7 @@ func sci(r experiments.Row, k string) string {
 	return fmt.Sprintf("%.1e", v)
 }
 
-func check(r experiments.Row, k string) string {
+func check(r table.Row, k string) string {
 	v, ok := r.Get(k)
 	if !ok {
 		return "–"
@@ -146,7 +146,7 @@ func rightCols(n int, right ...int) []bool {
 }
 
 // Table1 is leviathan-table1: Leviathan et al.'s Table 1 recomputed.
-func Table1(rows []experiments.Row) Table {
+func Table1(rows []table.Row) Table {
 	t := Table{Name: "leviathan-table1", Caption: "Leviathan et al. Table 1 recomputed from Eq. 1, Thm 3.8 and Thm 3.11 (printed precision) beside the paper's values.",
 		Header: []string{"α", "γ", "E[tokens]", "ops", "speed", "paper ops", "paper speed", "match"}, Right: rightCols(8, 0, 1, 2, 3, 4, 5, 6)}
 	for _, r := range rows {
@@ -158,7 +158,7 @@ func Table1(rows []experiments.Row) Table {
 
 // TokensTable is leviathan-tokens at γ ∈ {1, 2, 4, 8}: Eq. 1, the exact
 // engine and their difference, and block's exact gain.
-func TokensTable(rows []experiments.Row) Table {
+func TokensTable(rows []table.Row) Table {
 	t := Table{Name: "leviathan-tokens", Caption: "Expected tokens per step: Eq. 1 vs the exact engine (token verification on a constant-β pair), and block verification's exact gain.",
 		Header: []string{"α", "γ", "Eq. 1", "token (exact)", "difference", "block (exact)", "block gain %"}, Right: rightCols(7, 0, 1, 2, 3, 4, 5, 6)}
 	for _, r := range rows {
@@ -173,7 +173,7 @@ func TokensTable(rows []experiments.Row) Table {
 }
 
 // WalltimeTable is leviathan-walltime's best γ per (α, c).
-func WalltimeTable(rows []experiments.Row) Table {
+func WalltimeTable(rows []table.Row) Table {
 	t := Table{Name: "leviathan-walltime", Caption: "Best γ (1..16) and its walltime improvement (Thm 3.8) per acceptance α and cost ratio c.",
 		Header: []string{"α", "c", "best γ", "walltime ×", "ops ×"}, Right: rightCols(5, 0, 1, 2, 3, 4)}
 	for _, r := range rows {
@@ -186,13 +186,13 @@ func WalltimeTable(rows []experiments.Row) Table {
 }
 
 // BlockTable is block-vs-token's Monte Carlo gain at γ ∈ {2, 4, 8}.
-func BlockTable(rows []experiments.Row) Table {
+func BlockTable(rows []table.Row) Table {
 	t := Table{Name: "block-vs-token", Caption: "Block vs token verification, paired Monte Carlo on dirichlet:V=2048 pools: emitted tokens per step (95% CI) and block's gain.",
 		Header: []string{"β", "γ", "Eq. 1", "token", "block", "gain", "gain 95% CI", "gain %"}, Right: rightCols(8, 0, 1, 2, 3, 4, 5, 6, 7)}
-	key := func(r experiments.Row) string {
+	key := func(r table.Row) string {
 		return r.String("source") + "|" + r.String("beta_target") + "|" + r.String("gamma")
 	}
-	byKey := map[string]map[string]experiments.Row{}
+	byKey := map[string]map[string]table.Row{}
 	var order []string
 	for _, r := range rows {
 		if r.String("kind") != "mc" {
@@ -204,7 +204,7 @@ func BlockTable(rows []experiments.Row) Table {
 		}
 		k := key(r)
 		if byKey[k] == nil {
-			byKey[k] = map[string]experiments.Row{}
+			byKey[k] = map[string]table.Row{}
 			order = append(order, k)
 		}
 		byKey[k][r.String("rule")] = r
@@ -224,7 +224,7 @@ func BlockTable(rows []experiments.Row) Table {
 
 // LenienceTable is lenience-table in the shape of Leviathan et al.'s
 // Table 5: α_l per draft and lenience l, exact, Monte Carlo and the paper's.
-func LenienceTable(rows []experiments.Row) Table {
+func LenienceTable(rows []table.Row) Table {
 	t := Table{Name: "lenience-table", Caption: "Lenience (Leviathan et al. Table 5 in shape): α_l = Σ min(p/l, q) exactly, by Monte Carlo (95% CI), and the paper's printed value (on its own models; the drafts here are synthetic stand-ins).",
 		Header: []string{"draft", "l", "α (exact)", "α (MC)", "95% CI", "covered", "paper α"}, Right: rightCols(7, 1, 2, 3, 6)}
 	for _, r := range rows {
@@ -235,7 +235,7 @@ func LenienceTable(rows []experiments.Row) Table {
 }
 
 // AuditTable is the losslessness audit: every rule and mutant.
-func AuditTable(rows []experiments.Row) Table {
+func AuditTable(rows []table.Row) Table {
 	t := Table{Name: "audit", Caption: "The losslessness audit: exact (enumeration), statistical (χ², V = 2048) and edge (scripted coins) verdicts, acceptance α̂ and emitted tokens per step.",
 		Header: []string{"algorithm", "params", "kind", "expected", "exact", "max |π−p|", "statistical", "p-value", "edge", "verdict", "α̂", "E[emitted] exact", "ok"},
 		Right:  rightCols(13, 5, 7, 10, 11)}
@@ -248,7 +248,7 @@ func AuditTable(rows []experiments.Row) Table {
 }
 
 // ScenarioTable is the fms-extras multi-candidate bias scenarios.
-func ScenarioTable(rows []experiments.Row) Table {
+func ScenarioTable(rows []table.Row) Table {
 	t := Table{Name: "fms-scenarios", Caption: "Multi-candidate bias (seed 002's fms-extras scenarios): fms-example reports P(first token = a) (target ½), fms-coverage the first-token acceptance; exact value, simulation with its 1−10⁻⁶ interval, and the exact TV of the first token's law to p.",
 		Header: []string{"scenario", "algorithm", "measure", "exact", "simulated", "interval", "first-token TV", "lossless"}, Right: rightCols(8, 3, 4, 6)}
 	for _, r := range rows {
@@ -264,10 +264,10 @@ func ScenarioTable(rows []experiments.Row) Table {
 
 // FrontierTable is lossy-frontier at one setting per rule: the value
 // whose KL is closest to budget, with mentored's acceptance at that KL.
-func FrontierTable(rows []experiments.Row, source string, V int, quality float64, budget float64) Table {
+func FrontierTable(rows []table.Row, source string, V int, quality float64, budget float64) Table {
 	t := Table{Name: "lossy-frontier", Caption: fmt.Sprintf("Lossy rules on %s pools (V = %d, quality %g) at the setting with KL(p‖π) closest to %g nats: acceptance, KL, TV, and mentored decoding's acceptance at the same KL (the frontier).", source, V, quality, budget),
 		Header: []string{"rule", "param", "value", "α", "KL(p‖π)", "TV", "mentored α", "gap"}, Right: rightCols(8, 2, 3, 4, 5, 6, 7)}
-	best := map[string]experiments.Row{}
+	best := map[string]table.Row{}
 	var order []string
 	for _, r := range rows {
 		v, _ := r.Float("V")
@@ -296,7 +296,7 @@ func FrontierTable(rows []experiments.Row, source string, V int, quality float64
 }
 
 // MultidraftTable is multidraft at k ∈ {1, 2, 4, 8} on one pair.
-func MultidraftTable(rows []experiments.Row, pair string) Table {
+func MultidraftTable(rows []table.Row, pair string) Table {
 	t := Table{Name: "multidraft", Caption: fmt.Sprintf("Multi-draft verification on the %s pair: first-token acceptance (exact) per verifier and k, the optimal α* for the verifier's draft law, and the gap.", pair),
 		Header: []string{"verifier", "draft", "k", "acceptance", "α*", "gap", "E[emitted]"}, Right: rightCols(7, 2, 3, 4, 5, 6)}
 	for _, r := range rows {

@@ -1,0 +1,51 @@
+package experiments
+
+import (
+	"fmt"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/sim"
+)
+
+// BoundResult is the optimal multi-draft acceptance of one pair; it is the
+// JSON form of 'simulate bound'. Field names are stable.
+type BoundResult struct {
+	V                 int     `json:"V"`
+	K                 int     `json:"k"`
+	Replacement       bool    `json:"replacement"`
+	Method            string  `json:"method"`
+	OptimalAcceptance float64 `json:"optimal_acceptance"`
+	// SingleDraft is Σ min(p, q), the k = 1 value (token verification).
+	SingleDraft float64 `json:"single_draft"`
+}
+
+// Bound computes α* = min_A [1 − p(A) + P(draft set meets A)] for k drafts
+// of q (i.i.d. with replacement, else without) against p by method: auto
+// (exhaustive for V ≤ algos.MaxExhaustiveV, else max-flow), exhaustive or
+// flow. Errors are usage errors (internal/job).
+func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult, error) {
+	if err := sim.ValidatePair(p, q); err != nil {
+		return BoundResult{}, job.Usage(err)
+	}
+	if method == "auto" {
+		method = "exhaustive"
+		if len(p) > algos.MaxExhaustiveV {
+			method = "flow"
+		}
+	}
+	var a float64
+	var err error
+	switch method {
+	case "exhaustive":
+		a, err = algos.OptimalAcceptanceExhaustive(p, q, k, replacement)
+	case "flow":
+		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
+	default:
+		return BoundResult{}, job.Usage(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
+	}
+	if err != nil {
+		return BoundResult{}, job.Usage(err)
+	}
+	return BoundResult{V: len(p), K: k, Replacement: replacement, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
+}

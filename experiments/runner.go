@@ -1,0 +1,223 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/internal/job"
+)
+
+// RunOptions configures Execute: what 'simulate run' does with its flags.
+type RunOptions struct {
+	// Target is NAME|SPEC: an existing file or a *.toml argument is a
+	// sweep spec, anything else a registered experiment's own grid.
+	Target string
+	// Seed is the master seed; 0 takes the spec's, then the seed recorded
+	// in Out's manifest (so a resume needs no flag), then ClockSeed.
+	Seed uint64
+	// Scale, when ScaleSet or the spec has none, multiplies the default
+	// trial counts (it must be positive).
+	Scale    float64
+	ScaleSet bool
+	// Workers bounds the cells computed at once (0: all cores).
+	Workers int
+	// Shard "i/n" runs only the cells with index ≡ i mod n; empty reads
+	// the environment (ShardFromEnv through Getenv, default os.Getenv).
+	Shard  string
+	Getenv func(string) string
+	// Out, when set, stores each finished cell there (resumable).
+	Out string
+	// Log receives the header line, the progress and the closing line.
+	Log io.Writer
+	// ProgressEvery is the interval of plain progress lines.
+	ProgressEvery time.Duration
+	// ClockSeed gives a seed when no other source has one.
+	ClockSeed func() uint64
+}
+
+// RunSummary describes a stored run; it is the JSON form of 'simulate run
+// --out'. Field names are stable.
+type RunSummary struct {
+	Experiment string  `json:"experiment"`
+	SpecHash   string  `json:"spec_hash"`
+	Seed       uint64  `json:"seed"`
+	Shard      string  `json:"shard"`
+	Cells      int     `json:"cells"`       // cells of the whole sweep
+	ShardCells int     `json:"shard_cells"` // cells owned by this shard
+	Computed   int     `json:"computed"`
+	Skipped    int     `json:"skipped"`
+	Out        string  `json:"out"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// RunReport is Execute's result: the summary, and without Out the rows
+// (each with a final "seed" column).
+type RunReport struct {
+	Summary RunSummary
+	Rows    []Row
+}
+
+// LoadTarget resolves NAME|SPEC (see RunOptions.Target); errors are usage
+// errors.
+func LoadTarget(arg string) (*SweepSpec, error) {
+	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".toml") {
+		s, err := LoadSpec(arg)
+		if err != nil {
+			return nil, job.Usage(err)
+		}
+		return s, nil
+	}
+	s, err := DefaultSpec(arg)
+	if err != nil {
+		return nil, job.Usage(err)
+	}
+	return s, nil
+}
+
+// ResolveSeed picks the master seed: seed, then the spec's, then the seed
+// recorded in out's manifest, then clock().
+func ResolveSeed(seed uint64, spec *SweepSpec, out string, clock func() uint64) (uint64, error) {
+	if seed != 0 {
+		return seed, nil
+	}
+	if spec.Seed != 0 {
+		return spec.Seed, nil
+	}
+	if out != "" {
+		m, ok, err := results.ReadManifest(out)
+		if err != nil {
+			return 0, job.IO(err)
+		}
+		if ok {
+			return m.Seed, nil
+		}
+	}
+	if clock == nil {
+		return uint64(time.Now().UnixNano()), nil
+	}
+	return clock(), nil
+}
+
+// ApplyScale sets spec's scale from a --scale flag: when set, or when the
+// spec has none (then scale is the flag's default).
+func ApplyScale(spec *SweepSpec, scale float64, set bool) error {
+	if set || spec.Scale == 0 {
+		if !(scale > 0) {
+			return job.Usage(fmt.Errorf("--scale = %g; use a positive factor", scale))
+		}
+		spec.Scale = scale
+	}
+	return nil
+}
+
+// Execute is 'simulate run': it resolves the spec, seed and shard, runs
+// the sweep (storing and resuming cells under Out when set) and returns
+// its report. Errors are marked with their kind (internal/job): usage,
+// I/O (a store or cell file) or interrupted (finished cells kept).
+func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	spec, err := LoadTarget(o.Target)
+	if err != nil {
+		return RunReport{}, err
+	}
+	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
+		return RunReport{}, err
+	}
+	if o.Workers < 0 {
+		return RunReport{}, job.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", o.Workers))
+	}
+	workers := o.Workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	var shard Shard
+	if o.Shard != "" {
+		shard, err = ParseShard(o.Shard)
+	} else {
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		shard, _, err = ShardFromEnv(getenv)
+	}
+	if err != nil {
+		return RunReport{}, job.Usage(err)
+	}
+	seed, err := ResolveSeed(o.Seed, spec, o.Out, o.ClockSeed)
+	if err != nil {
+		return RunReport{}, err
+	}
+	plan, err := NewPlan(spec, seed)
+	if err != nil {
+		return RunReport{}, job.Usage(err)
+	}
+	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
+		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
+	opt := SweepOptions{Shard: shard, Workers: workers}
+	if o.Out != "" {
+		dir, err := OpenStore(o.Out, plan, shard)
+		if err != nil {
+			return RunReport{}, job.IO(err)
+		}
+		opt.Store = dir
+	}
+	owned := 0
+	for i := range plan.Cells {
+		if shard.Owns(i) {
+			owned++
+		}
+	}
+	prog := job.NewProgress(o.Log, "simulate", int64(owned), "cells", o.ProgressEvery)
+	opt.Progress = func(s SweepProgress) { prog.Update(int64(s.Done+s.Skipped), int64(s.Total)) }
+	start := time.Now()
+	res, err := plan.Run(ctx, opt)
+	prog.Finish()
+	sum := RunSummary{Experiment: plan.Exp.Name, SpecHash: spec.Hash(), Seed: seed, Shard: shard.String(), Cells: len(plan.Cells),
+		ShardCells: owned, Computed: res.Computed, Skipped: res.Skipped, Out: o.Out, Seconds: time.Since(start).Seconds()}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			if o.Out != "" {
+				return RunReport{Summary: sum}, job.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, o.Out, res.Skipped))
+			}
+			return RunReport{Summary: sum}, job.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (use --out DIR to keep finished cells)", res.Computed, owned))
+		}
+		if job.Kind(err) != nil {
+			return RunReport{Summary: sum}, err
+		}
+		return RunReport{Summary: sum}, job.Usage(err)
+	}
+	if o.Out != "" {
+		fmt.Fprintf(o.Log, "simulate: shard %s done: %d cells computed, %d already stored, in %s\n", shard, res.Computed, res.Skipped, o.Out)
+		return RunReport{Summary: sum}, nil
+	}
+	rows := res.Rows
+	for i := range rows {
+		rows[i] = append(rows[i], KV{K: "seed", V: int64(seed)})
+	}
+	if rows == nil {
+		rows = []Row{}
+	}
+	return RunReport{Summary: sum, Rows: rows}, nil
+}
+
+// ShardCountEnv returns a getenv that answers EnvShardCount with n and
+// everything else from os.Getenv (a --shard-count flag over the
+// environment).
+func ShardCountEnv(n int) func(string) string {
+	return func(k string) string {
+		if k == EnvShardCount {
+			return strconv.Itoa(n)
+		}
+		return os.Getenv(k)
+	}
+}

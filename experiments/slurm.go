@@ -1,0 +1,107 @@
+package experiments
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"unicode"
+)
+
+// SlurmJob describes the two batch scripts of a sharded sweep on Slurm: a
+// job array with one task per shard running Simulate's 'run', and a merge
+// job running Report's 'merge' once every task succeeded.
+type SlurmJob struct {
+	Plan *Plan
+	// Target is the NAME|SPEC argument of 'simulate run' (a spec file as
+	// an absolute path); Out the results directory every node can reach.
+	Target, Out string
+	// Simulate and Report are the absolute paths of the two binaries.
+	Simulate, Report string
+	Shards, Workers  int
+	// Partition and Time go to #SBATCH --partition and --time when set.
+	Partition, Time string
+}
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkSbatchValue rejects a value that cannot stand on one #SBATCH line
+// (a newline or another control character would end the directive and
+// start a shell line), or that holds a space or quote sbatch would not
+// read back.
+func checkSbatchValue(flag, v string) error {
+	for _, r := range v {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\'' || r == '"' || r == '\\' {
+			return fmt.Errorf("--%s %q holds %q, which cannot stand in an #SBATCH line; give a plain value such as --%s %s",
+				flag, v, r, flag, map[string]string{"partition": "gpu", "time": "01:00:00"}[flag])
+		}
+	}
+	return nil
+}
+
+var sweepTmpl = template.Must(template.New("sweep").Parse(`#!/bin/bash
+# Written by 'simulate slurm': one array task per shard of {{.Exp}} ({{.Cells}} cells,
+# spec {{.Hash}}, master seed {{.Seed}}). Each task runs shard
+# SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT; re-submitting resumes.
+#SBATCH --job-name={{.Name}}
+#SBATCH --array=0-{{.Last}}
+#SBATCH --cpus-per-task={{.Workers}}
+#SBATCH --output={{.SweepLog}}
+{{.Header}}set -euo pipefail
+exec {{.Run}}
+`))
+
+var mergeTmpl = template.Must(template.New("merge").Parse(`#!/bin/bash
+# Written by 'simulate slurm': merges every cell of {{.Exp}} once the array succeeded.
+#SBATCH --job-name={{.Name}}-merge
+#SBATCH --output={{.MergeLog}}
+{{.Header}}set -euo pipefail
+exec {{.Merge}}
+`))
+
+// Scripts returns the texts of the sweep and merge scripts, which are to
+// be written to Out/slurm/sweep.sbatch and merge.sbatch. A value that
+// cannot stand in a script (a partition or time limit with a newline,
+// space or quote) is an error naming the flag.
+func (j SlurmJob) Scripts() (sweep, merge string, err error) {
+	if err := checkSbatchValue("partition", j.Partition); err != nil {
+		return "", "", err
+	}
+	if err := checkSbatchValue("time", j.Time); err != nil {
+		return "", "", err
+	}
+	for _, p := range []struct{ what, v string }{{"--out", j.Out}, {"the simulate path", j.Simulate}, {"the report path", j.Report}} {
+		if strings.ContainsAny(p.v, "\n\r") {
+			return "", "", fmt.Errorf("%s %q holds a line break; use a path without one", p.what, p.v)
+		}
+	}
+	var hdr strings.Builder
+	if j.Partition != "" {
+		fmt.Fprintf(&hdr, "#SBATCH --partition=%s\n", j.Partition)
+	}
+	if j.Time != "" {
+		fmt.Fprintf(&hdr, "#SBATCH --time=%s\n", j.Time)
+	}
+	p := j.Plan
+	sdir := filepath.Join(j.Out, "slurm")
+	run := []string{ShellQuote(j.Simulate), "run", ShellQuote(j.Target), "--out", ShellQuote(j.Out),
+		"--seed", fmt.Sprint(p.Seed), "--workers", fmt.Sprint(j.Workers), "--scale", fmt.Sprint(p.Spec.Scale)}
+	v := map[string]any{
+		"Exp": p.Exp.Name, "Cells": len(p.Cells), "Hash": fmt.Sprintf("%.12s", p.Spec.Hash()), "Seed": p.Seed,
+		"Name": "specsim-" + p.Exp.Name, "Last": j.Shards - 1, "Workers": j.Workers,
+		"SweepLog": filepath.Join(sdir, "sweep-%A_%a.out"), "MergeLog": filepath.Join(sdir, "merge-%j.out"),
+		"Header": hdr.String(), "Run": strings.Join(run, " "),
+		"Merge": ShellQuote(j.Report) + " merge " + ShellQuote(j.Out) + " --out " + ShellQuote(filepath.Join(j.Out, "merged.parquet")),
+	}
+	var a, b strings.Builder
+	if err := sweepTmpl.Execute(&a, v); err != nil {
+		return "", "", err
+	}
+	if err := mergeTmpl.Execute(&b, v); err != nil {
+		return "", "", err
+	}
+	return a.String(), b.String(), nil
+}

@@ -1,0 +1,179 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/specsim/specsim/internal/job"
+)
+
+// SlurmResult describes the scripts Slurm wrote (and the jobs it
+// submitted); it is the JSON form of 'simulate slurm'. Field names are
+// stable.
+type SlurmResult struct {
+	Experiment  string   `json:"experiment"`
+	Seed        uint64   `json:"seed"`
+	SpecHash    string   `json:"spec_hash"`
+	Cells       int      `json:"cells"`
+	Shards      int      `json:"shards"`
+	Out         string   `json:"out"`
+	SweepScript string   `json:"sweep_script"`
+	MergeScript string   `json:"merge_script"`
+	Commands    []string `json:"commands"`
+	Submitted   bool     `json:"submitted"`
+	ArrayJobID  string   `json:"array_job_id,omitempty"`
+	MergeJobID  string   `json:"merge_job_id,omitempty"`
+
+	sweep, merge string // the scripts' texts
+}
+
+// SlurmOptions configures Slurm: what 'simulate slurm' does with its flags.
+type SlurmOptions struct {
+	// Target is NAME|SPEC; Out the results directory every node reaches.
+	Target, Out string
+	Shards      int
+	Workers     int
+	Scale       float64
+	ScaleSet    bool
+	Seed        uint64
+	ClockSeed   func() uint64
+	// Partition and Time go to #SBATCH lines; Report is the report
+	// binary (default: next to this executable, else $PATH); Sbatch the
+	// sbatch command.
+	Partition, Time, Report, Sbatch string
+	// Submit submits both jobs with sbatch.
+	Submit bool
+	// Log receives warnings.
+	Log io.Writer
+}
+
+// Slurm is 'simulate slurm': it writes Out/slurm/sweep.sbatch (a job array
+// with one task per shard running 'simulate run') and merge.sbatch
+// ('report merge' after every task succeeded) and, with Submit, submits
+// both. Errors are marked with their kind (internal/job).
+func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
+	var res SlurmResult
+	n := o.Shards
+	if n < 1 {
+		return res, job.Usage(fmt.Errorf("--shards = %d; give the number of array tasks (at least 1)", n))
+	}
+	if o.Out == "" {
+		return res, job.Usage(fmt.Errorf("--out is required: a directory every node can reach"))
+	}
+	if o.Workers < 1 {
+		return res, job.Usage(fmt.Errorf("--workers = %d; use at least 1", o.Workers))
+	}
+	arg := o.Target
+	spec, err := LoadTarget(arg)
+	if err != nil {
+		return res, err
+	}
+	if o.ScaleSet || spec.Scale == 0 {
+		if !(o.Scale > 0) {
+			return res, job.Usage(fmt.Errorf("--scale = %g; use a positive factor", o.Scale))
+		}
+		spec.Scale = o.Scale
+	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return res, job.IO(err)
+	}
+	seed, err := ResolveSeed(o.Seed, spec, out, o.ClockSeed)
+	if err != nil {
+		return res, err
+	}
+	plan, err := NewPlan(spec, seed)
+	if err != nil {
+		return res, job.Usage(err)
+	}
+	if n > len(plan.Cells) {
+		fmt.Fprintf(o.Log, "simulate: warning: %d shards for %d cells; %d tasks will have nothing to do\n", n, len(plan.Cells), n-len(plan.Cells))
+	}
+	target := arg
+	if _, err := os.Stat(arg); err == nil {
+		if target, err = filepath.Abs(arg); err != nil {
+			return res, job.IO(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return res, job.IO(fmt.Errorf("locating the simulate binary: %w", err))
+	}
+	report := o.Report
+	if report == "" {
+		report = filepath.Join(filepath.Dir(self), "report")
+		if _, err := os.Stat(report); err != nil {
+			if report, err = exec.LookPath("report"); err != nil {
+				return res, job.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or pass --report PATH", self))
+			}
+		}
+	}
+	if report, err = filepath.Abs(report); err != nil {
+		return res, job.IO(err)
+	}
+	sdir := filepath.Join(out, "slurm")
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return res, job.IO(err)
+	}
+	sweep, merge, err := SlurmJob{Plan: plan, Target: target, Out: out, Simulate: self, Report: report,
+		Shards: n, Workers: o.Workers, Partition: o.Partition, Time: o.Time}.Scripts()
+	if err != nil {
+		return res, job.Usage(err)
+	}
+	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
+	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			return res, job.IO(err)
+		}
+	}
+	sb := o.Sbatch
+	res = SlurmResult{Experiment: plan.Exp.Name, Seed: seed, SpecHash: spec.Hash(), Cells: len(plan.Cells), Shards: n, Out: out,
+		SweepScript: sweepPath, MergeScript: mergePath,
+		Commands: []string{sb + " --parsable " + ShellQuote(sweepPath), sb + " --parsable --dependency=afterok:<array_job_id> " + ShellQuote(mergePath)}}
+	res.sweep, res.merge = sweep, merge
+	if !o.Submit {
+		return res, nil
+	}
+	submit := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, sb, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			return "", job.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
+		}
+		id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";") // --parsable: "id" or "id;cluster"
+		if id == "" || strings.ContainsAny(id, " \n") {
+			return "", job.IO(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
+		}
+		return id, nil
+	}
+	if res.ArrayJobID, err = submit("--parsable", sweepPath); err != nil {
+		return res, err
+	}
+	if res.MergeJobID, err = submit("--parsable", "--dependency=afterok:"+res.ArrayJobID, mergePath); err != nil {
+		return res, fmt.Errorf("%w (the array job %s was submitted; cancel it with scancel %s or submit the merge by hand)", err, res.ArrayJobID, res.ArrayJobID)
+	}
+	res.Submitted = true
+	res.Commands[1] = strings.Replace(res.Commands[1], "<array_job_id>", res.ArrayJobID, 1)
+	return res, nil
+}
+
+// WriteText prints r as 'simulate slurm' does without --json: the
+// commands and scripts it would submit, or the submitted job ids.
+func (r SlurmResult) WriteText(w io.Writer) error {
+	var err error
+	if !r.Submitted {
+		_, err = fmt.Fprintf(w, "# would submit (seed %d, %d cells in %d shards):\n%s\n%s\n\n# %s\n%s\n# %s\n%s", r.Seed, r.Cells, r.Shards,
+			r.Commands[0], r.Commands[1], r.SweepScript, r.sweep, r.MergeScript, r.merge)
+		return err
+	}
+	_, err = fmt.Fprintf(w, "array job %s (%d tasks), merge job %s (afterok:%s); seed %d; results in %s\n", r.ArrayJobID, r.Shards, r.MergeJobID, r.ArrayJobID, r.Seed, r.Out)
+	return err
+}

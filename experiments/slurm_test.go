@@ -1,0 +1,43 @@
+package experiments_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+// A partition or time limit that would break out of its #SBATCH line is
+// rejected with the flag's name; a plain one lands on its own line.
+func TestSlurmScriptsQuote(t *testing.T) {
+	s, err := experiments.DefaultSpec("leviathan-table1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Scale = 1
+	p, err := experiments.NewPlan(s, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := experiments.SlurmJob{Plan: p, Target: "leviathan-table1", Out: "/o", Simulate: "/b/simulate", Report: "/b/report", Shards: 3, Workers: 2}
+	for _, bad := range []struct{ part, time, flag string }{{"gpu\nrm -rf /", "", "--partition"}, {"", "1:00\n", "--time"}, {"a b", "", "--partition"}} {
+		j.Partition, j.Time = bad.part, bad.time
+		if _, _, err := j.Scripts(); err == nil || !strings.Contains(err.Error(), bad.flag) {
+			t.Errorf("partition %q time %q: %v", bad.part, bad.time, err)
+		}
+	}
+	j.Partition, j.Time = "gpu", "01:00:00"
+	sweep, merge, err := j.Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\nset -euo pipefail\n", "#SBATCH --array=0-2\n",
+		"exec '/b/simulate' run 'leviathan-table1' --out '/o' --seed 7 --workers 2 --scale 1\n"} {
+		if !strings.Contains(sweep, want) {
+			t.Errorf("sweep script lacks %q:\n%s", want, sweep)
+		}
+	}
+	if !strings.Contains(merge, "exec '/b/report' merge '/o' --out '/o/merged.parquet'\n") {
+		t.Errorf("merge script:\n%s", merge)
+	}
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/specsim/specsim/data/results"
+)
+
+var updateChecksums = flag.Bool("update-checksums", false, "rewrite testdata/reproduce-seed1.sha256 from this run")
+
+// checksumFile holds sha256 of 'report export --format csv' of every merged
+// table the main job writes at scale 0.01 and seed 1, generated on the code
+// before the table/report refactor (the merged tables; the formatted tables
+// and numbers.tex were added after the move into package report and before
+// Numbers became a table of specs): the refactor must not change a byte.
+const checksumFile = "testdata/reproduce-seed1.sha256"
+
+// The main job's merged tables are byte-identical to the stored checksums.
+func TestReproduceChecksums(t *testing.T) {
+	dir := tiny(t)
+	var got strings.Builder
+	for _, name := range append(append([]string{}, MainExperiments...), ScenarioExperiment, ReplayExperiment) {
+		tab, err := results.ReadFile(filepath.Join(dir, "runs", name, "merged.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Export(&b, tab, "csv"); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&got, "%x  %s\n", sha256.Sum256(b.Bytes()), name)
+	}
+	// the formatted tables and the paper's numbers, built from the same run
+	b, err := LoadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tab := range Tables(b) {
+		fmt.Fprintf(&got, "%x  tables/%s.csv\n", sha256.Sum256([]byte(tab.CSV())), tab.Name)
+	}
+	fmt.Fprintf(&got, "%x  numbers.tex\n", sha256.Sum256([]byte(NumbersTeX(Numbers(b)))))
+	if *updateChecksums {
+		if err := os.WriteFile(checksumFile, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(checksumFile)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestReproduceChecksums -update-checksums once to create it)", err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("merged tables changed:\n got:\n%s\nwant:\n%s", got.String(), want)
+	}
+}

@@ -1,0 +1,200 @@
+package table
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// SafeValue maps values encoding/json cannot write (NaN, ±Inf) to the
+// strings "NaN", "+Inf", "-Inf", so that a result is never lost to an
+// encoding error; every other value is returned unchanged.
+func SafeValue(v any) any {
+	f, ok := v.(float64)
+	if !ok {
+		return v
+	}
+	if s, bad := nonFinite(f); bad {
+		return s
+	}
+	return f
+}
+
+// nonFinite names a NaN or an infinity.
+func nonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", true
+	case math.IsInf(f, 1):
+		return "+Inf", true
+	case math.IsInf(f, -1):
+		return "-Inf", true
+	}
+	return "", false
+}
+
+// CSVValue formats one value for CSV: floats in Go's shortest round-trip
+// form (NaN, +Inf, -Inf as such), ints and bools as strconv writes them,
+// anything else with %v.
+func CSVValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		if s, bad := nonFinite(x); bad {
+			return s
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// WriteCSV writes rows as CSV with the header columns; a column a row
+// lacks is an empty field.
+func WriteCSV(w io.Writer, columns []string, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(columns); err != nil {
+		return err
+	}
+	rec := make([]string, len(columns))
+	for _, r := range rows {
+		for i, c := range columns {
+			rec[i] = ""
+			if v, ok := r.Get(c); ok {
+				rec[i] = CSVValue(v)
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// MarshalIndent is json.MarshalIndent except that values encoding/json
+// cannot represent (NaN, ±Inf: an infinite KL, an impossible observation's
+// statistic) are written as the strings "NaN", "+Inf" and "-Inf" rather
+// than failing.
+func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
+	b, err := json.MarshalIndent(v, prefix, indent)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), prefix, indent)
+	}
+	return b, err
+}
+
+// WriteJSON writes v indented by two spaces and a newline, NaN-safe as
+// MarshalIndent.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// field is one member of an ordered JSON object.
+type field struct {
+	k string
+	v any
+}
+
+// object is a JSON object that keeps its fields in struct order.
+type object []field
+
+func (o object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(f.k)
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+var marshaler = reflect.TypeFor[json.Marshaler]()
+
+// jsonable converts v into values encoding/json can always write, mapping
+// non-finite floats to strings and honouring json struct tags (names, "-",
+// omitempty, embedded structs).
+func jsonable(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.Type().Implements(marshaler) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
+		return v.Interface()
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return SafeValue(v.Float())
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return jsonable(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = jsonable(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			out[k.String()] = jsonable(v.MapIndex(k))
+		}
+		return out
+	case reflect.Struct:
+		var o object
+		structFields(v, &o)
+		return o
+	}
+	return v.Interface()
+}
+
+func structFields(v reflect.Value, o *object) {
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fv := v.Field(i)
+		if sf.Anonymous && name == "" && fv.Kind() == reflect.Struct {
+			structFields(fv, o)
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		*o = append(*o, field{name, jsonable(fv)})
+	}
+}
