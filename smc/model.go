@@ -348,3 +348,16 @@ func joinInts(xs []int) string {
 	}
 	return b.String()
 }
+
+// ParseTokens parses a comma-separated token list such as "1,2" (empty:
+// none).
+func ParseTokens(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	xs, err := parseInts(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tokens %q: write comma-separated integers such as 1,2", ErrBadModel, s)
+	}
+	return xs, nil
+}
