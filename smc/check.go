@@ -149,8 +149,10 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 	return j
 }
 
-// CheckConfig configures Check.
-type CheckConfig struct {
+// ModelSpec describes a Feynman–Kac model over a model pair.
+type ModelSpec struct {
+	// Name labels the model in tables (optional).
+	Name string
 	// Source is a model-pair spec for sim.NewSource (markov:..., or any
 	// other kind that yields a sim.Pair).
 	Source string
@@ -161,7 +163,25 @@ type CheckConfig struct {
 	Temperature float64
 	// Potentials are ParsePotential specs.
 	Potentials []string
-	Scheme     string
+}
+
+// StandardModels are the three models the tests, the check's defaults
+// and the smc-steering experiment share: hard constraints with a soft
+// expert (product of experts), keyword and length targets under a
+// tempered second-order kernel, and a soft score only (the draft model
+// as M, the target squared as expert).
+func StandardModels() []ModelSpec {
+	return []ModelSpec{
+		{Name: "forbid+end+expert", Source: "markov:V=4,order=1,a=0.5,quality=0.5,seed=3", LM: "p", EOS: 0, T: 5, Potentials: []string{"forbid:1", "end", "expert:q"}},
+		{Name: "keyword+length+tempered", Source: "markov:V=3,order=2,a=0.3,quality=0.3,seed=5", LM: "p", EOS: 0, T: 6, Temperature: 1.5, Potentials: []string{"keyword:2", "length:2-4"}},
+		{Name: "expert^2", Source: "markov:V=5,order=1,a=1,quality=0.2,seed=7", LM: "q", EOS: 4, T: 4, Potentials: []string{"expert:p:2"}},
+	}
+}
+
+// CheckConfig configures Check.
+type CheckConfig struct {
+	ModelSpec
+	Scheme string
 	Config
 	Runs  int64
 	Seed  uint64
@@ -201,9 +221,10 @@ type Report struct {
 	Judgement
 }
 
-// BuildModel builds the Feynman–Kac model of cfg.
-func BuildModel(cfg CheckConfig) (*Model, error) {
-	src, err := sim.NewSource(cfg.Source, 1, cfg.Seed)
+// Build builds the model; seed is used where the source spec has no
+// seed= of its own.
+func (cfg ModelSpec) Build(seed uint64) (*Model, error) {
+	src, err := sim.NewSource(cfg.Source, 1, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +277,7 @@ func Check(ctx context.Context, cfg CheckConfig) (Report, error) {
 	if err := cfg.Config.Validate(s); err != nil {
 		return Report{}, err
 	}
-	m, err := BuildModel(cfg)
+	m, err := cfg.ModelSpec.Build(cfg.Seed)
 	if err != nil {
 		return Report{}, err
 	}

@@ -20,28 +20,11 @@ var long = flag.Bool("long", false, "run the ≥10^5-run unbiasedness check of e
 // under the null).
 const deltaPerAssertion = 1e-4
 
-// testModel is one of the three Feynman–Kac models the tests share.
-type testModel struct {
-	name   string
-	source string
-	lm     string
-	eos, T int
-	temp   float64
-	pots   []string
-}
+var testModels = StandardModels()
 
-var testModels = []testModel{
-	// hard constraints and a soft expert (product of experts)
-	{"forbid+end+expert", "markov:V=4,order=1,a=0.5,quality=0.5,seed=3", "p", 0, 5, 0, []string{"forbid:1", "end", "expert:q"}},
-	// keyword and length targets under a tempered, second-order kernel
-	{"keyword+length+tempered", "markov:V=3,order=2,a=0.3,quality=0.3,seed=5", "p", 0, 6, 1.5, []string{"keyword:2", "length:2-4"}},
-	// a soft score only: the draft model as M, the target squared as expert
-	{"expert^2", "markov:V=5,order=1,a=1,quality=0.2,seed=7", "q", 4, 4, 0, []string{"expert:p:2"}},
-}
-
-func buildTest(t testing.TB, tm testModel) (*Model, *Exact) {
+func buildTest(t testing.TB, tm ModelSpec) (*Model, *Exact) {
 	t.Helper()
-	m, err := BuildModel(CheckConfig{Source: tm.source, LM: tm.lm, EOS: tm.eos, T: tm.T, Temperature: tm.temp, Potentials: tm.pots})
+	m, err := tm.Build(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +81,7 @@ func TestEnumerateIdentities(t *testing.T) {
 			sum += s.P
 		}
 		if math.Abs(sum-1) > 1e-12 {
-			t.Errorf("%s: Σ P = %.17g", tm.name, sum)
+			t.Errorf("%s: Σ P = %.17g", tm.Name, sum)
 		}
 		for i, f := range ex.Filter {
 			s := 0.0
@@ -106,11 +89,11 @@ func TestEnumerateIdentities(t *testing.T) {
 				s += x.P
 			}
 			if math.Abs(s-1) > 1e-12 {
-				t.Errorf("%s: Σ P_%d = %.17g", tm.name, i+1, s)
+				t.Errorf("%s: Σ P_%d = %.17g", tm.Name, i+1, s)
 			}
 		}
 		if ex.Zt[len(ex.Zt)-1] != ex.Z || len(ex.Filter[len(ex.Filter)-1]) != len(ex.Post) {
-			t.Errorf("%s: the last filtering posterior is not the posterior", tm.name)
+			t.Errorf("%s: the last filtering posterior is not the posterior", tm.Name)
 		}
 	}
 }
@@ -389,20 +372,20 @@ func testUnbiased(t *testing.T, runs int64, N int) {
 	for _, tm := range testModels {
 		m, ex := buildTest(t, tm)
 		for _, c := range correct {
-			st, err := Evaluate(context.Background(), m, ex, scheme(t, c.name), Config{N: N, K: c.k}, runs, 11, "test/"+tm.name, sim.MCOptions{})
+			st, err := Evaluate(context.Background(), m, ex, scheme(t, c.name), Config{N: N, K: c.k}, runs, 11, "test/"+tm.Name, sim.MCOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			z := (st.ZRatio.Mean - 1) / (st.ZRatio.StdDev / math.Sqrt(float64(st.Runs)))
-			t.Logf("%-24s %-12s K=%d: E[Ẑ]/Z = %.5f [%.5f, %.5f], Var/Z² %.4f, TV %.4f, z = %.2f", tm.name, c.name, c.k, st.ZRatio.Mean, st.ZRatio.Lo, st.ZRatio.Hi, st.ZRatio.StdDev*st.ZRatio.StdDev, st.TV.Mean, z)
+			t.Logf("%-24s %-12s K=%d: E[Ẑ]/Z = %.5f [%.5f, %.5f], Var/Z² %.4f, TV %.4f, z = %.2f", tm.Name, c.name, c.k, st.ZRatio.Mean, st.ZRatio.Lo, st.ZRatio.Hi, st.ZRatio.StdDev*st.ZRatio.StdDev, st.TV.Mean, z)
 			if math.Abs(z) > zmax {
-				t.Errorf("%s %s K=%d: E[Ẑ]/Z = %.5f, |z| = %.2f > %.2f", tm.name, c.name, c.k, st.ZRatio.Mean, math.Abs(z), zmax)
+				t.Errorf("%s %s K=%d: E[Ẑ]/Z = %.5f, |z| = %.2f > %.2f", tm.Name, c.name, c.k, st.ZRatio.Mean, math.Abs(z), zmax)
 			}
 			if j := Judge(st, nil, N, DefaultLevel, DefaultPower); j.Posterior.PValue < deltaPerAssertion {
-				t.Errorf("%s %s: particle measure biased: %+v", tm.name, c.name, j.Posterior)
+				t.Errorf("%s %s: particle measure biased: %+v", tm.Name, c.name, j.Posterior)
 			}
 			if c.name == "fc" && (st.SizeMin != N || st.SizeMax != N) {
-				t.Errorf("%s fc: population %d..%d, want %d", tm.name, st.SizeMin, st.SizeMax, N)
+				t.Errorf("%s fc: population %d..%d, want %d", tm.Name, st.SizeMin, st.SizeMax, N)
 			}
 		}
 	}
@@ -459,13 +442,13 @@ func TestMutantsFlagged(t *testing.T) {
 				t.Fatal(err)
 			}
 			j := Judge(st, &lg, 8, DefaultLevel, DefaultPower)
-			t.Logf("%-24s %-20s E[Ẑ]/Z %.4f, TV %.4f → %.4f, particles %.2f [%d, %d]: %s %v", tm.name, s.Name, st.ZRatio.Mean, st.TV.Mean, lg.TV.Mean, st.SizeMean, st.SizeMin, st.SizeMax, j.Verdict, j.Reasons)
+			t.Logf("%-24s %-20s E[Ẑ]/Z %.4f, TV %.4f → %.4f, particles %.2f [%d, %d]: %s %v", tm.Name, s.Name, st.ZRatio.Mean, st.TV.Mean, lg.TV.Mean, st.SizeMean, st.SizeMin, st.SizeMax, j.Verdict, j.Reasons)
 			want := Consistent
-			if s.Mutant && !(s.fc == fcFindFirst && tm.name == "keyword+length+tempered") {
+			if s.Mutant && !(s.fc == fcFindFirst && tm.Name == "keyword+length+tempered") {
 				want = Violated
 			}
 			if j.Verdict != want {
-				t.Errorf("%s %s: verdict %s, want %s (%v)", tm.name, s.Name, j.Verdict, want, j.Reasons)
+				t.Errorf("%s %s: verdict %s, want %s (%v)", tm.Name, s.Name, j.Verdict, want, j.Reasons)
 			}
 		}
 	}

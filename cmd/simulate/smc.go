@@ -44,8 +44,8 @@ func smcCommand() *cli.Command {
 				return cliutil.Usage(err)
 			}
 			seed := masterSeed(c)
-			cfg := smc.CheckConfig{Source: c.String("source"), LM: c.String("lm"), Prompt: prompt, EOS: c.Int("eos"),
-				T: c.Int("max-len"), Temperature: c.Float64("temperature"), Potentials: c.StringSlice("potential"),
+			cfg := smc.CheckConfig{ModelSpec: smc.ModelSpec{Source: c.String("source"), LM: c.String("lm"), Prompt: prompt, EOS: c.Int("eos"),
+				T: c.Int("max-len"), Temperature: c.Float64("temperature"), Potentials: c.StringSlice("potential")},
 				Scheme: c.String("scheme"), Config: smc.Config{N: c.Int("n"), K: c.Int("k"), BisectTol: c.Float64("bisect-tol")},
 				Runs: c.Int64("runs"), Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"),
 				NoConvergence: c.Bool("no-convergence"), Workers: c.Int("workers")}
