@@ -104,7 +104,8 @@ type Result struct {
 	// ZHatT[t-1] is (1/N)·Σ_i w_i after iteration t, an estimate of Z_t;
 	// once every particle is finished it stays at ZHat.
 	ZHatT []float64
-	// Sizes holds the population size after each resampling step.
+	// Sizes holds the population size after each resampling step (after
+	// each step for is, which never resamples).
 	Sizes []int
 }
 
@@ -223,6 +224,7 @@ func (sp *Sampler) Run(rng *rand.Rand) Result {
 			ws.parents, ws.kids = ws.kids, ws.parents
 			ws.bufA, ws.bufB = ws.bufB, ws.bufA
 			ws.zt[t-1] = total / Nf
+			ws.sizes = append(ws.sizes, len(ws.parents))
 			continue
 		}
 		sel := &ws.sel
