@@ -104,17 +104,10 @@ func TestEnumerateIdentities(t *testing.T) {
 // Σ min(1, c·ŵ) = n.
 func bruteCStar(w []float64, n int) (float64, int) {
 	total := 0.0
-	var pos []float64
 	for _, x := range w {
 		total += x
-		if x > 0 {
-			pos = append(pos, x/total)
-		}
 	}
-	for i := range pos {
-		pos[i] = 0
-	}
-	pos = pos[:0]
+	var pos []float64
 	for _, x := range w {
 		if x > 0 {
 			pos = append(pos, x/total)
@@ -126,7 +119,6 @@ func bruteCStar(w []float64, n int) (float64, int) {
 	}
 	found, c := 0, 0.0
 	for j := 0; j < n; j++ { // j deterministic, n - j slots for the rest
-		// candidate: the j largest are deterministic
 		thr := largest(pos, j)
 		S := 0.0
 		for _, x := range pos {
@@ -240,9 +232,12 @@ func TestCStarBruteForce(t *testing.T) {
 }
 
 // TestCStarFindFirst pins the LLaMPPL find_c rule one split past the
-// consistent one: for ŵ ∝ (1, 2, 3, 10) and n = 2 the consistent split
-// is {1, 2, 3 | 10}: c* = 1/6·16 = 8/3... checked numerically: f(c*) = 2,
-// while find_c's c gives f(c) < 2.
+// consistent one. For ŵ = (1, 2, 3, 10)/16 and n = 2, g(k) = B_k/ŵ_(k) +
+// m − k is 4, 3.5, 3, 1.6: the consistent split is k* = 3 (the three small
+// weights stochastic), c* = (2 − 4 + 3)/(6/16) = 16/6 and f(c*) = 1 + 1 = 2.
+// find_c stops at the first g ≤ 2 (k = 4) and returns (2 − 0)/1 = 2, where
+// f(2) = 12/16 + 1 = 1.75 < n: the deterministic child is kept and the
+// stochastic ones get the weight W/2 > W/c*.
 func TestCStarFindFirst(t *testing.T) {
 	w := []float64{1, 2, 3, 10}
 	c, _, _, _ := CStar(w, 2, nil)
@@ -253,8 +248,6 @@ func TestCStarFindFirst(t *testing.T) {
 	if c != 16.0/6 {
 		t.Errorf("c* = %.17g, want 16/6 (ŵ = (1,2,3)/16 stochastic, 10/16 deterministic)", c)
 	}
-	// find_c stops at χ = 3/16: B/χ + A = 6/3 + 1 = 3 > 2, then at
-	// χ = 10/16: 16/10 + 0 ≤ 2, returning (2 − 0)/1 = 2: f(2) = 12/16 + 1.25→1 = 1.75.
 	if cf != 2 || F(w, 16, cf) >= 2 {
 		t.Errorf("find_c = %g with f = %g; want 2 with f = 1.75 < n", cf, F(w, 16, cf))
 	}
