@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // smcSchemeOrder fixes the legend order of the SMC figure's schemes and
@@ -32,11 +32,11 @@ var (
 // and the exact posterior (bottom) vs the particle count N, log–log, one
 // colour per correct resampling scheme and one line style per expansion
 // factor K (planted bugs are left out; their rows are in the table).
-func SMCSteering(rows []experiments.Row, model string) (*Figure, error) {
+func SMCSteering(rows []table.Row, model string) (*Figure, error) {
 	if err := need("smc-steering", rows, "model", "scheme", "k", "n", "mutant", "relative_variance", "posterior_tv"); err != nil {
 		return nil, err
 	}
-	sub := where(rows, and(eq("model", model), eq("mutant", "false")))
+	sub := table.Where(rows, table.And(table.Eq("model", model), table.Eq("mutant", "false")))
 	if len(sub) == 0 {
 		return nil, fmt.Errorf("plots: smc-steering has no rows for model %s", model)
 	}
@@ -49,9 +49,9 @@ func SMCSteering(rows []experiments.Row, model string) (*Figure, error) {
 	}
 	f := &Figure{Name: "smc-steering", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: fmt.Sprintf("SMC steering on the Feynman–Kac model %s against exact enumeration: relative variance of the evidence estimate Ẑ (top) and total variation between the weighted particles and the exact posterior (bottom) vs the number of particles N, for each resampling scheme (colour) and expansion factor K (line style). fc is Algorithm 5 with the exact threshold c*; is is importance sampling (K = 1).", model)}
-	ks := distinct(sub, "k")
+	ks := table.Distinct(sub, "k")
 	styles := map[float64][]vg.Length{1: dotted, 2: nil, 4: dashed}
-	schemes := distinctS(sub, "scheme")
+	schemes := table.DistinctS(sub, "scheme")
 	slices.SortStableFunc(schemes, func(a, b string) int { return idx(smcSchemeOrder, a) - idx(smcSchemeOrder, b) })
 	for _, s := range schemes {
 		st, ok := smcStyles[s]
@@ -59,7 +59,7 @@ func SMCSteering(rows []experiments.Row, model string) (*Figure, error) {
 			st = StyleOf(s)
 		}
 		for _, k := range ks {
-			rs := where(sub, and(eq("scheme", s), func(r experiments.Row) bool { return num(r, "k") == k }))
+			rs := table.Where(sub, table.And(table.Eq("scheme", s), func(r table.Row) bool { return table.Num(r, "k") == k }))
 			if len(rs) == 0 {
 				continue
 			}
@@ -71,7 +71,7 @@ func SMCSteering(rows []experiments.Row, model string) (*Figure, error) {
 		f.AddLegend(s, line(nil, st.Color, nil), marks(nil, st.Color, st.Shape))
 	}
 	var ticks []plot.Tick
-	for _, n := range distinct(sub, "n") {
+	for _, n := range table.Distinct(sub, "n") {
 		ticks = append(ticks, plot.Tick{Value: n, Label: fmt.Sprint(n)})
 	}
 	top.X.Tick.Marker, bot.X.Tick.Marker = plot.ConstantTicks(ticks), plot.ConstantTicks(ticks)
