@@ -300,7 +300,7 @@ func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, e
 				var full sim.Block
 				rd := sim.NewRand(seed, sim.StreamID("block-vs-token/draft", gg, uint64(i)))
 				pl.Fill(rd, rd.IntN(pl.Contexts), &full)
-				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1]}
+				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1], Ctx: full.Ctx}
 				coins := sim.StreamID("block-vs-token/coins", gg, uint64(i))
 				t := float64(algos.Token{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
 				k := float64(algos.Block{}.Accept(sim.NewRand(seed, coins), &b).Emitted())

@@ -286,7 +286,7 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		newAcc = func() *verifyAcc {
 			a := newVerifyAcc()
 			a.p, a.q = make([][]float64, g+1), make([][]float64, g)
-			a.blk = sim.Block{Tokens: make([]int, g), P: make([]sim.Row, g+1), Q: make([]sim.Row, g)}
+			a.blk = sim.Block{Tokens: make([]int, g), P: make([]sim.Row, g+1), Q: make([]sim.Row, g), Ctx: -1}
 			for j := range a.p {
 				a.p[j] = make([]float64, v)
 				a.blk.P[j] = sim.F64(a.p[j])

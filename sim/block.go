@@ -5,6 +5,14 @@ import (
 	"math/rand/v2"
 )
 
+// BlockSource fills dst with the next speculative step's rows and draft
+// tokens, reusing dst's slices, and returns io.EOF when exhausted. It
+// draws all of its randomness from rng and is safe for concurrent use
+// with distinct rngs and distinct dsts.
+type BlockSource interface {
+	Next(rng *rand.Rand, dst *Block) error
+}
+
 // MaxGamma is the longest draft a Block may carry. Verifiers keep per-step
 // scratch of this size on the stack, so a step never allocates.
 const MaxGamma = 64
@@ -17,6 +25,9 @@ const MaxGamma = 64
 type Block struct {
 	Tokens []int
 	Q, P   []Row
+	// Ctx is the index of the source context the rows came from (a pool's
+	// context), or -1 when the source has none.
+	Ctx int
 }
 
 // Gamma returns the draft length.

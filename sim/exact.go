@@ -149,7 +149,7 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	e.accDist = make([]float64, g+1)
 	e.pRows = make([][]float64, g+1)
 	e.qRows = make([][]float64, g)
-	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g)}
+	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g), Ctx: -1}
 	for i := range e.pRows {
 		e.pRows[i] = make([]float64, v)
 		e.blk.P[i] = F64(e.pRows[i])

@@ -346,6 +346,7 @@ func (pl *Pool) Fill(rng *rand.Rand, c int, dst *Block) {
 		dst.P = make([]Row, g+1)
 	}
 	dst.Tokens, dst.Q, dst.P = dst.Tokens[:g], dst.Q[:g], dst.P[:g+1]
+	dst.Ctx = c
 	for i := 0; i < g; i++ {
 		dst.Q[i] = F32(pl.QRow(c, i))
 		dst.Tokens[i] = pl.draftAlias[c*g+i].Sample(rng)

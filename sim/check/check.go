@@ -342,7 +342,7 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 	}
 	newAcc := func() *tally {
 		t := &tally{counts: make([]int64, offs[len(lens)]), seq: make([]int, 0, g+1), draft: sim.NewStream(), rule: sim.NewStream()}
-		t.blk = sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1)}
+		t.blk = sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
 		t.rows = make([][]float64, 2*g+2)
 		for i := range t.rows {
 			t.rows[i] = make([]float64, v)
