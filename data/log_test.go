@@ -21,7 +21,8 @@ func markovPair(t testing.TB, spec string) sim.Pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return *src.Pair
+	pair, _ := sim.PairOf(src)
+	return pair
 }
 
 // writeRun logs a run of pair into a temporary file and returns its path.

@@ -64,7 +64,6 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 		workers = 1
 	}
 	g := pl.Gamma
-	pl.BuildAliases()
 	tokens := make([]int, pl.Contexts*benchDrafts*g)
 	rd := NewRand(cfg.Seed, StreamID("bench/drafts"))
 	for c := 0; c < pl.Contexts; c++ {

@@ -76,12 +76,13 @@ func logSyntheticCommand() *cli.Command {
 			ctx, cancel := signalContext(c.Context)
 			defer cancel()
 			v := 0
-			if src.Pair != nil {
-				v = src.Pair.P.Vocab()
-				err = data.LogRun(ctx, w, &data.PairRows{Pair: *src.Pair}, src.Spec+"/p", src.Spec+"/q", cfg)
+			if pair, ok := sim.PairOf(src); ok {
+				v = pair.P.Vocab()
+				err = data.LogRun(ctx, w, &data.PairRows{Pair: pair}, src.Spec+"/p", src.Spec+"/q", cfg)
 			} else {
-				v = src.Pool.V
-				err = data.LogPool(ctx, w, src.Pool, cfg)
+				pl, _ := sim.PoolOf(src)
+				v = pl.V
+				err = data.LogPool(ctx, w, pl, cfg)
 			}
 			cerr := w.Close()
 			if err != nil {
