@@ -205,7 +205,9 @@ func (e *enumerator) draft(i int, w float64) error {
 }
 
 func (e *enumerator) leaf(w float64) error {
-	e.rule.Law(&e.blk, &e.law)
+	if err := e.rule.Law(&e.blk, &e.law); err != nil {
+		return fmt.Errorf("exact: draft %v: %w", e.blk.Tokens, err)
+	}
 	if tot := e.law.Total(); math.Abs(tot-1) > 1e-9 {
 		return fmt.Errorf("exact: the rule's law sums to %.12g, not 1, on draft %v", tot, e.blk.Tokens)
 	}
