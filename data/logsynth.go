@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -30,6 +29,10 @@ type RunConfig struct {
 	// Prompts, if set, are the contexts prompts start from (prompt k
 	// starts from Prompts[k mod len(Prompts)]); otherwise they start empty.
 	Prompts [][]int
+	// Rule is the acceptance rule the logged run uses (algos.Token{} for
+	// token verification); it decides each step's emitted tokens on the
+	// processed rows, drawing from the run's stream.
+	Rule sim.Algorithm
 }
 
 func (c RunConfig) validate() error {
@@ -40,6 +43,8 @@ func (c RunConfig) validate() error {
 		return fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
 	case c.StepsPerPrompt < 0:
 		return fmt.Errorf("steps per prompt = %d; use 0 (one prompt) or a positive count", c.StepsPerPrompt)
+	case c.Rule == nil:
+		return fmt.Errorf("run config: Rule is nil; set the acceptance rule the run uses (algos.Token{} for token verification)")
 	}
 	return c.Sampling.Validate()
 }
@@ -73,12 +78,12 @@ func (pr *PairRows) Next(ctx []int, p, q []float32) {
 	}
 }
 
-// LogRun runs speculative decoding with token verification (Leviathan et
-// al., arXiv 2211.17192, Alg. 1) on a model pair and writes one row per
-// step: at each step the draft x_i ~ q_i is drawn from the processed
-// draft rows after the context and x_<i, the target rows p_1..p_{γ+1} are
-// evaluated at the same prefixes, and the emitted tokens x_1..x_n, t
-// extend the context. Names label the models. It stops early, with
+// LogRun runs speculative decoding with cfg.Rule on a model pair and
+// writes one row per step: at each step the draft x_i ~ q_i is drawn from
+// the processed draft rows after the context and x_<i, the target rows
+// p_1..p_{γ+1} are evaluated at the same prefixes, the rule decides the
+// step on the processed rows, and the emitted tokens x_1..x_n, t extend
+// the context. Names label the models. It stops early, with
 // ctx.Err(), when ctx is cancelled.
 func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg RunConfig) error {
 	if err := cfg.validate(); err != nil {
@@ -102,6 +107,13 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 	}
 	var seq []int
 	scratch := make([]float32, v)
+	blk := sim.Block{Tokens: st.Tokens, Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
+	for i := range blk.Q {
+		blk.Q[i] = sim.F32(pq[i])
+	}
+	for i := range blk.P {
+		blk.P[i] = sim.F32(pp[i])
+	}
 	for s := 0; s < cfg.Steps; s++ {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -137,7 +149,11 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 			seq = append(seq, x)
 		}
 		seq = seq[:base]
-		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, pp, pq)
+		o := cfg.Rule.Accept(rng, &blk)
+		if err := sim.CheckOutcome(&blk, o); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		}
+		st.Emitted = emitted(st.Emitted[:0], &blk, o)
 		seq = append(seq, st.Emitted...)
 		if len(seq) > 64 {
 			seq = append(seq[:0], seq[len(seq)-16:]...) // Markov contexts need the last few tokens only
@@ -170,29 +186,19 @@ func store(tr *Transformer, cfg RunConfig, model, stored, processed []float32) e
 	return tr.Apply(cfg.Sampling, processed, stored)
 }
 
-// verify is token verification on processed rows; it appends the emitted
-// tokens to dst.
-func verify(rng *rand.Rand, dst []int, xs []int, p, q [][]float32) []int {
-	for i, x := range xs {
-		if !(rng.Float64() < float64(p[i][x])/float64(q[i][x])) {
-			pi, qi := sim.F32(p[i]), sim.F32(q[i])
-			t := -1
-			if z := sim.ResidualMass(1, pi, qi); z > 0 {
-				t = sim.SampleResidual(rng.Float64(), 1, pi, qi, z)
-			}
-			if t < 0 {
-				t = sim.SampleRow(rng.Float64(), pi)
-			}
-			return append(dst, t)
-		}
-		dst = append(dst, x)
+// emitted appends the tokens a step with outcome o emits to dst: the
+// accepted draft tokens, then o.Next unless it is NoToken.
+func emitted(dst []int, b *sim.Block, o sim.Outcome) []int {
+	dst = append(dst, b.Tokens[:o.Accepted]...)
+	if o.Next != sim.NoToken {
+		dst = append(dst, o.Next)
 	}
-	return append(dst, sim.SampleRow(rng.Float64(), sim.F32(p[len(xs)])))
+	return dst
 }
 
-// LogPool logs a pool's speculative run: at each step a context c is
-// drawn uniformly, the rows are the pool's rows of c, the draft is drawn
-// from them, and token verification decides the emitted tokens.
+// LogPool logs a pool's speculative run: at each step the pool's Next
+// draws a context c uniformly and the draft from c's rows, and cfg.Rule
+// decides the emitted tokens.
 func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -215,8 +221,8 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		if cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0 {
 			st.PromptID, st.Step = int64(s/cfg.StepsPerPrompt), 0
 		}
-		c := rng.IntN(pl.Contexts)
-		pl.Fill(rng, c, &blk)
+		_ = pl.Next(rng, &blk) // a pool never runs out
+		c := blk.Ctx
 		st.Tokens = blk.Tokens
 		for i := 0; i < g; i++ {
 			st.Q[i] = pl.QRow(c, i)
@@ -224,7 +230,11 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		for i := 0; i <= g; i++ {
 			st.P[i] = pl.PRow(c, i)
 		}
-		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, st.P, st.Q)
+		o := cfg.Rule.Accept(rng, &blk)
+		if err := sim.CheckOutcome(&blk, o); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		}
+		st.Emitted = emitted(st.Emitted[:0], &blk, o)
 		if err := w.Write(st); err != nil {
 			return err
 		}

@@ -57,7 +57,7 @@ func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments
 		return nil, err
 	}
 	r.Close()
-	var rules []data.ReplayRule
+	var rules []experiments.ReplayRule
 	for _, name := range ReplayRules {
 		e, err := algos.Lookup(name)
 		if err != nil {
@@ -67,13 +67,13 @@ func ReplayRows(ctx context.Context, seed uint64, maxSteps int64) ([]experiments
 		if err != nil {
 			return nil, err
 		}
-		rules = append(rules, data.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
+		rules = append(rules, experiments.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
 	}
 	if r, err = open(); err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	rep, err := data.Replay(ctx, r, rules, data.ReplayConfig{Seed: seed, MaxSteps: maxSteps})
+	rep, err := experiments.Replay(ctx, r, rules, experiments.ReplayConfig{Seed: seed, MaxSteps: maxSteps})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/sim"
 )
@@ -65,7 +66,7 @@ func logSyntheticCommand() *cli.Command {
 				return cliutil.Usage(err)
 			}
 			cfg := data.RunConfig{Steps: c.Int("steps"), Gamma: g, StepsPerPrompt: c.Int("steps-per-prompt"), Seed: seed,
-				RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits")}
+				RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits"), Rule: algos.Token{}}
 			pv := data.BuildProvenance("simulate log-synthetic", src.Spec, seed)
 			pv.Extra = map[string]string{"command": fmt.Sprintf("log-synthetic --source %s --steps %d --gamma %d --sparse %d --logits=%v --steps-per-prompt %d --%s",
 				src.Spec, cfg.Steps, g, c.Int("sparse"), cfg.Logits, cfg.StepsPerPrompt, s)}

@@ -76,7 +76,7 @@ func validateLog(path string, max int, out *validateLogJSON) error {
 	defer r.Close()
 	out.Readable = true
 	m := r.Meta()
-	out.Rows, out.RowGroups, out.Provenance = m.Rows, m.RowGroups, provMap(m.Provenance)
+	out.Rows, out.RowGroups, out.Provenance = m.Rows, m.RowGroups, m.Provenance.Map()
 	invalid := 0
 	for {
 		for r.Next() {
