@@ -106,3 +106,20 @@ func PoolOf(s BlockSource) (*Pool, bool) {
 	pl, ok := s.(*Pool)
 	return pl, ok
 }
+
+// CopyRow copies src into dst's storage when it has the same type and
+// length, and otherwise points dst at a fresh copy of src. Sources that
+// fill blocks from buffers they reuse (a log reader) keep dst's rows their
+// own with it, without allocating once dst has been filled.
+func CopyRow(dst *Row, src Row) {
+	switch {
+	case src.f32 != nil && dst.f64 == nil && len(dst.f32) == len(src.f32):
+		copy(dst.f32, src.f32)
+	case src.f32 != nil:
+		*dst = F32(append([]float32(nil), src.f32...))
+	case dst.f32 == nil && len(dst.f64) == len(src.f64):
+		copy(dst.f64, src.f64)
+	default:
+		*dst = F64(append([]float64(nil), src.f64...))
+	}
+}
