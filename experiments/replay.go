@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/specsim/specsim/algos"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/data/samples"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -482,22 +484,29 @@ func (opt ReplayOptions) parse() (data.Bug, []ReplayRule, []algos.Entry, error) 
 	if l := opt.Level; !(l > 0 && l < 1) {
 		return bug, nil, nil, fmt.Errorf("%w: --level = %g; use a value in (0, 1)", ErrBadInput, l)
 	}
+	rules, entries, err := replayRules(opt.Algos)
+	return bug, rules, entries, err
+}
+
+// replayRules builds the named rules with default parameters; errors wrap
+// ErrBadInput.
+func replayRules(names []string) ([]ReplayRule, []algos.Entry, error) {
 	var rules []ReplayRule
 	var entries []algos.Entry
-	for _, name := range opt.Algos {
+	for _, name := range names {
 		name = strings.TrimSpace(name)
 		e, err := algos.Lookup(name)
 		if err != nil {
-			return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 		a, err := e.Build(nil)
 		if err != nil {
-			return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 		rules = append(rules, ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
 		entries = append(entries, e)
 	}
-	return bug, rules, entries, nil
+	return rules, entries, nil
 }
 
 // stepsCSV writes ReplayLog's per-step CSV to a temporary file that close
@@ -576,4 +585,87 @@ func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 	for _, s := range out.Warnings {
 		fmt.Fprintf(errw, "simulate: warning: %s\n", s)
 	}
+}
+
+// ReplayName is the registered name of the replay of the embedded sample
+// log (data/samples, chargram.parquet).
+const ReplayName = "replay"
+
+// ReplaySampleRules are the rules replayed over the sample log (default
+// parameters).
+var ReplaySampleRules = []string{"token", "token-nobonus", "block", "exact-match", "greedy", "lenience", "mentored"}
+
+func init() {
+	Register(Experiment{Name: ReplayName,
+		Summary: "replay of the bundled sample log: per-step α of the logged rows, and per rule the exact and sampled emitted tokens and the binned losslessness test",
+		Cells: func(Config) ([]Cell, error) {
+			return []Cell{{Key: []KV{{"log", samples.CharGramName}}}}, nil
+		},
+		// The replay's streams are keyed by the master seed itself (not
+		// the cell seed), as the report has always stored them.
+		Run: func(ctx context.Context, cfg Config, _ Cell, _ uint64) ([]Row, error) {
+			return ReplaySampleRows(ctx, cfg.Seed, 0)
+		}})
+}
+
+// ReplaySampleRows replays ReplaySampleRules over the embedded sample log
+// with Replay and returns two kinds of rows: kind = "alpha", one per
+// (step, draft position) with α = Σ_x min(p_i(x), q_i(x)) of the logged
+// rows; kind = "rule", one per rule (and "logged", the run as logged) with
+// the mean emitted tokens per step (exact given each logged draft, and
+// sampled) and the losslessness check of the first emitted token.
+// maxSteps > 0 stops after that many steps.
+func ReplaySampleRows(ctx context.Context, seed uint64, maxSteps int64) ([]Row, error) {
+	open := func() (*data.Reader, error) {
+		return data.NewReader(bytes.NewReader(samples.CharGram), int64(len(samples.CharGram)), data.ReadOptions{})
+	}
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	var n int64
+	for r.Next() && (maxSteps <= 0 || n < maxSteps) {
+		n++
+		b := r.Block()
+		for i := range b.Tokens {
+			a := 0.0
+			for x := range b.P[i].Len() {
+				a += math.Min(b.P[i].At(x), b.Q[i].At(x))
+			}
+			rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "alpha"},
+				{K: "row", V: r.Row()}, {K: "position", V: int64(i + 1)}, {K: "alpha", V: a}})
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	r.Close()
+	rules, _, err := replayRules(ReplaySampleRules)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = open(); err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rep, err := Replay(ctx, r, rules, ReplayConfig{Seed: seed, MaxSteps: maxSteps})
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "rule"},
+		{K: "algorithm", V: "logged"}, {K: "steps", V: rep.LoggedSteps},
+		{K: "mean_emitted_exact", V: math.NaN()}, {K: "ci_lo", V: math.NaN()}, {K: "ci_hi", V: math.NaN()},
+		{K: "mean_emitted_sampled", V: rep.LoggedMeanEmitted}, {K: "sampled_ci_lo", V: rep.LoggedCI95[0]}, {K: "sampled_ci_hi", V: rep.LoggedCI95[1]},
+		{K: "lossless_verdict", V: rep.LoggedLossless.Verdict}, {K: "lossless_p", V: rep.LoggedLossless.PValue},
+		{K: "mean_alpha", V: rep.MeanAlpha}})
+	for _, rr := range rep.Rules {
+		rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "rule"},
+			{K: "algorithm", V: rr.Name}, {K: "steps", V: rr.Steps},
+			{K: "mean_emitted_exact", V: rr.MeanEmittedExact}, {K: "ci_lo", V: rr.EmittedExactCI95[0]}, {K: "ci_hi", V: rr.EmittedExactCI95[1]},
+			{K: "mean_emitted_sampled", V: rr.MeanEmittedSampled}, {K: "sampled_ci_lo", V: rr.EmittedCI95[0]}, {K: "sampled_ci_hi", V: rr.EmittedCI95[1]},
+			{K: "lossless_verdict", V: rr.Lossless.Verdict}, {K: "lossless_p", V: rr.Lossless.PValue},
+			{K: "mean_alpha", V: rep.MeanAlpha}})
+	}
+	return rows, nil
 }
