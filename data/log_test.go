@@ -37,7 +37,7 @@ func writeRun(t testing.TB, pair sim.Pair, cfg data.RunConfig, opt data.WriterOp
 	if cfg.Rule == nil {
 		cfg.Rule = algos.Token{}
 	}
-	if err := data.LogRun(context.Background(), w, &data.PairRows{Pair: pair}, pair.Name+"/p", pair.Name+"/q", cfg); err != nil {
+	if err := data.LogRun(context.Background(), w, pair, pair.Name+"/p", pair.Name+"/q", cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

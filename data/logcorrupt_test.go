@@ -20,7 +20,7 @@ func validLog(t testing.TB, sparse int) []byte {
 	var buf bytes.Buffer
 	w := data.NewWriter(&buf, data.WriterOptions{Sparse: sparse, RowGroupBytes: 400, Provenance: data.BuildProvenance("test", "markov", 1)})
 	pair := markovPair(t, "markov:V=4,order=1,a=0.5,quality=0.5,seed=7")
-	if err := data.LogRun(context.Background(), w, &data.PairRows{Pair: pair}, "p", "q",
+	if err := data.LogRun(context.Background(), w, pair, "p", "q",
 		data.RunConfig{Steps: 12, Gamma: 2, Seed: 1, Sampling: data.Sampling{Temperature: 1, TopP: 1}, Rule: algos.Token{}}); err != nil {
 		t.Fatal(err)
 	}

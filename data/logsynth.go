@@ -49,35 +49,6 @@ func (c RunConfig) validate() error {
 	return c.Sampling.Validate()
 }
 
-// Rows is a source of model rows for LogRun: the target and draft rows
-// after a context.
-type Rows interface {
-	// Vocab returns V.
-	Vocab() int
-	// Next writes p(.|ctx) and q(.|ctx) into p and q (float32, length V).
-	Next(ctx []int, p, q []float32)
-}
-
-// PairRows adapts a sim.Pair (float64 models) to Rows.
-type PairRows struct {
-	Pair     sim.Pair
-	p64, q64 []float64
-}
-
-// Vocab returns the pair's vocabulary size.
-func (pr *PairRows) Vocab() int { return pr.Pair.P.Vocab() }
-
-// Next evaluates both models at ctx.
-func (pr *PairRows) Next(ctx []int, p, q []float32) {
-	v := pr.Vocab()
-	pr.p64, pr.q64 = grow64(pr.p64, v), grow64(pr.q64, v)
-	pr.Pair.P.Next(ctx, pr.p64)
-	pr.Pair.Q.Next(ctx, pr.q64)
-	for x := range p {
-		p[x], q[x] = float32(pr.p64[x]), float32(pr.q64[x])
-	}
-}
-
 // LogRun runs speculative decoding with cfg.Rule on a model pair and
 // writes one row per step: at each step the draft x_i ~ q_i is drawn from
 // the processed draft rows after the context and x_<i, the target rows
@@ -85,7 +56,7 @@ func (pr *PairRows) Next(ctx []int, p, q []float32) {
 // step on the processed rows, and the emitted tokens x_1..x_n, t extend
 // the context. Names label the models. It stops early, with
 // ctx.Err(), when ctx is cancelled.
-func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg RunConfig) error {
+func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string, cfg RunConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -94,7 +65,19 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 		return fmt.Errorf("sampling %s with probability rows: store logits (the reader applies the transform) or use T = 1 without filters", cfg.Sampling)
 	}
 	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logrun"))
-	v, g := src.Vocab(), cfg.Gamma
+	if pair.P.Vocab() != pair.Q.Vocab() {
+		return fmt.Errorf("pair %s: the target has %d tokens and the draft %d; use models over one vocabulary", pair.Name, pair.P.Vocab(), pair.Q.Vocab())
+	}
+	v, g := pair.P.Vocab(), cfg.Gamma
+	p64, q64 := make([]float64, v), make([]float64, v)
+	// rows evaluates both models after ctx into float32 rows p and q.
+	rows := func(ctx []int, p, q []float32) {
+		pair.P.Next(ctx, p64)
+		pair.Q.Next(ctx, q64)
+		for x := range p {
+			p[x], q[x] = float32(p64[x]), float32(q64[x])
+		}
+	}
 	raw := func(n int) [][]float32 { return sizeRows(nil, n, v) }
 	mp, mq := raw(g+1), raw(g) // model rows (probabilities)
 	sp, sq := raw(g+1), raw(g) // stored rows
@@ -134,7 +117,7 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 			if i == g {
 				q = scratch
 			}
-			src.Next(seq, mp[i], q)
+			rows(seq, mp[i], q)
 			if err := store(&tr, cfg, mp[i], sp[i], pp[i]); err != nil {
 				return fmt.Errorf("step %d: target row %d: %w", s, i+1, err)
 			}

@@ -69,7 +69,7 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 	v := 0
 	if pair, ok := sim.PairOf(src); ok {
 		v = pair.P.Vocab()
-		err = LogRun(ctx, w, &PairRows{Pair: pair}, src.Spec+"/p", src.Spec+"/q", cfg)
+		err = LogRun(ctx, w, pair, src.Spec+"/p", src.Spec+"/q", cfg)
 	} else {
 		pl, _ := sim.PoolOf(src)
 		v = pl.V
