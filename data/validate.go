@@ -3,6 +3,8 @@ package data
 import (
 	"errors"
 	"fmt"
+	"os"
+	"time"
 )
 
 // ValidateReport is the result of Validate (the JSON form of 'simulate
@@ -76,4 +78,38 @@ func Validate(path string, maxProblems int) (*ValidateReport, error) {
 	}
 	out.Valid = true
 	return out, nil
+}
+
+// DecodeSummary is the JSON form of 'simulate replay --decode-only'; field
+// names are stable.
+type DecodeSummary struct {
+	Log         string  `json:"log"`
+	Steps       int64   `json:"steps"`
+	Bytes       int64   `json:"bytes"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	StepsPerSec float64 `json:"steps_per_s"`
+	MBPerSec    float64 `json:"mb_per_s"`
+}
+
+// DecodeFile times DecodeOnly on the log at path (the I/O floor of
+// replay). Errors opening the file are returned as they are; decoding
+// errors match ErrCorrupt.
+func DecodeFile(path string) (*DecodeSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	n, err := DecodeOnly(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	el := time.Since(start).Seconds()
+	return &DecodeSummary{Log: path, Steps: n, Bytes: st.Size(), ElapsedS: el,
+		StepsPerSec: float64(n) / el, MBPerSec: float64(st.Size()) / el / 1e6}, nil
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
@@ -92,37 +90,14 @@ func replayCommand() *cli.Command {
 	}
 }
 
-// decodeOnlyJSON is the JSON form of 'simulate replay --decode-only'.
-type decodeOnlyJSON struct {
-	Log         string  `json:"log"`
-	Steps       int64   `json:"steps"`
-	Bytes       int64   `json:"bytes"`
-	ElapsedS    float64 `json:"elapsed_s"`
-	StepsPerSec float64 `json:"steps_per_s"`
-	MBPerSec    float64 `json:"mb_per_s"`
-}
-
 func decodeOnly(c *cli.Context) error {
-	f, err := os.Open(c.String("log"))
-	if err != nil {
-		return cliutil.IO(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return cliutil.IO(err)
-	}
-	start := time.Now()
-	n, err := data.DecodeOnly(f, st.Size())
+	out, err := data.DecodeFile(c.String("log"))
 	if err != nil {
 		return logErr(err)
 	}
-	el := time.Since(start).Seconds()
-	out := decodeOnlyJSON{Log: c.String("log"), Steps: n, Bytes: st.Size(), ElapsedS: el,
-		StepsPerSec: float64(n) / el, MBPerSec: float64(st.Size()) / el / 1e6}
 	if c.Bool("json") {
 		return cliutil.WriteJSON(c.App.Writer, out)
 	}
-	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", n, out.Log, el, out.StepsPerSec, out.MBPerSec)
+	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", out.Steps, out.Log, out.ElapsedS, out.StepsPerSec, out.MBPerSec)
 	return nil
 }
