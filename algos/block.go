@@ -188,14 +188,14 @@ func (BlockNaive) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 //	Pr(τ = i) = h_i · Π_{j>i} (1 - h_j),   h_0 = 1,
 //	Pr(γ, t) = Pr(τ = γ) · P[γ](t),
 //	Pr(i, t) = Pr(τ = i) · norm((w_i·P[i] - Q[i])+)(t),   i < γ.
-func (Block) Law(b *sim.Block, dst *sim.Law) { blockLaw(b, dst, false) }
+func (Block) Law(b *sim.Block, dst *sim.Law) error { return blockLaw(b, dst, false) }
 
 // Law writes the exact outcome law (the same as Block's).
-func (BlockNaive) Law(b *sim.Block, dst *sim.Law) { blockLaw(b, dst, false) }
+func (BlockNaive) Law(b *sim.Block, dst *sim.Law) error { return blockLaw(b, dst, false) }
 
 // blockLaw writes the law of block verification or, with mutant set, of
 // BlockTokenwise (h_i = w_i at every position, residual with w = 1).
-func blockLaw(b *sim.Block, dst *sim.Law, mutant bool) {
+func blockLaw(b *sim.Block, dst *sim.Law, mutant bool) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	var w, h blockScratch
@@ -224,6 +224,7 @@ func blockLaw(b *sim.Block, dst *sim.Law, mutant bool) {
 			addResidual(dst, i, mass, w[i], b.P[i], b.Q[i])
 		}
 	}
+	return nil
 }
 
 // addResidual adds mass·norm((w·p - q)+) to row n of dst, normalising by

@@ -50,7 +50,7 @@ func workload(b *testing.B, gamma int) *benchWorkload {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pl := src.Pool
+	pl, _ := sim.PoolOf(src)
 	w := &benchWorkload{pool: pl, tokens: make([]int, n*benchDrafts*gamma)}
 	rng := sim.NewRand(1, sim.StreamID("bench/drafts"))
 	var blk sim.Block

@@ -180,7 +180,8 @@ func TestBlockTokenwiseFlagged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for g := 2; g <= 4; g++ {
-		r, err := sim.Exact(*src.Pair, BlockTokenwise{}, sim.ExactConfig{Gamma: g})
+		pair, _ := sim.PairOf(src)
+		r, err := sim.Exact(pair, BlockTokenwise{}, sim.ExactConfig{Gamma: g})
 		if err != nil {
 			t.Fatal(err)
 		}

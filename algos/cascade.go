@@ -81,7 +81,7 @@ func (c Cascade) decide(p, q sim.Row) decision {
 func (c Cascade) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chainAccept(c, rng, b) }
 
 // Law writes the exact outcome law given b.
-func (c Cascade) Law(b *sim.Block, dst *sim.Law) { chainLaw(c, b, dst) }
+func (c Cascade) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(c, b, dst) }
 
 func init() {
 	for _, r := range []struct {

@@ -34,7 +34,7 @@ func (f Fuzzy) decide(p, q sim.Row) decision {
 func (f Fuzzy) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chainAccept(f, rng, b) }
 
 // Law writes the exact outcome law given b.
-func (f Fuzzy) Law(b *sim.Block, dst *sim.Law) { chainLaw(f, b, dst) }
+func (f Fuzzy) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(f, b, dst) }
 
 func init() {
 	Register(Entry{Info: Info{Name: "fuzzy", Lossy: true,

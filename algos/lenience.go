@@ -49,7 +49,7 @@ func (r Lenience) decide(_, _ sim.Row) decision {
 func (r Lenience) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chainAccept(r, rng, b) }
 
 // Law writes the exact outcome law given b.
-func (r Lenience) Law(b *sim.Block, dst *sim.Law) { chainLaw(r, b, dst) }
+func (r Lenience) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(r, b, dst) }
 
 var lenienceParam = Param{Name: "l", Default: 0.5, Min: 0, Max: 1, MinOpen: true,
 	Doc: "lenience l in (0, 1]: accept with probability min(1, p/(l·q)); l = 1 is token verification"}

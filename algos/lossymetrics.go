@@ -108,28 +108,28 @@ func (c correction) sample(u float64, p, q sim.Row) int {
 }
 
 // add adds mass·(correction law)(t) to dst at Accepted = n.
-func (c correction) add(dst *sim.Law, n int, mass float64, p, q sim.Row) {
+func (c correction) add(dst *sim.Law, n int, mass float64, p, q sim.Row) error {
 	if mass == 0 {
-		return
+		return nil
 	}
 	if c.trunc {
 		z := truncMass(p, c.thr)
 		if !(z > 0) {
 			dst.Add(n, sim.ArgmaxRow(p), mass)
-			return
+			return nil
 		}
 		for t := 0; t < p.Len(); t++ {
 			if v := p.At(t); v > c.thr {
 				dst.Add(n, t, mass*v/z)
 			}
 		}
-		return
+		return nil
 	}
 	if sim.ResidualMass(c.w, p, q) > 0 {
-		dst.AddResidual(n, mass, c.w, p, q)
-		return
+		return dst.AddResidual(n, mass, c.w, p, q)
 	}
 	dst.AddRow(n, mass, p) // the same fallback as residual()
+	return nil
 }
 
 // dense writes the correction law into dst (length V).
@@ -213,20 +213,23 @@ func chainAccept[S lossyStep](s S, rng *rand.Rand, b *sim.Block) sim.Outcome {
 //
 //	Pr(n, t) = Π_{i≤n} a_i · (1 - a_{n+1}) · s_{n+1}(t),  a_i = min(1, max(0, c_i(x_i))),
 //	Pr(γ, t) = Π_{i≤γ} a_i · p_{γ+1}(t).
-func chainLaw[S lossyStep](s S, b *sim.Block, dst *sim.Law) {
+func chainLaw[S lossyStep](s S, b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
 		d := s.decide(b.P[i], b.Q[i])
 		a := clamp01(d.test(b.P[i], b.Q[i], x))
-		d.corr.add(dst, i, reach*(1-a), b.P[i], b.Q[i])
+		if err := d.corr.add(dst, i, reach*(1-a), b.P[i], b.Q[i]); err != nil {
+			return err
+		}
 		reach *= a
 		if reach == 0 {
-			return
+			return nil
 		}
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 func clamp01(c float64) float64 {

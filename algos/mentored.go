@@ -223,7 +223,7 @@ func (m Mentored) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the exact outcome law given b.
-func (m Mentored) Law(b *sim.Block, dst *sim.Law) { chainLaw(m, b, dst) }
+func (m Mentored) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(m, b, dst) }
 
 func sumMin(p, q sim.Row) float64 {
 	s := 0.0

@@ -66,7 +66,9 @@ func (s SharedUniform) AcceptBatch(rng *rand.Rand, trees []*sim.Tree, out []sim.
 }
 
 // TreeLaw writes the exact law: the target's path through the trie.
-func (SharedUniform) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(TargetOnly{}, t, dst) }
+func (SharedUniform) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
+	return walkLaw(TargetOnly{}, t, dst)
+}
 
 // SharedUniformBatch is a mutant: SharedUniform with the uniforms also
 // shared across batch rows, as fms-extras does (key = torch.rand(1, 1,
@@ -145,8 +147,8 @@ func (Naive) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 const maxNaiveCombos = 1 << 22
 
 // TreeLaw writes the exact law by enumerating the verified lengths of all
-// candidates. It panics if there are more than 2^22 combinations.
-func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
+// candidates. It returns an error if there are more than 2^22 combinations.
+func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 	dst.Reset(len(t.Nodes), t.V)
 	k := len(t.Cands)
 	paths := make([][]int, k)
@@ -169,7 +171,7 @@ func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
 		}
 		combos *= L + 1
 		if combos > maxNaiveCombos {
-			panic(fmt.Sprintf("algos: naive law needs more than %d combinations", maxNaiveCombos))
+			return fmt.Errorf("algos: the naive law needs more than %d combinations of candidate lengths; use fewer or shorter candidates", maxNaiveCombos)
 		}
 	}
 	w := make([]float64, t.V)
@@ -193,7 +195,9 @@ func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
 					w[i] = node.P.At(i)
 				}
 				w[t.Nodes[path[wl+1]].Token] = 0
-				dst.AddVec(path[wl], mass, w)
+				if err := dst.AddVec(path[wl], mass, w); err != nil {
+					return err
+				}
 			}
 		}
 		c := 0
@@ -205,7 +209,7 @@ func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
 			js[c] = 0
 		}
 		if c == k {
-			return
+			return nil
 		}
 	}
 }
@@ -251,7 +255,7 @@ func (b BestCandidate) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 }
 
 // TreeLaw writes the exact outcome law.
-func (b BestCandidate) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
+func (b BestCandidate) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 	dst.Reset(len(t.Nodes), t.V)
 	var buf [sim.MaxTreeDepth + 1]int
 	path := b.choose(t, buf[:])
@@ -260,7 +264,7 @@ func (b BestCandidate) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
 		nd := &t.Nodes[path[j]]
 		if j+1 == len(path) {
 			dst.AddRow(path[j], reach, nd.P)
-			return
+			return nil
 		}
 		x := t.Nodes[path[j+1]].Token
 		for y := 0; y < t.V; y++ {
@@ -270,6 +274,7 @@ func (b BestCandidate) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) {
 		}
 		reach *= nd.P.At(x)
 	}
+	return nil
 }
 
 // CrossRowAgreement runs n batches of two rows drafted independently from

@@ -38,7 +38,7 @@ func walkAccept(r nodeRule, rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 	}
 }
 
-func walkLaw(r nodeRule, t *sim.Tree, dst *sim.TreeLaw) {
+func walkLaw(r nodeRule, t *sim.Tree, dst *sim.TreeLaw) error {
 	dst.Reset(len(t.Nodes), t.V)
 	var rec func(n int, reach float64)
 	rec = func(n int, reach float64) {
@@ -62,6 +62,7 @@ func walkLaw(r nodeRule, t *sim.Tree, dst *sim.TreeLaw) {
 		}
 	}
 	rec(0, 1)
+	return nil
 }
 
 // kidIndex returns the position of child c among Nodes[n].Kids.
@@ -196,7 +197,7 @@ func (s SpecInfer) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 }
 
 // TreeLaw writes the exact outcome law given t.
-func (s SpecInfer) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(s, t, dst) }
+func (s SpecInfer) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(s, t, dst) }
 
 // RRSWithout is recursive rejection sampling without replacement: the
 // verifier of Recursive Speculative Decoding (Jeon et al., arXiv
@@ -255,7 +256,7 @@ func (w RRSWithout) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 }
 
 // TreeLaw writes the exact outcome law given t.
-func (w RRSWithout) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(w, t, dst) }
+func (w RRSWithout) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(w, t, dst) }
 
 // KSeq is SpecTr's K-SEQ verifier (Sun, Suresh, Ro, Beirami, Jain, Yu,
 // "SpecTr: Fast Speculative Decoding via Optimal Transport", arXiv
@@ -365,7 +366,7 @@ func (KSeq) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 func (k KSeq) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome { return walkAccept(k, rng, t) }
 
 // TreeLaw writes the exact outcome law given t.
-func (k KSeq) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(k, t, dst) }
+func (k KSeq) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(k, t, dst) }
 
 // TargetOnly is the target-only membership rule for deterministic
 // children: EAGLE-2/3 evaluate_posterior (SafeAILab/EAGLE
@@ -413,7 +414,7 @@ func (r TargetOnly) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 }
 
 // TreeLaw writes the exact outcome law given t.
-func (r TargetOnly) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(r, t, dst) }
+func (r TargetOnly) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(r, t, dst) }
 
 // GreedyDraft is the verifier of Hu et al., "Towards Optimal Multi-draft
 // Speculative Decoding" (arXiv 2502.18779, ICLR 2025) for greedy drafts:
@@ -495,4 +496,4 @@ func (g GreedyDraft) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
 }
 
 // TreeLaw writes the exact outcome law given t.
-func (g GreedyDraft) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) { walkLaw(g, t, dst) }
+func (g GreedyDraft) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(g, t, dst) }

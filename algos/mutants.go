@@ -27,7 +27,7 @@ func (ResampleP) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (ResampleP) Law(b *sim.Block, dst *sim.Law) {
+func (ResampleP) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
@@ -37,6 +37,7 @@ func (ResampleP) Law(b *sim.Block, dst *sim.Law) {
 		reach *= a
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 // AlwaysAccept keeps every draft token and adds the bonus token: the law
@@ -51,10 +52,11 @@ func (AlwaysAccept) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (AlwaysAccept) Law(b *sim.Block, dst *sim.Law) {
+func (AlwaysAccept) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	dst.AddRow(g, 1, b.P[g])
+	return nil
 }
 
 // QMismatch computes the ratio and the residual with a q that differs from
@@ -125,7 +127,7 @@ func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (m QMismatch) Law(b *sim.Block, dst *sim.Law) {
+func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
@@ -143,6 +145,7 @@ func (m QMismatch) Law(b *sim.Block, dst *sim.Law) {
 		reach *= a
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 // ZeroCoin accepts x_i when r_i ≤ p_i(x_i)/q_i(x_i), an inclusive
@@ -180,12 +183,15 @@ func (BonusRow) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (BonusRow) Law(b *sim.Block, dst *sim.Law) {
+func (BonusRow) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
-	Token{NoBonus: true}.Law(b, dst)
+	if err := (Token{NoBonus: true}).Law(b, dst); err != nil {
+		return err
+	}
 	reach := dst.At(g, sim.NoToken)
 	dst.Add(g, sim.NoToken, -reach)
 	dst.AddRow(g, reach, b.P[g-1])
+	return nil
 }
 
 // ExactMatchResample is the exact-match rule with a fresh target sample on
@@ -206,7 +212,7 @@ func (ExactMatchResample) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (ExactMatchResample) Law(b *sim.Block, dst *sim.Law) {
+func (ExactMatchResample) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
@@ -216,6 +222,7 @@ func (ExactMatchResample) Law(b *sim.Block, dst *sim.Law) {
 		reach *= px
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 func init() {

@@ -55,7 +55,7 @@ func (BlockTokenwise) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the outcome law.
-func (BlockTokenwise) Law(b *sim.Block, dst *sim.Law) { blockLaw(b, dst, true) }
+func (BlockTokenwise) Law(b *sim.Block, dst *sim.Law) error { return blockLaw(b, dst, true) }
 
 func init() {
 	Register(Entry{Info: Info{Name: "mutant-block-tokenwise", Mutant: true,

@@ -52,20 +52,23 @@ func (t Token) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 //
 //	Pr(n, t) = Π_{i≤n} a_i · (1 - a_{n+1}) · p'_{n+1}(t),  a_i = min(1, p_i(x_i)/q_i(x_i)),
 //	Pr(γ, t) = Π_{i≤γ} a_i · p_{γ+1}(t).
-func (t Token) Law(b *sim.Block, dst *sim.Law) {
+func (t Token) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
 		a := math.Min(1, b.P[i].At(x)/b.Q[i].At(x))
-		dst.AddResidual(i, reach*(1-a), 1, b.P[i], b.Q[i])
+		if err := dst.AddResidual(i, reach*(1-a), 1, b.P[i], b.Q[i]); err != nil {
+			return err
+		}
 		reach *= a
 	}
 	if t.NoBonus {
 		dst.Add(g, sim.NoToken, reach)
-		return
+		return nil
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 // Greedy is greedy (argmax) verification, the T = 0 case of speculative
@@ -87,10 +90,11 @@ func (Greedy) Accept(_ *rand.Rand, b *sim.Block) sim.Outcome {
 }
 
 // Law writes the (deterministic) outcome law given b.
-func (r Greedy) Law(b *sim.Block, dst *sim.Law) {
+func (r Greedy) Law(b *sim.Block, dst *sim.Law) error {
 	dst.Reset(len(b.Tokens), b.V())
 	o := r.Accept(nil, b)
 	dst.Add(o.Accepted, o.Next, 1)
+	return nil
 }
 
 // ExactMatch is the naive "sampled exact match" of the fms-extras design
@@ -118,7 +122,7 @@ func (ExactMatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 
 // Law writes the exact outcome law: Pr(n, t) = Π_{i≤n} p_i(x_i) · p_{n+1}(t)
 // for t ≠ x_{n+1}.
-func (ExactMatch) Law(b *sim.Block, dst *sim.Law) {
+func (ExactMatch) Law(b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
@@ -131,6 +135,7 @@ func (ExactMatch) Law(b *sim.Block, dst *sim.Law) {
 		reach *= b.P[i].At(x)
 	}
 	dst.AddRow(g, reach, b.P[g])
+	return nil
 }
 
 func init() {

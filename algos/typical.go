@@ -40,7 +40,7 @@ func (r Typical) decide(p, _ sim.Row) decision {
 func (r Typical) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chainAccept(r, rng, b) }
 
 // Law writes the exact outcome law given b.
-func (r Typical) Law(b *sim.Block, dst *sim.Law) { chainLaw(r, b, dst) }
+func (r Typical) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(r, b, dst) }
 
 func init() {
 	Register(Entry{Info: Info{Name: "typical", Lossy: true,

@@ -15,16 +15,18 @@
 //     every step (naming the step and the field) and loads it into a
 //     sim.Block of float32 rows, applying the logged sampling transforms
 //     (Sampling) to p and q alike when the rows are logits;
-//   - Replay, which runs any sim.Algorithm over a log and reports the exact
-//     conditional expectations given each logged draft (from the rule's
-//     sim.Law) next to sampled outcomes, per-position α, KL and TV, and a
-//     losslessness check of the emitted tokens against the target rows;
-//   - LogRun, which writes the speculative run of a synthetic model pair or
-//     pool (the 'simulate log-synthetic' command).
+//   - LogRun and LogPool, which write the speculative run of a synthetic
+//     model pair or pool under a given sim.Algorithm (the 'simulate
+//     log-synthetic' command).
+//
+// Replaying rules over a log (exact expectations, sampled outcomes,
+// divergences and the binned losslessness test) is experiments.Replay;
+// the test itself is check.Binned. data holds no statistics and no
+// verifier of its own.
 //
 // Corrupt or truncated files give errors, never panics: the parquet
 // decoder is called behind a recover at the API boundary (FuzzReader
 // exercises it).
 //
-// data imports sim and sim/stattest only.
+// Of this module, data imports sim only.
 package data // import "github.com/specsim/specsim/data"

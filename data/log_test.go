@@ -11,6 +11,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -21,7 +22,8 @@ func markovPair(t testing.TB, spec string) sim.Pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return *src.Pair
+	pair, _ := sim.PairOf(src)
+	return pair
 }
 
 // writeRun logs a run of pair into a temporary file and returns its path.
@@ -32,7 +34,10 @@ func writeRun(t testing.TB, pair sim.Pair, cfg data.RunConfig, opt data.WriterOp
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := data.LogRun(context.Background(), w, &data.PairRows{Pair: pair}, pair.Name+"/p", pair.Name+"/q", cfg); err != nil {
+	if cfg.Rule == nil {
+		cfg.Rule = algos.Token{}
+	}
+	if err := data.LogRun(context.Background(), w, pair, pair.Name+"/p", pair.Name+"/q", cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -41,7 +46,7 @@ func writeRun(t testing.TB, pair sim.Pair, cfg data.RunConfig, opt data.WriterOp
 	return path
 }
 
-func rule(t testing.TB, name string) data.ReplayRule {
+func rule(t testing.TB, name string) experiments.ReplayRule {
 	t.Helper()
 	e, err := algos.Lookup(name)
 	if err != nil {
@@ -51,7 +56,7 @@ func rule(t testing.TB, name string) data.ReplayRule {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy}
+	return experiments.ReplayRule{Name: name, Algo: a, Greedy: e.Greedy}
 }
 
 func TestRoundTripDenseAndSparse(t *testing.T) {
@@ -173,7 +178,7 @@ func TestReplayMatchesExact(t *testing.T) {
 			exact := map[int][2]float64{}
 			m := pair.P.(*sim.Markov)
 			ctxs := map[int][]int{}
-			var results []data.StepResult
+			var results []experiments.StepResult
 			var ctx []int
 			r, err := data.Open(path, data.ReadOptions{})
 			if err != nil {
@@ -181,8 +186,8 @@ func TestReplayMatchesExact(t *testing.T) {
 			}
 			defer r.Close()
 			// Reconstruct every step's context from the emitted tokens.
-			rep, err := data.Replay(context.Background(), r, []data.ReplayRule{ru}, data.ReplayConfig{Seed: 5,
-				PerStep: func(s data.StepResult) error { results = append(results, s); return nil }})
+			rep, err := experiments.Replay(context.Background(), r, []experiments.ReplayRule{ru}, experiments.ReplayConfig{Seed: 5,
+				PerStep: func(s experiments.StepResult) error { results = append(results, s); return nil }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,7 +277,7 @@ func TestStartContextMean(t *testing.T) {
 	}
 	defer r.Close()
 	ru := rule(t, "token")
-	rep, err := data.Replay(context.Background(), r, []data.ReplayRule{ru}, data.ReplayConfig{Seed: 1})
+	rep, err := experiments.Replay(context.Background(), r, []experiments.ReplayRule{ru}, experiments.ReplayConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +320,7 @@ func TestTransformBugsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := data.Replay(context.Background(), r, []data.ReplayRule{rule(t, "token")}, data.ReplayConfig{Seed: 4})
+		rep, err := experiments.Replay(context.Background(), r, []experiments.ReplayRule{rule(t, "token")}, experiments.ReplayConfig{Seed: 4})
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -348,11 +353,11 @@ func TestReplayMutantsCaught(t *testing.T) {
 	}
 	defer r.Close()
 	names := []string{"token", "mutant-resample-p", "mutant-always-accept"}
-	var rules []data.ReplayRule
+	var rules []experiments.ReplayRule
 	for _, n := range names {
 		rules = append(rules, rule(t, n))
 	}
-	rep, err := data.Replay(context.Background(), r, rules, data.ReplayConfig{Seed: 4})
+	rep, err := experiments.Replay(context.Background(), r, rules, experiments.ReplayConfig{Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
 )
 
@@ -19,8 +20,8 @@ func validLog(t testing.TB, sparse int) []byte {
 	var buf bytes.Buffer
 	w := data.NewWriter(&buf, data.WriterOptions{Sparse: sparse, RowGroupBytes: 400, Provenance: data.BuildProvenance("test", "markov", 1)})
 	pair := markovPair(t, "markov:V=4,order=1,a=0.5,quality=0.5,seed=7")
-	if err := data.LogRun(context.Background(), w, &data.PairRows{Pair: pair}, "p", "q",
-		data.RunConfig{Steps: 12, Gamma: 2, Seed: 1, Sampling: data.Sampling{Temperature: 1, TopP: 1}}); err != nil {
+	if err := data.LogRun(context.Background(), w, pair, "p", "q",
+		data.RunConfig{Steps: 12, Gamma: 2, Seed: 1, Sampling: data.Sampling{Temperature: 1, TopP: 1}, Rule: algos.Token{}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

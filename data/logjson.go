@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 )
 
 // ImportJSONL reads JSON lines, one LogRow per line with the parquet
@@ -35,4 +36,24 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 		return w.Rows(), err
 	}
 	return w.Rows(), nil
+}
+
+// ImportFile converts the JSON-lines log at inPath (see ImportJSONL) into
+// a parquet log at outPath with provenance pv, and returns the rows
+// written. Errors about the content match ErrInvalid.
+func ImportFile(inPath, outPath string, pv Provenance) (int64, error) {
+	in, err := os.Open(inPath)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	w, err := Create(outPath, WriterOptions{Provenance: pv})
+	if err != nil {
+		return 0, err
+	}
+	n, err := ImportJSONL(in, w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }

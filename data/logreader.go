@@ -170,16 +170,18 @@ func (r *Reader) Step() *Step { return &r.step }
 // It is valid until the next Next.
 func (r *Reader) Block() *sim.Block { return &r.blk }
 
-// procP and procQ return the correctly processed float32 rows of the
-// current step (the block's rows differ only under a planted Bug).
-func (r *Reader) procP(i int) []float32 {
+// ProcP and ProcQ return the correctly processed float32 rows p_{i+1} and
+// q_{i+1} of the current step: the block's rows differ from them only
+// under a planted Bug. They are valid until the next Next.
+func (r *Reader) ProcP(i int) []float32 {
 	if r.step.Kind == KindLogits {
 		return r.prP[i]
 	}
 	return r.step.P[i]
 }
 
-func (r *Reader) procQ(i int) []float32 {
+// ProcQ returns the correctly processed draft row q_{i+1}; see ProcP.
+func (r *Reader) ProcQ(i int) []float32 {
 	if r.step.Kind == KindLogits {
 		return r.prQ[i]
 	}

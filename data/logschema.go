@@ -181,6 +181,17 @@ func BuildProvenance(writer, source string, seed uint64) Provenance {
 }
 
 // pairs renders the provenance as key/value metadata, keys sorted.
+// Map flattens the provenance into one map: writer, revision, go_version,
+// seed, source and created, then the Extra keys.
+func (pv Provenance) Map() map[string]string {
+	m := map[string]string{"writer": pv.Writer, "revision": pv.Revision, "go_version": pv.GoVersion,
+		"seed": strconv.FormatUint(pv.Seed, 10), "source": pv.Source, "created": pv.Created}
+	for k, v := range pv.Extra {
+		m[k] = v
+	}
+	return m
+}
+
 func (pv Provenance) pairs() [][2]string {
 	kv := [][2]string{
 		{MetaSchemaVersion, strconv.Itoa(SchemaVersion)},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -30,6 +29,10 @@ type RunConfig struct {
 	// Prompts, if set, are the contexts prompts start from (prompt k
 	// starts from Prompts[k mod len(Prompts)]); otherwise they start empty.
 	Prompts [][]int
+	// Rule is the acceptance rule the logged run uses (algos.Token{} for
+	// token verification); it decides each step's emitted tokens on the
+	// processed rows, drawing from the run's stream.
+	Rule sim.Algorithm
 }
 
 func (c RunConfig) validate() error {
@@ -40,47 +43,20 @@ func (c RunConfig) validate() error {
 		return fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
 	case c.StepsPerPrompt < 0:
 		return fmt.Errorf("steps per prompt = %d; use 0 (one prompt) or a positive count", c.StepsPerPrompt)
+	case c.Rule == nil:
+		return fmt.Errorf("run config: Rule is nil; set the acceptance rule the run uses (algos.Token{} for token verification)")
 	}
 	return c.Sampling.Validate()
 }
 
-// Rows is a source of model rows for LogRun: the target and draft rows
-// after a context.
-type Rows interface {
-	// Vocab returns V.
-	Vocab() int
-	// Next writes p(.|ctx) and q(.|ctx) into p and q (float32, length V).
-	Next(ctx []int, p, q []float32)
-}
-
-// PairRows adapts a sim.Pair (float64 models) to Rows.
-type PairRows struct {
-	Pair     sim.Pair
-	p64, q64 []float64
-}
-
-// Vocab returns the pair's vocabulary size.
-func (pr *PairRows) Vocab() int { return pr.Pair.P.Vocab() }
-
-// Next evaluates both models at ctx.
-func (pr *PairRows) Next(ctx []int, p, q []float32) {
-	v := pr.Vocab()
-	pr.p64, pr.q64 = grow64(pr.p64, v), grow64(pr.q64, v)
-	pr.Pair.P.Next(ctx, pr.p64)
-	pr.Pair.Q.Next(ctx, pr.q64)
-	for x := range p {
-		p[x], q[x] = float32(pr.p64[x]), float32(pr.q64[x])
-	}
-}
-
-// LogRun runs speculative decoding with token verification (Leviathan et
-// al., arXiv 2211.17192, Alg. 1) on a model pair and writes one row per
-// step: at each step the draft x_i ~ q_i is drawn from the processed
-// draft rows after the context and x_<i, the target rows p_1..p_{γ+1} are
-// evaluated at the same prefixes, and the emitted tokens x_1..x_n, t
-// extend the context. Names label the models. It stops early, with
+// LogRun runs speculative decoding with cfg.Rule on a model pair and
+// writes one row per step: at each step the draft x_i ~ q_i is drawn from
+// the processed draft rows after the context and x_<i, the target rows
+// p_1..p_{γ+1} are evaluated at the same prefixes, the rule decides the
+// step on the processed rows, and the emitted tokens x_1..x_n, t extend
+// the context. Names label the models. It stops early, with
 // ctx.Err(), when ctx is cancelled.
-func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg RunConfig) error {
+func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string, cfg RunConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -89,7 +65,19 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 		return fmt.Errorf("sampling %s with probability rows: store logits (the reader applies the transform) or use T = 1 without filters", cfg.Sampling)
 	}
 	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logrun"))
-	v, g := src.Vocab(), cfg.Gamma
+	if pair.P.Vocab() != pair.Q.Vocab() {
+		return fmt.Errorf("pair %s: the target has %d tokens and the draft %d; use models over one vocabulary", pair.Name, pair.P.Vocab(), pair.Q.Vocab())
+	}
+	v, g := pair.P.Vocab(), cfg.Gamma
+	p64, q64 := make([]float64, v), make([]float64, v)
+	// rows evaluates both models after ctx into float32 rows p and q.
+	rows := func(ctx []int, p, q []float32) {
+		pair.P.Next(ctx, p64)
+		pair.Q.Next(ctx, q64)
+		for x := range p {
+			p[x], q[x] = float32(p64[x]), float32(q64[x])
+		}
+	}
 	raw := func(n int) [][]float32 { return sizeRows(nil, n, v) }
 	mp, mq := raw(g+1), raw(g) // model rows (probabilities)
 	sp, sq := raw(g+1), raw(g) // stored rows
@@ -102,6 +90,13 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 	}
 	var seq []int
 	scratch := make([]float32, v)
+	blk := sim.Block{Tokens: st.Tokens, Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
+	for i := range blk.Q {
+		blk.Q[i] = sim.F32(pq[i])
+	}
+	for i := range blk.P {
+		blk.P[i] = sim.F32(pp[i])
+	}
 	for s := 0; s < cfg.Steps; s++ {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -122,7 +117,7 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 			if i == g {
 				q = scratch
 			}
-			src.Next(seq, mp[i], q)
+			rows(seq, mp[i], q)
 			if err := store(&tr, cfg, mp[i], sp[i], pp[i]); err != nil {
 				return fmt.Errorf("step %d: target row %d: %w", s, i+1, err)
 			}
@@ -137,7 +132,11 @@ func LogRun(ctx context.Context, w *Writer, src Rows, target, draft string, cfg 
 			seq = append(seq, x)
 		}
 		seq = seq[:base]
-		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, pp, pq)
+		o := cfg.Rule.Accept(rng, &blk)
+		if err := sim.CheckOutcome(&blk, o); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		}
+		st.Emitted = emitted(st.Emitted[:0], &blk, o)
 		seq = append(seq, st.Emitted...)
 		if len(seq) > 64 {
 			seq = append(seq[:0], seq[len(seq)-16:]...) // Markov contexts need the last few tokens only
@@ -170,29 +169,19 @@ func store(tr *Transformer, cfg RunConfig, model, stored, processed []float32) e
 	return tr.Apply(cfg.Sampling, processed, stored)
 }
 
-// verify is token verification on processed rows; it appends the emitted
-// tokens to dst.
-func verify(rng *rand.Rand, dst []int, xs []int, p, q [][]float32) []int {
-	for i, x := range xs {
-		if !(rng.Float64() < float64(p[i][x])/float64(q[i][x])) {
-			pi, qi := sim.F32(p[i]), sim.F32(q[i])
-			t := -1
-			if z := sim.ResidualMass(1, pi, qi); z > 0 {
-				t = sim.SampleResidual(rng.Float64(), 1, pi, qi, z)
-			}
-			if t < 0 {
-				t = sim.SampleRow(rng.Float64(), pi)
-			}
-			return append(dst, t)
-		}
-		dst = append(dst, x)
+// emitted appends the tokens a step with outcome o emits to dst: the
+// accepted draft tokens, then o.Next unless it is NoToken.
+func emitted(dst []int, b *sim.Block, o sim.Outcome) []int {
+	dst = append(dst, b.Tokens[:o.Accepted]...)
+	if o.Next != sim.NoToken {
+		dst = append(dst, o.Next)
 	}
-	return append(dst, sim.SampleRow(rng.Float64(), sim.F32(p[len(xs)])))
+	return dst
 }
 
-// LogPool logs a pool's speculative run: at each step a context c is
-// drawn uniformly, the rows are the pool's rows of c, the draft is drawn
-// from them, and token verification decides the emitted tokens.
+// LogPool logs a pool's speculative run: at each step the pool's Next
+// draws a context c uniformly and the draft from c's rows, and cfg.Rule
+// decides the emitted tokens.
 func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -215,8 +204,8 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		if cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0 {
 			st.PromptID, st.Step = int64(s/cfg.StepsPerPrompt), 0
 		}
-		c := rng.IntN(pl.Contexts)
-		pl.Fill(rng, c, &blk)
+		_ = pl.Next(rng, &blk) // a pool never runs out
+		c := blk.Ctx
 		st.Tokens = blk.Tokens
 		for i := 0; i < g; i++ {
 			st.Q[i] = pl.QRow(c, i)
@@ -224,7 +213,11 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		for i := 0; i <= g; i++ {
 			st.P[i] = pl.PRow(c, i)
 		}
-		st.Emitted = verify(rng, st.Emitted[:0], st.Tokens, st.P, st.Q)
+		o := cfg.Rule.Accept(rng, &blk)
+		if err := sim.CheckOutcome(&blk, o); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		}
+		st.Emitted = emitted(st.Emitted[:0], &blk, o)
 		if err := w.Write(st); err != nil {
 			return err
 		}

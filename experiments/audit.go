@@ -57,7 +57,8 @@ func AuditPairs() ([]sim.Pair, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		pairs = append(pairs, *src.Pair)
+		pair, _ := sim.PairOf(src)
+		pairs = append(pairs, pair)
 		gammas = append(gammas, s.gamma)
 	}
 	return pairs, gammas, nil
@@ -301,11 +302,12 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	cseed := sim.StreamID("audit/statistical", cfg.Seed)
 	ccfg := check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditTrials), Seed: cseed, Level: level,
 		Greedy: e.Greedy, Workers: cfg.Workers, Progress: cfg.Progress}
-	pair, err := sim.NewSource(AuditGreedySource, auditGamma, 0)
+	psrc, err := sim.NewSource(AuditGreedySource, auditGamma, 0)
 	if err != nil {
 		return nil, err
 	}
-	res, err := check.Pair(ctx, *pair.Pair, a, check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditPairTrials), Seed: cseed,
+	pair, _ := sim.PairOf(psrc)
+	res, err := check.Pair(ctx, pair, a, check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditPairTrials), Seed: cseed,
 		Level: level, Greedy: e.Greedy, Workers: cfg.Workers})
 	if err != nil {
 		return nil, err
@@ -317,7 +319,8 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 			return nil, err
 		}
 		pairRes := res
-		if res, err = check.Pool(ctx, src.Pool, a, ccfg); err != nil {
+		pl, _ := sim.PoolOf(src)
+		if res, err = check.Pool(ctx, pl, a, ccfg); err != nil {
 			return nil, err
 		}
 		if pairRes.Verdict == check.Violated {

@@ -265,8 +265,8 @@ func bvtPool(beta float64, seed uint64) (*sim.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	src.Pool.BuildAliases()
-	return src.Pool, nil
+	pl, _ := sim.PoolOf(src)
+	return pl, nil
 }
 
 // poolBeta returns the mean β of the pool's draft rows at positions 0..g-1.
@@ -301,8 +301,8 @@ func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, e
 			func(i int64, a *bvtAcc) {
 				var full sim.Block
 				rd := sim.NewRand(seed, sim.StreamID("block-vs-token/draft", gg, uint64(i)))
-				pl.Fill(rd, rd.IntN(pl.Contexts), &full)
-				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1]}
+				_ = pl.Next(rd, &full) // a pool never runs out
+				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1], Ctx: full.Ctx}
 				coins := sim.StreamID("block-vs-token/coins", gg, uint64(i))
 				t := float64(algos.Token{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
 				k := float64(algos.Block{}.Accept(sim.NewRand(seed, coins), &b).Emitted())

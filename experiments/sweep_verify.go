@@ -22,10 +22,10 @@ import (
 // reports the exact engine's expected values (sim.Exact, from the empty
 // context, the same start as the Monte Carlo steps).
 //
-// A markov source draws each step's draft chain from q autoregressively
-// from the empty context and scores it with both models; a pool source
-// (dirichlet, temperature, zipf) picks a context uniformly per step and
-// fills the block with sim.Pool.Fill. The source's own seed, when its spec
+// Each step's block comes from the source's sim.BlockSource: a markov
+// source (sim.Chain) draws the draft chain from q autoregressively from the
+// empty context and scores it with both models; a pool source (dirichlet,
+// temperature, zipf) picks a context uniformly per step (sim.Pool.Next). The source's own seed, when its spec
 // gives none, derives from the master seed and the source spec alone, so
 // every rule, γ and replicate of a sweep sees the same model pair.
 const VerifyName = "verify"
@@ -251,7 +251,6 @@ type verifyAcc struct {
 	// sim.NewRand(seed, stream) without allocating a generator per step.
 	stream *sim.Stream
 	blk    sim.Block
-	p, q   [][]float64
 }
 
 func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
@@ -269,46 +268,14 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	}
 	g := vc.gamma
 	n := cfg.Trials(vc.trials)
-	var newAcc func() *verifyAcc
-	var step func(i int64, acc *verifyAcc)
-	if src.Pool != nil {
-		pl := src.Pool
-		pl.BuildAliases()
-		newAcc = func() *verifyAcc { return newVerifyAcc() }
-		step = func(i int64, acc *verifyAcc) {
-			rng := acc.stepRand(seed, i)
-			pl.Fill(rng, rng.IntN(pl.Contexts), &acc.blk)
-			acc.add(rule.Accept(rng, &acc.blk), g)
-		}
-	} else {
-		pr := src.Pair
-		v := pr.P.Vocab()
-		newAcc = func() *verifyAcc {
-			a := newVerifyAcc()
-			a.p, a.q = make([][]float64, g+1), make([][]float64, g)
-			a.blk = sim.Block{Tokens: make([]int, g), P: make([]sim.Row, g+1), Q: make([]sim.Row, g)}
-			for j := range a.p {
-				a.p[j] = make([]float64, v)
-				a.blk.P[j] = sim.F64(a.p[j])
-			}
-			for j := range a.q {
-				a.q[j] = make([]float64, v)
-				a.blk.Q[j] = sim.F64(a.q[j])
-			}
-			return a
-		}
-		step = func(i int64, acc *verifyAcc) {
-			rng := acc.stepRand(seed, i)
-			toks := acc.blk.Tokens
-			for j := 0; j < g; j++ {
-				pr.Q.Next(toks[:j], acc.q[j])
-				toks[j] = sim.SampleCDF(rng.Float64(), acc.q[j])
-			}
-			for j := 0; j <= g; j++ {
-				pr.P.Next(toks[:j], acc.p[j])
-			}
-			acc.add(rule.Accept(rng, &acc.blk), g)
-		}
+	// Every step draws its block from the source and the rule's coins from
+	// the same keyed stream: a pool picks a context and samples the draft
+	// by alias, a chain drafts from its model pair.
+	newAcc := func() *verifyAcc { return newVerifyAcc() }
+	step := func(i int64, acc *verifyAcc) {
+		rng := acc.stepRand(seed, i)
+		_ = src.Next(rng, &acc.blk) // pools and chains never run out
+		acc.add(rule.Accept(rng, &acc.blk), g)
 	}
 	merge := func(dst, src *verifyAcc) {
 		dst.sumA += src.sumA
@@ -329,9 +296,9 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		{K: "mean_emitted", V: e.Mean}, {K: "mean_emitted_lo", V: e.Lo}, {K: "mean_emitted_hi", V: e.Hi},
 		{K: "alpha_hat", V: float64(tot.accepted) / float64(tot.tried)}, {K: "n", V: done},
 	}
-	if src.Pair != nil {
+	if pair, ok := sim.PairOf(src); ok {
 		if lw, ok := rule.(sim.Lawer); ok {
-			res, err := sim.Exact(*src.Pair, lw, sim.ExactConfig{Gamma: g, Greedy: vc.algo.Greedy})
+			res, err := sim.Exact(pair, lw, sim.ExactConfig{Gamma: g, Greedy: vc.algo.Greedy})
 			if err == nil {
 				row = append(row, KV{K: "exact_accepted", V: res.ExpectedAccepted}, KV{K: "exact_emitted", V: res.ExpectedEmitted})
 			}

@@ -64,7 +64,6 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 		workers = 1
 	}
 	g := pl.Gamma
-	pl.BuildAliases()
 	tokens := make([]int, pl.Contexts*benchDrafts*g)
 	rd := NewRand(cfg.Seed, StreamID("bench/drafts"))
 	for c := 0; c < pl.Contexts; c++ {
@@ -86,7 +85,7 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 		go func() {
 			defer wg.Done()
 			rng := NewRand(cfg.Seed, StreamID("bench/rule", uint64(w)))
-			b := Block{Q: make([]Row, g), P: make([]Row, g+1)}
+			b := Block{Q: make([]Row, g), P: make([]Row, g+1), Ctx: -1}
 			deadline := time.Now().Add(cfg.Duration)
 			var steps, emitted int64
 			c, d := w%pl.Contexts, 0
@@ -98,6 +97,7 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 					for i := 0; i <= g; i++ {
 						b.P[i] = F32(pl.PRow(c, i))
 					}
+					b.Ctx = c
 					k := (c*benchDrafts + d) * g
 					b.Tokens = tokens[k : k+g]
 					o := a.Accept(rng, &b)

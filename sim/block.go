@@ -1,9 +1,18 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
+
+// BlockSource fills dst with the next speculative step's rows and draft
+// tokens, reusing dst's slices, and returns io.EOF when exhausted. It
+// draws all of its randomness from rng and is safe for concurrent use
+// with distinct rngs and distinct dsts.
+type BlockSource interface {
+	Next(rng *rand.Rand, dst *Block) error
+}
 
 // MaxGamma is the longest draft a Block may carry. Verifiers keep per-step
 // scratch of this size on the stack, so a step never allocates.
@@ -17,6 +26,9 @@ const MaxGamma = 64
 type Block struct {
 	Tokens []int
 	Q, P   []Row
+	// Ctx is the index of the source context the rows came from (a pool's
+	// context), or -1 when the source has none.
+	Ctx int
 }
 
 // Gamma returns the draft length.
@@ -86,9 +98,17 @@ type Algorithm interface {
 // Lawer is implemented by rules whose outcome law given a block is
 // computable exactly: Law writes into dst the probability of every
 // (Accepted, Next) pair given b, marginalising the rule's own randomness.
+// It returns an error (wrapping ErrEmptyResidual, say) when b's rows leave
+// the rule nothing to emit; dst is then incomplete.
 type Lawer interface {
-	Law(b *Block, dst *Law)
+	Law(b *Block, dst *Law) error
 }
+
+// ErrEmptyResidual is returned by laws that reject with positive
+// probability where the residual norm((w·p - q)+) is zero everywhere: the
+// rows are inconsistent (a p that is not a distribution, say), so the rule
+// has nothing to emit.
+var ErrEmptyResidual = errors.New("rejection with positive probability but an empty residual")
 
 // Law is the exact distribution of an Outcome given a Block: a
 // (γ+1) × (V+1) table, entry (n, t) holding Pr(Accepted = n, Next = t),
@@ -131,15 +151,16 @@ func (l *Law) AddRow(n int, mass float64, r Row) {
 
 // AddResidual adds mass·norm((w·p - q)+)(t) to Pr(Accepted = n, Next = t).
 // When the residual is zero everywhere the mass must be zero too (a
-// rejection that cannot happen); otherwise it panics, because the rule
-// would have nothing to emit.
-func (l *Law) AddResidual(n int, mass, w float64, p, q Row) {
+// rejection that cannot happen); otherwise it returns an error wrapping
+// ErrEmptyResidual and adds nothing, because the rule would have nothing
+// to emit.
+func (l *Law) AddResidual(n int, mass, w float64, p, q Row) error {
 	if mass == 0 {
-		return
+		return nil
 	}
 	z := ResidualMass(w, p, q)
 	if z <= 0 {
-		panic(fmt.Sprintf("sim: rejection with probability %g but an empty residual", mass))
+		return fmt.Errorf("law: %w: rejection at position %d with probability %g (w = %g); check that the rows are normalised distributions", ErrEmptyResidual, n+1, mass, w)
 	}
 	base := l.idx(n, 0)
 	for t := 0; t < l.V; t++ {
@@ -148,6 +169,7 @@ func (l *Law) AddResidual(n int, mass, w float64, p, q Row) {
 			l.P[base+t] += mass * d / z
 		}
 	}
+	return nil
 }
 
 // Total returns Σ of all entries (1 for a complete law).

@@ -149,7 +149,7 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	e.accDist = make([]float64, g+1)
 	e.pRows = make([][]float64, g+1)
 	e.qRows = make([][]float64, g)
-	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g)}
+	e.blk = Block{Tokens: make([]int, g), P: make([]Row, g+1), Q: make([]Row, g), Ctx: -1}
 	for i := range e.pRows {
 		e.pRows[i] = make([]float64, v)
 		e.blk.P[i] = F64(e.pRows[i])
@@ -205,7 +205,9 @@ func (e *enumerator) draft(i int, w float64) error {
 }
 
 func (e *enumerator) leaf(w float64) error {
-	e.rule.Law(&e.blk, &e.law)
+	if err := e.rule.Law(&e.blk, &e.law); err != nil {
+		return fmt.Errorf("exact: draft %v: %w", e.blk.Tokens, err)
+	}
 	if tot := e.law.Total(); math.Abs(tot-1) > 1e-9 {
 		return fmt.Errorf("exact: the rule's law sums to %.12g, not 1, on draft %v", tot, e.blk.Tokens)
 	}

@@ -124,16 +124,17 @@ func (a *args) done(keys string) error {
 	return nil
 }
 
-// Source is what a spec builds: a small context-dependent model pair, or a
-// positional pool of large synthetic rows.
+// Source is what a spec builds: a block source named by its canonical
+// spec. The source is a *Chain over a small context-dependent model pair
+// (markov; PairOf gives the pair) or a positional *Pool of large synthetic
+// rows (dirichlet, temperature, zipf; PoolOf gives the pool).
 type Source struct {
 	Spec string
-	Pair *Pair
-	Pool *Pool
+	BlockSource
 }
 
-// NewSource builds the source described by spec. Pools need the draft
-// length gamma (they hold γ draft rows and γ+1 target rows per context).
+// NewSource builds the source described by spec, drafting γ = gamma tokens
+// per block (pools hold γ draft rows and γ+1 target rows per context).
 // seed is used where the spec gives no seed= of its own.
 func NewSource(spec string, gamma int, seed uint64) (Source, error) {
 	sp, err := ParseSpec(spec)
@@ -154,7 +155,11 @@ func NewSource(spec string, gamma int, seed uint64) (Source, error) {
 			return Source{}, err
 		}
 		pr.Name = src.Spec
-		src.Pair = &pr
+		ch, err := NewChain(pr, gamma)
+		if err != nil {
+			return Source{}, err
+		}
+		src.BlockSource = ch
 		return src, nil
 	case "dirichlet", "temperature", "zipf":
 		pc := PoolConfig{Kind: sp.Kind, V: a.int("V", 1000), Gamma: gamma, Contexts: a.int("contexts", 16),
@@ -168,7 +173,7 @@ func NewSource(spec string, gamma int, seed uint64) (Source, error) {
 			return Source{}, err
 		}
 		pl.Name = src.Spec
-		src.Pool = pl
+		src.BlockSource = pl
 		return src, nil
 	}
 	return Source{}, fmt.Errorf("source %q: unknown kind %q; kinds: %s", spec, sp.Kind, strings.Join(SourceKinds(), ", "))
@@ -305,6 +310,7 @@ func NewPool(rng *rand.Rand, c PoolConfig) (*Pool, error) {
 	if pl.MeanBeta == 0 {
 		pl.MeanBeta = pl.meanBeta()
 	}
+	pl.buildAliases()
 	return pl, nil
 }
 
@@ -332,20 +338,30 @@ func (pl *Pool) PRow(c, i int) []float32 { return pl.P[c*(pl.Gamma+1)+i] }
 // QRow returns context c's draft row at position i.
 func (pl *Pool) QRow(c, i int) []float32 { return pl.Q[c*pl.Gamma+i] }
 
-// Fill points dst's rows at context c and draws the draft tokens from the
-// draft rows with rng (alias tables, O(1) per token, built on first use).
-// dst's slices are reused; Fill does not allocate once they have length γ.
+// Next draws a context c uniformly with rng and fills dst from it as Fill
+// does. A pool never runs out, so Next never returns an error; it
+// implements BlockSource and is safe for concurrent use with distinct rngs
+// and dsts.
+func (pl *Pool) Next(rng *rand.Rand, dst *Block) error {
+	pl.Fill(rng, rng.IntN(pl.Contexts), dst)
+	return nil
+}
+
+// Fill points dst's rows at context c, sets dst.Ctx = c, and draws the
+// draft tokens from the draft rows with rng (alias tables built by
+// NewPool, O(1) per token). dst's slices are reused; Fill does not
+// allocate once they have length γ. It only reads the pool, so concurrent
+// calls with distinct rngs and dsts are safe; the rows must not be
+// modified after NewPool.
 func (pl *Pool) Fill(rng *rand.Rand, c int, dst *Block) {
 	g := pl.Gamma
-	if pl.draftAlias == nil {
-		pl.BuildAliases()
-	}
 	if cap(dst.Tokens) < g {
 		dst.Tokens = make([]int, g)
 		dst.Q = make([]Row, g)
 		dst.P = make([]Row, g+1)
 	}
 	dst.Tokens, dst.Q, dst.P = dst.Tokens[:g], dst.Q[:g], dst.P[:g+1]
+	dst.Ctx = c
 	for i := 0; i < g; i++ {
 		dst.Q[i] = F32(pl.QRow(c, i))
 		dst.Tokens[i] = pl.draftAlias[c*g+i].Sample(rng)
@@ -355,9 +371,8 @@ func (pl *Pool) Fill(rng *rand.Rand, c int, dst *Block) {
 	}
 }
 
-// BuildAliases builds the draft alias tables; Fill calls it on first use,
-// and concurrent users must call it once before sharing the pool.
-func (pl *Pool) BuildAliases() {
+// buildAliases builds the draft alias tables; NewPool calls it once.
+func (pl *Pool) buildAliases() {
 	pl.draftAlias = make([]*Alias, len(pl.Q))
 	w := make([]float64, pl.V)
 	for i, q := range pl.Q {

@@ -43,7 +43,7 @@ func TestDirichletCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl := src.Pool
+		pl, _ := sim.PoolOf(src)
 		s := 0.0
 		for c := 0; c < pl.Contexts; c++ {
 			for i := 0; i < pl.Gamma; i++ {
@@ -65,7 +65,8 @@ func TestMarkovRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := src.Pair.P.(*sim.Markov)
+	pair, _ := sim.PairOf(src)
+	m := pair.P.(*sim.Markov)
 	for s, r := range m.Rows {
 		if err := sim.Validate("row", r); err != nil {
 			t.Errorf("state %d: %v", s, err)
@@ -73,8 +74,8 @@ func TestMarkovRows(t *testing.T) {
 	}
 	// Order 2: p(.|ctx) depends only on the last two tokens.
 	a, b := make([]float64, 5), make([]float64, 5)
-	src.Pair.P.Next([]int{0, 3, 1}, a)
-	src.Pair.P.Next([]int{4, 3, 1}, b)
+	pair.P.Next([]int{0, 3, 1}, a)
+	pair.P.Next([]int{4, 3, 1}, b)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("order-2 rows differ on the third-last token: %v vs %v", a, b)

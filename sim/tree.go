@@ -232,9 +232,11 @@ type TreeAlgorithm interface {
 }
 
 // TreeLawer is implemented by tree rules whose outcome law given a tree is
-// computable exactly: TreeLaw writes Pr(Node = n, Next = t) into dst.
+// computable exactly: TreeLaw writes Pr(Node = n, Next = t) into dst. It
+// returns an error when the tree's rows leave the rule nothing to emit
+// (or the law is too large to enumerate); dst is then incomplete.
 type TreeLawer interface {
-	TreeLaw(t *Tree, dst *TreeLaw)
+	TreeLaw(t *Tree, dst *TreeLaw) error
 }
 
 // TreeLaw is the exact law of a TreeOutcome given a Tree: a
@@ -273,17 +275,18 @@ func (l *TreeLaw) AddRow(n int, mass float64, r Row) {
 }
 
 // AddVec adds mass·w(t)/Σw to Pr(Node = n, Next = t) for every t. A
-// positive mass with Σw = 0 panics: the rule would have nothing to emit.
-func (l *TreeLaw) AddVec(n int, mass float64, w []float64) {
+// positive mass with Σw = 0 returns an error wrapping ErrEmptyResidual and
+// adds nothing: the rule would have nothing to emit.
+func (l *TreeLaw) AddVec(n int, mass float64, w []float64) error {
 	if mass == 0 {
-		return
+		return nil
 	}
 	s := 0.0
 	for _, v := range w {
 		s += v
 	}
 	if !(s > 0) {
-		panic(fmt.Sprintf("sim: emission with probability %g from an empty row", mass))
+		return fmt.Errorf("tree law: %w: emission at node %d with probability %g from an empty row", ErrEmptyResidual, n, mass)
 	}
 	base := n*(l.V+1) + 1
 	for t, v := range w {
@@ -291,6 +294,7 @@ func (l *TreeLaw) AddVec(n int, mass float64, w []float64) {
 			l.P[base+t] += mass * v / s
 		}
 	}
+	return nil
 }
 
 // Total returns the sum of all entries (1 for a complete law).

@@ -78,7 +78,9 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 		if err := t.Check(); err != nil {
 			return err
 		}
-		rule.TreeLaw(t, &law)
+		if err := rule.TreeLaw(t, &law); err != nil {
+			return err
+		}
 		if tot := law.Total(); math.Abs(tot-1) > 1e-9 {
 			return fmt.Errorf("exact tree: the rule's law sums to %.12g, not 1", tot)
 		}

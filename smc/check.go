@@ -228,20 +228,21 @@ func (cfg ModelSpec) Build(seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if src.Pair == nil {
+	pair, ok := sim.PairOf(src.BlockSource)
+	if !ok {
 		return nil, fmt.Errorf("%w: source %s is a pool of rows, not a model; use a model pair such as markov:V=4", ErrBadModel, src.Spec)
 	}
 	m := &Model{Name: src.Spec, Prompt: cfg.Prompt, EOS: cfg.EOS, T: cfg.T, Temperature: cfg.Temperature}
 	switch cfg.LM {
 	case "", "p":
-		m.LM = src.Pair.P
+		m.LM = pair.P
 	case "q":
-		m.LM, m.Name = src.Pair.Q, src.Spec+"/q"
+		m.LM, m.Name = pair.Q, src.Spec+"/q"
 	default:
 		return nil, fmt.Errorf("%w: lm = %q; use p (the pair's target) or q (its draft)", ErrBadModel, cfg.LM)
 	}
 	for _, s := range cfg.Potentials {
-		p, err := ParsePotential(s, *src.Pair)
+		p, err := ParsePotential(s, pair)
 		if err != nil {
 			return nil, err
 		}

@@ -67,7 +67,11 @@ func checkCommand() *cli.Command {
 				if err != nil {
 					return cliutil.Usage(err)
 				}
-				pair, pool, source = src.Pair, src.Pool, src.Spec
+				if pr, ok := sim.PairOf(src); ok {
+					pair = &pr
+				}
+				pool, _ = sim.PoolOf(src)
+				source = src.Spec
 			}
 			ctx, stop := signalContext(c.Context)
 			defer stop()

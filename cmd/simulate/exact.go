@@ -127,10 +127,11 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	if err != nil {
 		return sim.Pair{}, cliutil.Usage(err)
 	}
-	if src.Pair == nil {
+	pair, ok := sim.PairOf(src)
+	if !ok {
 		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
 	}
-	return *src.Pair, nil
+	return pair, nil
 }
 
 func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {

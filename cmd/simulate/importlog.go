@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-
-	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,20 +22,8 @@ func importLogCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "provenance: the logged run's seed"},
 		},
 		Action: func(c *cli.Context) error {
-			in, err := os.Open(c.String("in"))
-			if err != nil {
-				return cliutil.IO(err)
-			}
-			defer in.Close()
 			pv := data.BuildProvenance(c.String("writer"), c.String("source"), c.Uint64("seed"))
-			w, err := data.Create(c.String("out"), data.WriterOptions{Provenance: pv})
-			if err != nil {
-				return cliutil.IO(err)
-			}
-			n, err := data.ImportJSONL(in, w)
-			if cerr := w.Close(); err == nil && cerr != nil {
-				return cliutil.IO(cerr)
-			}
+			n, err := data.ImportFile(c.String("in"), c.String("out"), pv)
 			if err != nil {
 				return logErr(err)
 			}

@@ -1,32 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
-	"github.com/specsim/specsim/sim"
 )
 
 func init() { register(logSyntheticCommand) }
-
-// logSyntheticJSON is the JSON form of 'simulate log-synthetic'.
-type logSyntheticJSON struct {
-	Out      string `json:"out"`
-	Source   string `json:"source"`
-	Seed     uint64 `json:"seed"`
-	Steps    int64  `json:"steps"`
-	Gamma    int    `json:"gamma"`
-	V        int    `json:"V"`
-	Layout   string `json:"layout"`
-	RowKind  string `json:"row_kind"`
-	Sampling string `json:"sampling"`
-	Bytes    int64  `json:"bytes"`
-}
 
 func logSyntheticCommand() *cli.Command {
 	return &cli.Command{
@@ -49,61 +35,20 @@ func logSyntheticCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			seed := masterSeed(c)
-			g := c.Int("gamma")
-			if c.Int("steps") < 1 {
-				return cliutil.Usage(fmt.Errorf("--steps = %d; log at least one step", c.Int("steps")))
-			}
-			if c.Int("sparse") < 0 {
-				return cliutil.Usage(fmt.Errorf("--sparse = %d; use 0 (dense) or a positive count", c.Int("sparse")))
-			}
-			src, err := sim.NewSource(c.String("source"), g, seed)
-			if err != nil {
-				return cliutil.Usage(err)
-			}
 			s := data.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
-			if err := s.Validate(); err != nil {
-				return cliutil.Usage(err)
-			}
-			cfg := data.RunConfig{Steps: c.Int("steps"), Gamma: g, StepsPerPrompt: c.Int("steps-per-prompt"), Seed: seed,
-				RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits")}
-			pv := data.BuildProvenance("simulate log-synthetic", src.Spec, seed)
-			pv.Extra = map[string]string{"command": fmt.Sprintf("log-synthetic --source %s --steps %d --gamma %d --sparse %d --logits=%v --steps-per-prompt %d --%s",
-				src.Spec, cfg.Steps, g, c.Int("sparse"), cfg.Logits, cfg.StepsPerPrompt, s)}
-			w, err := data.Create(c.String("out"), data.WriterOptions{Sparse: c.Int("sparse"), Provenance: pv})
-			if err != nil {
-				return cliutil.IO(err)
-			}
+			opt := data.SyntheticOptions{Source: c.String("source"), Out: c.String("out"), Sparse: c.Int("sparse"),
+				Run: data.RunConfig{Steps: c.Int("steps"), Gamma: c.Int("gamma"), StepsPerPrompt: c.Int("steps-per-prompt"), Seed: seed,
+					RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits"), Rule: algos.Token{}}}
 			ctx, cancel := signalContext(c.Context)
 			defer cancel()
-			v := 0
-			if src.Pair != nil {
-				v = src.Pair.P.Vocab()
-				err = data.LogRun(ctx, w, &data.PairRows{Pair: *src.Pair}, src.Spec+"/p", src.Spec+"/q", cfg)
-			} else {
-				v = src.Pool.V
-				err = data.LogPool(ctx, w, src.Pool, cfg)
-			}
-			cerr := w.Close()
-			if err != nil {
-				if ctx.Err() != nil {
-					return cliutil.Interrupted(err)
-				}
+			out, err := data.LogSynthetic(ctx, opt)
+			switch {
+			case errors.Is(err, data.ErrConfig):
 				return cliutil.Usage(err)
-			}
-			if cerr != nil {
-				return cliutil.IO(cerr)
-			}
-			st, err := os.Stat(c.String("out"))
-			if err != nil {
+			case err != nil && ctx.Err() != nil:
+				return cliutil.Interrupted(err)
+			case err != nil:
 				return cliutil.IO(err)
-			}
-			out := logSyntheticJSON{Out: c.String("out"), Source: src.Spec, Seed: seed, Steps: w.Rows(), Gamma: g, V: v,
-				Layout: data.LayoutDense, RowKind: data.KindProbs, Sampling: s.String(), Bytes: st.Size()}
-			if c.Int("sparse") > 0 {
-				out.Layout = data.LayoutSparse
-			}
-			if cfg.Logits {
-				out.RowKind = data.KindLogits
 			}
 			if c.Bool("json") {
 				return cliutil.WriteJSON(c.App.Writer, out)

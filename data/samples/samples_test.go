@@ -8,24 +8,25 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
+	"github.com/specsim/specsim/experiments"
 )
 
-func replay(t *testing.T, bug data.Bug, names ...string) *data.ReplayReport {
+func replay(t *testing.T, bug data.Bug, names ...string) *experiments.ReplayReport {
 	t.Helper()
 	r, err := data.NewReader(bytes.NewReader(samples.CharGram), int64(len(samples.CharGram)), data.ReadOptions{Bug: bug})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rules []data.ReplayRule
+	var rules []experiments.ReplayRule
 	for _, n := range names {
 		e, err := algos.Lookup(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		a, _ := e.Build(nil)
-		rules = append(rules, data.ReplayRule{Name: n, Algo: a, Greedy: e.Greedy})
+		rules = append(rules, experiments.ReplayRule{Name: n, Algo: a, Greedy: e.Greedy})
 	}
-	rep, err := data.Replay(context.Background(), r, rules, data.ReplayConfig{Seed: 1})
+	rep, err := experiments.Replay(context.Background(), r, rules, experiments.ReplayConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -260,7 +260,6 @@ func Pool(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg Config) (Resul
 			}
 		}
 	}
-	pl.BuildAliases()
 	newAcc := func() *tally {
 		return &tally{counts: make([]int64, nc*(g+1)*bins), seq: make([]int, 0, g+1), draft: sim.NewStream(), rule: sim.NewStream()}
 	}
@@ -324,6 +323,10 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 		return Result{}, err
 	}
 	g, v := cfg.Gamma, pr.P.Vocab()
+	chain, err := sim.NewChain(pr, g)
+	if err != nil {
+		return Result{}, err
+	}
 	var target sim.Model = pr.P
 	if cfg.Greedy {
 		target = sim.Greedy{M: pr.P}
@@ -342,7 +345,7 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 	}
 	newAcc := func() *tally {
 		t := &tally{counts: make([]int64, offs[len(lens)]), seq: make([]int, 0, g+1), draft: sim.NewStream(), rule: sim.NewStream()}
-		t.blk = sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1)}
+		t.blk = sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
 		t.rows = make([][]float64, 2*g+2)
 		for i := range t.rows {
 			t.rows[i] = make([]float64, v)
@@ -359,18 +362,10 @@ func Pair(ctx context.Context, pr sim.Pair, a sim.Algorithm, cfg Config) (Result
 		rd := acc.draft.Reset(cfg.Seed, sim.StreamID("check/draft", uint64(t)))
 		ra := acc.rule.Reset(cfg.Seed, sim.StreamID("check/rule", uint64(t)))
 		b := &acc.blk
-		ctxTok := acc.seq[:0]
-		for i := 0; i < g; i++ {
-			pr.P.Next(ctxTok, acc.rows[i])
-			q := acc.rows[g+1+i]
-			pr.Q.Next(ctxTok, q)
-			b.Tokens[i] = sim.SampleCDF(rd.Float64(), q)
-			ctxTok = append(ctxTok, b.Tokens[i])
-		}
-		pr.P.Next(ctxTok, acc.rows[g])
+		_ = chain.Next(rd, b) // a chain never runs out
 		o := a.Accept(ra, b)
 		acc.add(b, o)
-		seq := append(ctxTok[:0], b.Tokens[:min(max(o.Accepted, 0), g)]...)
+		seq := append(acc.seq[:0], b.Tokens[:min(max(o.Accepted, 0), g)]...)
 		if o.Next != sim.NoToken && o.Next >= 0 && o.Next < v && len(seq) <= g {
 			seq = append(seq, o.Next)
 		}

@@ -19,7 +19,8 @@ func pool(t *testing.T, spec string, gamma int) *sim.Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src.Pool
+	pl, _ := sim.PoolOf(src)
+	return pl
 }
 
 // TestCheckVerdicts: on a V = 2048 Dirichlet pool with 100000 trials (the
@@ -55,7 +56,8 @@ func TestCheckVerdicts(t *testing.T) {
 		if r.Verdict != c.want {
 			t.Errorf("pool: %s verdict %s (p = %.3g), want %s", c.name, r.Verdict, r.PValue, c.want)
 		}
-		r, err = check.Pair(context.Background(), *src.Pair, a, check.Config{Gamma: 3, Trials: 50000, Seed: 5})
+		pair, _ := sim.PairOf(src)
+		r, err = check.Pair(context.Background(), pair, a, check.Config{Gamma: 3, Trials: 50000, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/sim"
 )
@@ -159,9 +160,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
-	cfg := data.RunConfig{Steps: *steps, Gamma: 4, StepsPerPrompt: 30, Seed: *seed, RunID: "chargram", Sampling: s, Logits: true, Prompts: prompts}
+	cfg := data.RunConfig{Steps: *steps, Gamma: 4, StepsPerPrompt: 30, Seed: *seed, RunID: "chargram", Sampling: s, Logits: true, Prompts: prompts,
+		Rule: algos.Token{}}
 	pair := sim.Pair{Name: "chargram", P: target, Q: draft}
-	if err := data.LogRun(context.Background(), w, &data.PairRows{Pair: pair}, "char-4gram", "char-bigram", cfg); err != nil {
+	if err := data.LogRun(context.Background(), w, pair, "char-4gram", "char-bigram", cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,101 @@
+package data
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// ErrConfig marks errors in the configuration of a synthetic run (steps,
+// sparsity, source spec, sampling, or a run the configuration cannot
+// log), as opposed to I/O errors.
+var ErrConfig = errors.New("invalid run configuration")
+
+// SyntheticOptions configure LogSynthetic ('simulate log-synthetic').
+type SyntheticOptions struct {
+	// Source is a model pair or pool spec (sim.NewSource), Out the parquet
+	// file, Sparse the top-k of sparse rows (0: dense).
+	Source, Out string
+	Sparse      int
+	// Run is the logged run: steps, γ, prompts, seed (also the source's
+	// seed where its spec gives none), run id, sampling, logits and rule.
+	Run RunConfig
+}
+
+// SyntheticSummary is the JSON form of 'simulate log-synthetic'; field
+// names are stable.
+type SyntheticSummary struct {
+	Out      string `json:"out"`
+	Source   string `json:"source"`
+	Seed     uint64 `json:"seed"`
+	Steps    int64  `json:"steps"`
+	Gamma    int    `json:"gamma"`
+	V        int    `json:"V"`
+	Layout   string `json:"layout"`
+	RowKind  string `json:"row_kind"`
+	Sampling string `json:"sampling"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// LogSynthetic builds the source, logs its run to opt.Out (LogRun for a
+// model pair, LogPool for a pool) and summarises the file. Configuration
+// errors match ErrConfig; a cancelled ctx gives ctx.Err(); other errors
+// are I/O errors.
+func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary, error) {
+	cfg := opt.Run
+	if cfg.Steps < 1 {
+		return nil, fmt.Errorf("%w: --steps = %d; log at least one step", ErrConfig, cfg.Steps)
+	}
+	if opt.Sparse < 0 {
+		return nil, fmt.Errorf("%w: --sparse = %d; use 0 (dense) or a positive count", ErrConfig, opt.Sparse)
+	}
+	src, err := sim.NewSource(opt.Source, cfg.Gamma, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := cfg.Sampling.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	pv := BuildProvenance("simulate log-synthetic", src.Spec, cfg.Seed)
+	pv.Extra = map[string]string{"command": fmt.Sprintf("log-synthetic --source %s --steps %d --gamma %d --sparse %d --logits=%v --steps-per-prompt %d --%s",
+		src.Spec, cfg.Steps, cfg.Gamma, opt.Sparse, cfg.Logits, cfg.StepsPerPrompt, cfg.Sampling)}
+	w, err := Create(opt.Out, WriterOptions{Sparse: opt.Sparse, Provenance: pv})
+	if err != nil {
+		return nil, err
+	}
+	v := 0
+	if pair, ok := sim.PairOf(src); ok {
+		v = pair.P.Vocab()
+		err = LogRun(ctx, w, pair, src.Spec+"/p", src.Spec+"/q", cfg)
+	} else {
+		pl, _ := sim.PoolOf(src)
+		v = pl.V
+		err = LogPool(ctx, w, pl, cfg)
+	}
+	cerr := w.Close()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if cerr != nil {
+		return nil, cerr
+	}
+	st, err := os.Stat(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	out := &SyntheticSummary{Out: opt.Out, Source: src.Spec, Seed: cfg.Seed, Steps: w.Rows(), Gamma: cfg.Gamma, V: v,
+		Layout: LayoutDense, RowKind: KindProbs, Sampling: cfg.Sampling.String(), Bytes: st.Size()}
+	if opt.Sparse > 0 {
+		out.Layout = LayoutSparse
+	}
+	if cfg.Logits {
+		out.RowKind = KindLogits
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// ValidateReport is the result of Validate (the JSON form of 'simulate
+// validate-log'; field names are stable).
+type ValidateReport struct {
+	File       string            `json:"file"`
+	Valid      bool              `json:"valid"`
+	Readable   bool              `json:"readable"`
+	Rows       int64             `json:"rows"`
+	Checked    int64             `json:"checked"`
+	RowGroups  int               `json:"row_groups"`
+	Provenance map[string]string `json:"provenance"`
+	Problems   []string          `json:"problems"`
+	Warnings   []string          `json:"warnings"`
+}
+
+// invalidError is an error about a log's content: it reads as msg and
+// matches ErrInvalid.
+type invalidError struct{ msg string }
+
+func (e invalidError) Error() string { return e.msg }
+func (e invalidError) Unwrap() error { return ErrInvalid }
+
+// Validate reads the whole log at path, checking its schema, shapes,
+// values and decoding, and lists up to maxProblems problems. The report
+// is complete whatever the error: nil for a valid log, an error matching
+// ErrInvalid for invalid content, any other error for an unreadable file.
+func Validate(path string, maxProblems int) (*ValidateReport, error) {
+	out := &ValidateReport{File: path, Problems: []string{}, Warnings: []string{}}
+	r, err := Open(path, ReadOptions{})
+	if err != nil {
+		out.Problems = append(out.Problems, err.Error())
+		if errors.Is(err, ErrInvalid) {
+			out.Readable = true
+			return out, fmt.Errorf("%s is not a valid log: %w", path, err)
+		}
+		return out, fmt.Errorf("%s is unreadable: %w", path, err)
+	}
+	defer r.Close()
+	out.Readable = true
+	m := r.Meta()
+	out.Rows, out.RowGroups, out.Provenance = m.Rows, m.RowGroups, m.Provenance.Map()
+	invalid, first := 0, ""
+	for {
+		for r.Next() {
+			out.Checked++
+		}
+		err := r.Err()
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrInvalid) {
+			if invalid++; invalid == 1 {
+				first = err.Error()
+			}
+			if len(out.Problems) < maxProblems {
+				out.Problems = append(out.Problems, err.Error())
+			}
+			if r.Resume() {
+				continue
+			}
+			break
+		}
+		out.Readable = false
+		out.Problems = append(out.Problems, err.Error())
+		return out, fmt.Errorf("%s is unreadable after %d rows: %w", path, out.Checked, err)
+	}
+	out.Warnings = append(out.Warnings, r.Warnings()...)
+	if invalid > 0 {
+		return out, invalidError{fmt.Sprintf("%s is not a valid log: %d invalid rows, first: %s", path, invalid, first)}
+	}
+	out.Valid = true
+	return out, nil
+}
+
+// DecodeSummary is the JSON form of 'simulate replay --decode-only'; field
+// names are stable.
+type DecodeSummary struct {
+	Log         string  `json:"log"`
+	Steps       int64   `json:"steps"`
+	Bytes       int64   `json:"bytes"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	StepsPerSec float64 `json:"steps_per_s"`
+	MBPerSec    float64 `json:"mb_per_s"`
+}
+
+// DecodeFile times DecodeOnly on the log at path (the I/O floor of
+// replay). Errors opening the file are returned as they are; decoding
+// errors match ErrCorrupt.
+func DecodeFile(path string) (*DecodeSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	n, err := DecodeOnly(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	el := time.Since(start).Seconds()
+	return &DecodeSummary{Log: path, Steps: n, Bytes: st.Size(), ElapsedS: el,
+		StepsPerSec: float64(n) / el, MBPerSec: float64(st.Size()) / el / 1e6}, nil
+}

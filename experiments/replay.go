@@ -1,0 +1,671 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/specsim/specsim/algos"
+
+	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/data/samples"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// ReplayRule is one rule to replay: a name for reports and the algorithm.
+// Greedy marks rules that preserve argmax decoding of the target rather
+// than sampling from it (their losslessness check is against argmax p_1).
+type ReplayRule struct {
+	Name   string
+	Algo   sim.Algorithm
+	Greedy bool
+}
+
+// ReplayConfig configures Replay.
+type ReplayConfig struct {
+	// Seed keys the rules' random streams: rule r at file row k uses the
+	// stream sim.StreamID("data/replay/"+r, k), so any step can be
+	// replayed alone and results do not depend on the other rules.
+	Seed uint64
+	// Reps is the number of sampled outcomes per step and rule (default 1).
+	Reps int
+	// MaxSteps stops after this many steps (0: the whole log).
+	MaxSteps int64
+	// Level is the significance level of the losslessness verdict
+	// (default 0.001).
+	Level float64
+	// PerStep, if set, receives every step's result for every rule.
+	PerStep func(StepResult) error
+	// SkipDivergences skips the per-position KL and TV (α is always
+	// computed), which cost a logarithm per vocabulary entry.
+	SkipDivergences bool
+}
+
+// StepResult is one rule on one step: the exact conditional expectations
+// given the logged draft (NaN for rules without a law) next to the mean of
+// the sampled outcomes.
+type StepResult struct {
+	Row, PromptID, Step int64
+	Rule                string
+	AcceptedExact       float64
+	EmittedExact        float64
+	AcceptedSampled     float64
+	EmittedSampled      float64
+}
+
+// RuleReport summarises one rule over a log.
+type RuleReport struct {
+	Name   string
+	Steps  int64
+	HasLaw bool
+	// Exact conditional expectations given the logged drafts, averaged
+	// over steps (NaN without a law), with the normal 95% interval of that
+	// mean over steps (the spread comes from the drafts and contexts).
+	MeanAcceptedExact, MeanEmittedExact float64
+	EmittedExactCI95                    [2]float64
+	// Sampled outcomes: means over steps × reps with 95% intervals.
+	MeanAcceptedSampled, MeanEmittedSampled float64
+	AcceptedCI95, EmittedCI95               [2]float64
+	// ExactMinusSampledZ is (sampled - exact)/se of the per-step
+	// differences: about N(0, 1) when the rule's Accept agrees with its Law.
+	ExactMinusSampledZ float64
+	Lossless           check.LosslessCheck
+}
+
+// PositionStats are the divergences of draft position i over the log.
+type PositionStats struct {
+	Position  int     `json:"position"`
+	Steps     int64   `json:"steps"`
+	MeanAlpha float64 `json:"mean_alpha"` // mean Σ_x min(p_i, q_i)
+	MeanTV    float64 `json:"mean_tv"`    // mean TV(p_i, q_i)
+	// MeanKL is the mean KL(p_i‖q_i) in nats over the steps where it is
+	// finite; KLInfinite counts the others (q_i = 0 where p_i > 0).
+	MeanKL     float64 `json:"mean_kl"`
+	KLInfinite int64   `json:"kl_infinite_steps"`
+}
+
+// ReplayReport is the result of Replay.
+type ReplayReport struct {
+	Steps     int64
+	V         int
+	MaxGamma  int
+	Positions []PositionStats
+	// MeanAlpha is the mean of Σmin(p_i, q_i) over every (step, position).
+	MeanAlpha float64
+	// Logged summarises the logged run itself: its mean emitted tokens per
+	// step (a sample of one per step) and the losslessness check of its
+	// first emitted tokens (steps without emitted tokens are skipped).
+	LoggedSteps       int64
+	LoggedMeanEmitted float64
+	LoggedCI95        [2]float64
+	LoggedLossless    check.LosslessCheck
+	Rules             []RuleReport
+	Warnings          []string
+}
+
+type ruleAcc struct {
+	rule              ReplayRule
+	lawer             sim.Lawer
+	law               sim.Law
+	stream            *sim.Stream
+	streamName        string
+	accEx, emEx, diff stattest.Moments
+	accS, emS         stattest.Moments
+	cells             *check.Binned
+}
+
+// Replay runs every rule over the steps of r (from its current position)
+// and summarises them: the exact conditional expectations given each
+// logged draft (from the rule's sim.Law), sampled outcomes, per-position
+// α, TV and KL (sim.Alpha, sim.TV, sim.KL on the processed rows) and the
+// binned losslessness test of the first emitted tokens (check.Binned). It
+// stops early with ctx.Err() when ctx is cancelled, with the reader's
+// error on a bad step, and with an error naming the row and the rule when
+// a rule's law fails on a step (an impossible block).
+func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayConfig) (*ReplayReport, error) {
+	if cfg.Reps <= 0 {
+		cfg.Reps = 1
+	}
+	if cfg.Level <= 0 {
+		cfg.Level = 0.001
+	}
+	accs := make([]*ruleAcc, len(rules))
+	for i, ru := range rules {
+		a := &ruleAcc{rule: ru, stream: sim.NewStream(), streamName: "data/replay/" + ru.Name}
+		a.lawer, _ = ru.Algo.(sim.Lawer)
+		if ru.Greedy {
+			a.cells = check.NewGreedyBinned()
+		} else {
+			a.cells = check.NewRatioBinned()
+		}
+		accs[i] = a
+	}
+	rep := &ReplayReport{}
+	var logged stattest.Moments
+	loggedCells := check.NewRatioBinned()
+	var alphaAll stattest.Moments
+	type posAcc struct {
+		n, inf        int64
+		alpha, tv, kl float64
+	}
+	var pos []posAcc
+	probs := make([]float64, len(check.RatioEdges)+2)
+	var p64, q64 []float64
+	for r.Next() {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if cfg.MaxSteps > 0 && rep.Steps >= cfg.MaxSteps {
+			break
+		}
+		st, b := r.Step(), r.Block()
+		row := r.Row()
+		g := len(st.Tokens)
+		rep.Steps++
+		rep.V = len(st.P[0])
+		rep.MaxGamma = max(rep.MaxGamma, g)
+		for len(pos) < g {
+			pos = append(pos, posAcc{})
+		}
+		for i := 0; i < g; i++ {
+			p64, q64 = sim.Float64s(p64, r.ProcP(i)), sim.Float64s(q64, r.ProcQ(i)[:len(r.ProcP(i))])
+			a, tv, kl := sim.Alpha(p64, q64), 0.0, 0.0
+			if !cfg.SkipDivergences {
+				tv, kl = sim.TV(p64, q64), sim.KL(p64, q64)
+			}
+			pa := &pos[i]
+			pa.n++
+			pa.alpha += a
+			alphaAll.Add(a)
+			pa.tv += tv
+			if math.IsInf(kl, 1) {
+				pa.inf++
+			} else {
+				pa.kl += kl
+			}
+		}
+		p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcQ(0)[:len(r.ProcP(0))])
+		check.RatioCells(probs, p1, q1)
+		if len(st.Emitted) > 0 {
+			logged.Add(float64(len(st.Emitted)))
+			loggedCells.Add(probs, check.RatioCell(p1, q1, st.Emitted[0]))
+		}
+		am := -1
+		for _, a := range accs {
+			res := StepResult{Row: row, PromptID: st.PromptID, Step: st.Step, Rule: a.rule.Name,
+				AcceptedExact: math.NaN(), EmittedExact: math.NaN()}
+			if a.lawer != nil {
+				if err := a.lawer.Law(b, &a.law); err != nil {
+					return nil, fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
+				}
+				res.AcceptedExact, res.EmittedExact = a.law.ExpectedAccepted(), a.law.ExpectedEmitted()
+				a.accEx.Add(res.AcceptedExact)
+				a.emEx.Add(res.EmittedExact)
+			}
+			rng := a.stream.Reset(cfg.Seed, sim.StreamID(a.streamName, uint64(row)))
+			sa, se := 0.0, 0.0
+			first := -1
+			for k := 0; k < cfg.Reps; k++ {
+				o := a.rule.Algo.Accept(rng, b)
+				if err := sim.CheckOutcome(b, o); err != nil {
+					return nil, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
+				}
+				sa += float64(o.Accepted)
+				se += float64(o.Emitted())
+				a.accS.Add(float64(o.Accepted))
+				a.emS.Add(float64(o.Emitted()))
+				if k == 0 {
+					first = o.Next
+					if o.Accepted > 0 {
+						first = st.Tokens[0]
+					}
+				}
+			}
+			res.AcceptedSampled, res.EmittedSampled = sa/float64(cfg.Reps), se/float64(cfg.Reps)
+			if a.lawer != nil {
+				a.diff.Add(res.EmittedSampled - res.EmittedExact)
+			}
+			if a.rule.Greedy {
+				if am < 0 {
+					am = sim.ArgmaxRow(b.P[0])
+				}
+				c := 1
+				if first == am {
+					c = 0
+				}
+				a.cells.Add(check.GreedyProbs, c)
+			} else if first >= 0 {
+				a.cells.Add(probs, check.RatioCell(p1, q1, first))
+			}
+			if cfg.PerStep != nil {
+				if err := cfg.PerStep(res); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	for i, pa := range pos {
+		ps := PositionStats{Position: i + 1, Steps: pa.n, KLInfinite: pa.inf}
+		if pa.n > 0 {
+			ps.MeanAlpha, ps.MeanTV = pa.alpha/float64(pa.n), pa.tv/float64(pa.n)
+		}
+		if pa.n > pa.inf {
+			ps.MeanKL = pa.kl / float64(pa.n-pa.inf)
+		}
+		if cfg.SkipDivergences {
+			ps.MeanTV, ps.MeanKL = math.NaN(), math.NaN()
+		}
+		rep.Positions = append(rep.Positions, ps)
+	}
+	rep.MeanAlpha = alphaAll.Summary(0.95).Mean
+	ls := logged.Summary(0.95)
+	rep.LoggedSteps, rep.LoggedMeanEmitted, rep.LoggedCI95 = ls.N, ls.Mean, [2]float64{ls.Lo, ls.Hi}
+	rep.LoggedLossless = loggedCells.Test(cfg.Level)
+	for _, a := range accs {
+		rr := RuleReport{Name: a.rule.Name, Steps: rep.Steps, HasLaw: a.lawer != nil,
+			MeanAcceptedExact: math.NaN(), MeanEmittedExact: math.NaN(), ExactMinusSampledZ: math.NaN()}
+		if a.lawer != nil {
+			ea, ee := a.accEx.Summary(0.95), a.emEx.Summary(0.95)
+			rr.MeanAcceptedExact, rr.MeanEmittedExact, rr.EmittedExactCI95 = ea.Mean, ee.Mean, [2]float64{ee.Lo, ee.Hi}
+			if d := a.diff.Summary(0.95); d.N > 1 && d.StdDev > 0 {
+				rr.ExactMinusSampledZ = d.Mean / (d.StdDev / math.Sqrt(float64(d.N)))
+			}
+		}
+		sa, se := a.accS.Summary(0.95), a.emS.Summary(0.95)
+		rr.MeanAcceptedSampled, rr.AcceptedCI95 = sa.Mean, [2]float64{sa.Lo, sa.Hi}
+		rr.MeanEmittedSampled, rr.EmittedCI95 = se.Mean, [2]float64{se.Lo, se.Hi}
+		rr.Lossless = a.cells.Test(cfg.Level)
+		rep.Rules = append(rep.Rules, rr)
+	}
+	rep.Warnings = r.Warnings()
+	return rep, nil
+}
+
+// ErrBadInput marks errors in the options of ReplayLog (an unknown rule or
+// bug, reps or level out of range): the caller's input, not the log.
+var ErrBadInput = errors.New("bad input")
+
+// ErrViolated is returned by ReplayLog, with its complete output, when
+// FailOnViolation is set and a rule that is neither a mutant nor lossy
+// fails the losslessness check.
+var ErrViolated = errors.New("losslessness check failed")
+
+// ReplayOptions are the inputs of ReplayLog ('simulate replay').
+type ReplayOptions struct {
+	// Log is the parquet log; Bug plants a p/q processing bug ("none",
+	// "p-raw", "q-raw", "q-bf16").
+	Log, Bug string
+	// Algos are the rules to replay (registry names, default parameters).
+	Algos []string
+	// Seed, Reps, MaxSteps, Level and NoDivergences are ReplayConfig's
+	// Seed, Reps, MaxSteps, Level and SkipDivergences.
+	Seed          uint64
+	Reps          int
+	MaxSteps      int64
+	Level         float64
+	NoDivergences bool
+	// StepsOut, if set, is a CSV file receiving every step's exact and
+	// sampled values (written to a temporary file and renamed).
+	StepsOut string
+	// FailOnViolation makes a failed losslessness check of a rule that is
+	// neither a mutant nor lossy an error (ErrViolated).
+	FailOnViolation bool
+}
+
+// ReplayRuleJSON is one rule in the JSON form of 'simulate replay'.
+type ReplayRuleJSON struct {
+	Algorithm           string               `json:"algorithm"`
+	Mutant              bool                 `json:"mutant"`
+	Lossy               bool                 `json:"lossy"`
+	Greedy              bool                 `json:"greedy"`
+	Steps               int64                `json:"steps"`
+	HasLaw              bool                 `json:"has_law"`
+	MeanAcceptedExact   *float64             `json:"mean_accepted_exact"`
+	MeanEmittedExact    *float64             `json:"mean_emitted_exact"`
+	EmittedExactCI95    []*float64           `json:"emitted_exact_ci95"`
+	MeanAlpha           float64              `json:"mean_alpha"`
+	MeanAcceptedSampled *float64             `json:"mean_accepted_sampled"`
+	AcceptedCI95        []*float64           `json:"accepted_ci95"`
+	MeanEmittedSampled  *float64             `json:"mean_emitted_sampled"`
+	CI95                []*float64           `json:"ci95"`
+	ExactVsSampledZ     *float64             `json:"exact_vs_sampled_z"`
+	Lossless            *check.LosslessCheck `json:"lossless"`
+}
+
+// ReplayOutput is the JSON form of 'simulate replay'. Field names are
+// stable.
+type ReplayOutput struct {
+	Log         string            `json:"log"`
+	Bug         string            `json:"bug"`
+	Seed        uint64            `json:"seed"`
+	Reps        int               `json:"reps"`
+	Steps       int64             `json:"steps"`
+	V           int               `json:"V"`
+	MaxGamma    int               `json:"max_gamma"`
+	Provenance  map[string]string `json:"provenance"`
+	MeanAlpha   *float64          `json:"mean_alpha"`
+	Positions   []PositionStats   `json:"positions"`
+	Logged      ReplayLoggedJSON  `json:"logged"`
+	Rules       []ReplayRuleJSON  `json:"rules"`
+	Warnings    []string          `json:"warnings"`
+	ElapsedS    float64           `json:"elapsed_s"`
+	StepsPerSec float64           `json:"steps_per_s"`
+	MBPerSec    float64           `json:"mb_per_s"`
+	// Violated names the rules (neither mutants nor lossy) whose
+	// losslessness check failed.
+	Violated []string `json:"-"`
+}
+
+// ReplayLoggedJSON summarises the logged run itself in ReplayOutput.
+type ReplayLoggedJSON struct {
+	Steps       int64                `json:"steps"`
+	MeanEmitted *float64             `json:"mean_emitted"`
+	CI95        []*float64           `json:"ci95"`
+	Lossless    *check.LosslessCheck `json:"lossless"`
+}
+
+// numOrNull maps NaN and ±Inf to nil (JSON null).
+func numOrNull(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func ciOrNull(c [2]float64) []*float64 { return []*float64{numOrNull(c[0]), numOrNull(c[1])} }
+
+// ReplayLog replays opt.Algos over the log at opt.Log ('simulate replay'):
+// it validates the options (errors wrap ErrBadInput), opens the log
+// (errors from data.Open), runs Replay and builds the output. When
+// opt.FailOnViolation is set and a rule that is neither a mutant nor lossy
+// fails the losslessness check, it returns the output together with an
+// error wrapping ErrViolated.
+func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
+	bug, rules, entries, err := opt.parse()
+	if err != nil {
+		return nil, err
+	}
+	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cfg := ReplayConfig{Seed: opt.Seed, Reps: opt.Reps, MaxSteps: opt.MaxSteps, Level: opt.Level, SkipDivergences: opt.NoDivergences}
+	var stepsOut *stepsCSV
+	if opt.StepsOut != "" {
+		if stepsOut, err = newStepsCSV(opt.StepsOut); err != nil {
+			return nil, err
+		}
+		defer stepsOut.abort()
+		cfg.PerStep = stepsOut.write
+	}
+	start := time.Now()
+	rep, err := Replay(ctx, r, rules, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if stepsOut != nil {
+		if err := stepsOut.close(); err != nil {
+			return nil, err
+		}
+	}
+	el := time.Since(start).Seconds()
+	m := r.Meta()
+	out := &ReplayOutput{Log: opt.Log, Bug: opt.Bug, Seed: opt.Seed, Reps: cfg.Reps, Steps: rep.Steps, V: rep.V,
+		MaxGamma: rep.MaxGamma, Provenance: m.Provenance.Map(), MeanAlpha: numOrNull(rep.MeanAlpha), Positions: rep.Positions,
+		Warnings: rep.Warnings, ElapsedS: el}
+	for i := range out.Positions {
+		p := &out.Positions[i]
+		if math.IsNaN(p.MeanKL) {
+			p.MeanKL = 0
+		}
+		if math.IsNaN(p.MeanTV) {
+			p.MeanTV = 0
+		}
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	if el > 0 {
+		out.StepsPerSec = float64(rep.Steps) / el
+		if m.Rows > 0 {
+			out.MBPerSec = float64(m.Size) * float64(rep.Steps) / float64(m.Rows) / el / 1e6
+		}
+	}
+	lg := rep.LoggedLossless
+	out.Logged = ReplayLoggedJSON{Steps: rep.LoggedSteps, MeanEmitted: numOrNull(rep.LoggedMeanEmitted), CI95: ciOrNull(rep.LoggedCI95), Lossless: &lg}
+	for i, rr := range rep.Rules {
+		e := entries[i]
+		lc := rr.Lossless
+		out.Rules = append(out.Rules, ReplayRuleJSON{Algorithm: rr.Name, Mutant: e.Mutant, Lossy: e.Lossy, Greedy: e.Greedy,
+			Steps: rr.Steps, HasLaw: rr.HasLaw, MeanAcceptedExact: numOrNull(rr.MeanAcceptedExact), MeanEmittedExact: numOrNull(rr.MeanEmittedExact),
+			EmittedExactCI95: ciOrNull(rr.EmittedExactCI95), MeanAlpha: rep.MeanAlpha, MeanAcceptedSampled: numOrNull(rr.MeanAcceptedSampled),
+			AcceptedCI95: ciOrNull(rr.AcceptedCI95), MeanEmittedSampled: numOrNull(rr.MeanEmittedSampled), CI95: ciOrNull(rr.EmittedCI95),
+			ExactVsSampledZ: numOrNull(rr.ExactMinusSampledZ), Lossless: &lc})
+		if lc.Verdict == "violated" && !e.Mutant && !e.Lossy {
+			out.Violated = append(out.Violated, rr.Name)
+		}
+	}
+	if opt.FailOnViolation && len(out.Violated) > 0 {
+		return out, fmt.Errorf("%w for %s", ErrViolated, strings.Join(out.Violated, ", "))
+	}
+	return out, nil
+}
+
+// Validate checks the options as ReplayLog does, without reading the log;
+// errors wrap ErrBadInput.
+func (opt ReplayOptions) Validate() error {
+	_, _, _, err := opt.parse()
+	return err
+}
+
+func (opt ReplayOptions) parse() (data.Bug, []ReplayRule, []algos.Entry, error) {
+	bug, err := data.ParseBug(opt.Bug)
+	if err != nil {
+		return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if opt.Reps < 1 {
+		return bug, nil, nil, fmt.Errorf("%w: --reps = %d; use at least 1", ErrBadInput, opt.Reps)
+	}
+	if l := opt.Level; !(l > 0 && l < 1) {
+		return bug, nil, nil, fmt.Errorf("%w: --level = %g; use a value in (0, 1)", ErrBadInput, l)
+	}
+	rules, entries, err := replayRules(opt.Algos)
+	return bug, rules, entries, err
+}
+
+// replayRules builds the named rules with default parameters; errors wrap
+// ErrBadInput.
+func replayRules(names []string) ([]ReplayRule, []algos.Entry, error) {
+	var rules []ReplayRule
+	var entries []algos.Entry
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		e, err := algos.Lookup(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		a, err := e.Build(nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		rules = append(rules, ReplayRule{Name: name, Algo: a, Greedy: e.Greedy})
+		entries = append(entries, e)
+	}
+	return rules, entries, nil
+}
+
+// stepsCSV writes ReplayLog's per-step CSV to a temporary file that close
+// renames into place (abort removes it).
+type stepsCSV struct {
+	path string
+	f    *os.File
+	w    *csv.Writer
+}
+
+func newStepsCSV(path string) (*stepsCSV, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	s := &stepsCSV{path: path, f: f, w: csv.NewWriter(f)}
+	if err := s.w.Write([]string{"row", "prompt_id", "step", "algorithm", "accepted_exact", "emitted_exact", "accepted_sampled", "emitted_sampled"}); err != nil {
+		s.abort()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *stepsCSV) write(r StepResult) error {
+	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+	return s.w.Write([]string{strconv.FormatInt(r.Row, 10), strconv.FormatInt(r.PromptID, 10), strconv.FormatInt(r.Step, 10),
+		r.Rule, ff(r.AcceptedExact), ff(r.EmittedExact), ff(r.AcceptedSampled), ff(r.EmittedSampled)})
+}
+
+func (s *stepsCSV) close() error {
+	s.w.Flush()
+	err := s.w.Error()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(s.f.Name(), s.path)
+	}
+	if err != nil {
+		os.Remove(s.f.Name())
+		return err
+	}
+	s.f = nil
+	return nil
+}
+
+func (s *stepsCSV) abort() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f = nil
+	}
+}
+
+// WriteText prints the human-readable form of 'simulate replay' to w and
+// its warnings to errw.
+func (out *ReplayOutput) WriteText(w, errw io.Writer) {
+	f := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', 4, 64)
+	}
+	fmt.Fprintf(w, "log %s: %d steps, V = %d, gamma <= %d, seed %d, bug %s (%.1f steps/s, %.1f MB/s)\n",
+		out.Log, out.Steps, out.V, out.MaxGamma, out.Seed, out.Bug, out.StepsPerSec, out.MBPerSec)
+	for _, p := range out.Positions {
+		fmt.Fprintf(w, "  position %d: alpha %.4f  TV %.4f  KL %.4f (%d steps with KL = inf)\n", p.Position, p.MeanAlpha, p.MeanTV, p.MeanKL, p.KLInfinite)
+	}
+	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], lossless %s (p = %.3g)\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
+		f(out.Logged.CI95[0]), f(out.Logged.CI95[1]), out.Logged.Lossless.Verdict, out.Logged.Lossless.PValue)
+	for _, r := range out.Rules {
+		fmt.Fprintf(w, "%-24s exact: accepted %s emitted %s | sampled: accepted %s emitted %s [%s, %s] | lossless %s (p = %.3g)\n",
+			r.Algorithm, f(r.MeanAcceptedExact), f(r.MeanEmittedExact), f(r.MeanAcceptedSampled), f(r.MeanEmittedSampled),
+			f(r.CI95[0]), f(r.CI95[1]), r.Lossless.Verdict, r.Lossless.PValue)
+	}
+	for _, s := range out.Warnings {
+		fmt.Fprintf(errw, "simulate: warning: %s\n", s)
+	}
+}
+
+// ReplayName is the registered name of the replay of the embedded sample
+// log (data/samples, chargram.parquet).
+const ReplayName = "replay"
+
+// ReplaySampleRules are the rules replayed over the sample log (default
+// parameters).
+var ReplaySampleRules = []string{"token", "token-nobonus", "block", "exact-match", "greedy", "lenience", "mentored"}
+
+func init() {
+	Register(Experiment{Name: ReplayName,
+		Summary: "replay of the bundled sample log: per-step α of the logged rows, and per rule the exact and sampled emitted tokens and the binned losslessness test",
+		Cells: func(Config) ([]Cell, error) {
+			return []Cell{{Key: []KV{{"log", samples.CharGramName}}}}, nil
+		},
+		// The replay's streams are keyed by the master seed itself (not
+		// the cell seed), as the report has always stored them.
+		Run: func(ctx context.Context, cfg Config, _ Cell, _ uint64) ([]Row, error) {
+			return ReplaySampleRows(ctx, cfg.Seed, 0)
+		}})
+}
+
+// ReplaySampleRows replays ReplaySampleRules over the embedded sample log
+// with Replay and returns two kinds of rows: kind = "alpha", one per
+// (step, draft position) with α = Σ_x min(p_i(x), q_i(x)) of the logged
+// rows; kind = "rule", one per rule (and "logged", the run as logged) with
+// the mean emitted tokens per step (exact given each logged draft, and
+// sampled) and the losslessness check of the first emitted token.
+// maxSteps > 0 stops after that many steps.
+func ReplaySampleRows(ctx context.Context, seed uint64, maxSteps int64) ([]Row, error) {
+	open := func() (*data.Reader, error) {
+		return data.NewReader(bytes.NewReader(samples.CharGram), int64(len(samples.CharGram)), data.ReadOptions{})
+	}
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	var n int64
+	for r.Next() && (maxSteps <= 0 || n < maxSteps) {
+		n++
+		b := r.Block()
+		for i := range b.Tokens {
+			a := 0.0
+			for x := range b.P[i].Len() {
+				a += math.Min(b.P[i].At(x), b.Q[i].At(x))
+			}
+			rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "alpha"},
+				{K: "row", V: r.Row()}, {K: "position", V: int64(i + 1)}, {K: "alpha", V: a}})
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	r.Close()
+	rules, _, err := replayRules(ReplaySampleRules)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = open(); err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rep, err := Replay(ctx, r, rules, ReplayConfig{Seed: seed, MaxSteps: maxSteps})
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "rule"},
+		{K: "algorithm", V: "logged"}, {K: "steps", V: rep.LoggedSteps},
+		{K: "mean_emitted_exact", V: math.NaN()}, {K: "ci_lo", V: math.NaN()}, {K: "ci_hi", V: math.NaN()},
+		{K: "mean_emitted_sampled", V: rep.LoggedMeanEmitted}, {K: "sampled_ci_lo", V: rep.LoggedCI95[0]}, {K: "sampled_ci_hi", V: rep.LoggedCI95[1]},
+		{K: "lossless_verdict", V: rep.LoggedLossless.Verdict}, {K: "lossless_p", V: rep.LoggedLossless.PValue},
+		{K: "mean_alpha", V: rep.MeanAlpha}})
+	for _, rr := range rep.Rules {
+		rows = append(rows, Row{{K: "experiment", V: ReplayName}, {K: "kind", V: "rule"},
+			{K: "algorithm", V: rr.Name}, {K: "steps", V: rr.Steps},
+			{K: "mean_emitted_exact", V: rr.MeanEmittedExact}, {K: "ci_lo", V: rr.EmittedExactCI95[0]}, {K: "ci_hi", V: rr.EmittedExactCI95[1]},
+			{K: "mean_emitted_sampled", V: rr.MeanEmittedSampled}, {K: "sampled_ci_lo", V: rr.EmittedCI95[0]}, {K: "sampled_ci_hi", V: rr.EmittedCI95[1]},
+			{K: "lossless_verdict", V: rr.Lossless.Verdict}, {K: "lossless_p", V: rr.Lossless.PValue},
+			{K: "mean_alpha", V: rep.MeanAlpha}})
+	}
+	return rows, nil
+}
