@@ -599,7 +599,7 @@ func init() {
 	Register(Experiment{Name: ReplayName,
 		Summary: "replay of the bundled sample log: per-step α of the logged rows, and per rule the exact and sampled emitted tokens and the binned losslessness test",
 		Cells: func(Config) ([]Cell, error) {
-			return []Cell{{Key: []KV{{"log", samples.CharGramName}}}}, nil
+			return []Cell{{Key: []KV{{K: "log", V: samples.CharGramName}}}}, nil
 		},
 		// The replay's streams are keyed by the master seed itself (not
 		// the cell seed), as the report has always stored them.

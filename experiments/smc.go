@@ -42,7 +42,7 @@ func init() {
 						if (s.Name == "is" && k != 1) || (s.Name == "fc-bisect" && k == 1) || (s.Mutant && k != 2) {
 							continue
 						}
-						cells = append(cells, Cell{Key: []KV{{"model", m.Name}, {"scheme", s.Name}, {"k", int64(k)}}})
+						cells = append(cells, Cell{Key: []KV{{K: "model", V: m.Name}, {K: "scheme", V: s.Name}, {K: "k", V: int64(k)}}})
 					}
 				}
 			}
@@ -87,13 +87,13 @@ func runSMCSteering(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row
 			return nil, err
 		}
 		rows = append(rows, Row{
-			{"model", name}, {"scheme", scheme}, {"k", int64(kf)}, {"n", int64(n)}, {"mutant", s.Mutant},
-			{"z_exact", ex.Z}, {"runs", st.Runs},
-			{"z_ratio", st.ZRatio.Mean}, {"z_ratio_lo", st.ZRatio.Lo}, {"z_ratio_hi", st.ZRatio.Hi},
-			{"relative_variance", st.ZRatio.StdDev * st.ZRatio.StdDev},
-			{"posterior_tv", nanTo(st.TV.Mean)}, {"tv_lo", nanTo(st.TV.Lo)}, {"tv_hi", nanTo(st.TV.Hi)},
-			{"mean_ess", st.ESS}, {"particles_mean", st.SizeMean}, {"particles_min", int64(st.SizeMin)}, {"particles_max", int64(st.SizeMax)},
-			{"zero_runs", st.ZeroRuns},
+			{K: "model", V: name}, {K: "scheme", V: scheme}, {K: "k", V: int64(kf)}, {K: "n", V: int64(n)}, {K: "mutant", V: s.Mutant},
+			{K: "z_exact", V: ex.Z}, {K: "runs", V: st.Runs},
+			{K: "z_ratio", V: st.ZRatio.Mean}, {K: "z_ratio_lo", V: st.ZRatio.Lo}, {K: "z_ratio_hi", V: st.ZRatio.Hi},
+			{K: "relative_variance", V: st.ZRatio.StdDev * st.ZRatio.StdDev},
+			{K: "posterior_tv", V: nanTo(st.TV.Mean)}, {K: "tv_lo", V: nanTo(st.TV.Lo)}, {K: "tv_hi", V: nanTo(st.TV.Hi)},
+			{K: "mean_ess", V: st.ESS}, {K: "particles_mean", V: st.SizeMean}, {K: "particles_min", V: int64(st.SizeMin)}, {K: "particles_max", V: int64(st.SizeMax)},
+			{K: "zero_runs", V: st.ZeroRuns},
 		})
 	}
 	return rows, nil

@@ -37,7 +37,7 @@ func TestSMCSteering(t *testing.T) {
 		}},
 		{"mutant-no-factor", func(r Row) bool { lo, _ := r.Float("z_ratio_lo"); return lo > 1.5 }},
 	} {
-		cell := Cell{Key: []KV{{"model", "forbid+end+expert"}, {"scheme", c.scheme}, {"k", int64(2)}}}
+		cell := Cell{Key: []KV{{K: "model", V: "forbid+end+expert"}, {K: "scheme", V: c.scheme}, {K: "k", V: int64(2)}}}
 		rows, err := e.Run(context.Background(), cfg, cell, CellSeed(cfg.Seed, e.Name, cell))
 		if err != nil {
 			t.Fatal(err)

@@ -36,13 +36,14 @@ func TestPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Model{LM: src.Pair.P, Prompt: []int{2}, EOS: 0, T: 3}
+	pair, _ := sim.PairOf(src.BlockSource)
+	m := &Model{LM: pair.P, Prompt: []int{2}, EOS: 0, T: 3}
 	ex, err := Enumerate(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := make([]float64, 3)
-	src.Pair.P.Next([]int{2}, row)
+	pair.P.Next([]int{2}, row)
 	first := make([]float64, 3)
 	for _, s := range ex.Post {
 		first[s.Tokens[0]] += s.P
