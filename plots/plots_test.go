@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"sort"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
