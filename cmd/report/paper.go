@@ -198,8 +198,8 @@ func NumbersTeX(ns []Number) string {
 	return s.String()
 }
 
-// WritePaper writes dir/paper.tex (the embedded source, unless dir already
-// has one) and dir/generated/{numbers.tex, figures/*.pdf, tables/*.tex}.
+// WritePaper writes dir/paper.tex and dir/refs.bib (the embedded sources,
+// unless dir already has them) and dir/generated/{numbers.tex, figures/*.pdf, tables/*.tex}.
 func WritePaper(b *Bundle, dir string) error {
 	gen := filepath.Join(dir, "generated")
 	for _, d := range []string{gen, filepath.Join(gen, "figures"), filepath.Join(gen, "tables")} {
@@ -210,6 +210,11 @@ func WritePaper(b *Bundle, dir string) error {
 	src := filepath.Join(dir, "paper.tex")
 	if _, err := os.Stat(src); os.IsNotExist(err) {
 		if err := os.WriteFile(src, []byte(paper.Source), 0o644); err != nil {
+			return err
+		}
+	}
+	if bib := filepath.Join(dir, "refs.bib"); !fileExists(bib) {
+		if err := os.WriteFile(bib, []byte(paper.Bib), 0o644); err != nil {
 			return err
 		}
 	}
@@ -307,4 +312,9 @@ func where(rows []experiments.Row, keep func(experiments.Row) bool) []experiment
 		}
 	}
 	return out
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
