@@ -432,6 +432,22 @@ func Multidraft(rows []experiments.Row, pair string) (*Figure, error) {
 		p.Add(l, m)
 		f.AddLegend(v, l, m)
 	}
+	// curves that reach acceptance 1 coincide there; say so, since the
+	// later markers hide the earlier ones
+	var full []string
+	fromK := math.Inf(1)
+	for _, v := range distinctS(rows, "verifier") {
+		for _, q := range xy(where(rows, eq("verifier", v)), "k", "acceptance") {
+			if q.Y >= 1-1e-12 {
+				full = append(full, v)
+				fromK = math.Min(fromK, q.X)
+				break
+			}
+		}
+	}
+	if len(full) > 1 {
+		f.Caption += fmt.Sprintf(" %s reach acceptance 1 (the first at k = %g: their drafts then cover the whole support of p), and their curves coincide there.", strings.Join(full, ", "), fromK)
+	}
 	ks := distinct(rows, "k")
 	intTicks(p, int(ks[0]), int(ks[len(ks)-1]), 1)
 	padX(p, ks[0], ks[len(ks)-1])
