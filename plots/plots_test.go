@@ -301,3 +301,46 @@ func TestNoClippedMarkers(t *testing.T) {
 		t.Errorf("γ in [%g, %g], axis [%g, %g]", gs[0], gs[len(gs)-1], p.X.Min, p.X.Max)
 	}
 }
+
+// The lossy frontier draws one panel per lossy rule with a finite KL, puts
+// KL = 0 (and its round-off) in a column labelled "0" left of the log
+// axis, and draws coincident settings once, counted.
+func TestLossyFrontierSmallMultiples(t *testing.T) {
+	row := func(rule string, kl, acc float64) experiments.Row {
+		return experiments.Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.5},
+			{K: "rule", V: rule}, {K: "acceptance", V: acc}, {K: "kl", V: kl}}
+	}
+	rows := []experiments.Row{
+		row("mentored", 2e-16, 0.5), row("mentored", 0.01, 0.6), row("mentored", 0.5, 1),
+		row("fuzzy", 0, 0.5), row("fuzzy", 3e-16, 0.5), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1),
+		row("lenience", 0.02, 0.55),
+		row("typical", math.Inf(1), 0.9),
+	}
+	f, err := LossyFrontier(rows, "dirichlet", 10, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 2 || f.Panels[0].Title.Text != "fuzzy" || f.Panels[1].Title.Text != "lenience" {
+		t.Fatalf("panels %d, want fuzzy and lenience", len(f.Panels))
+	}
+	if !strings.Contains(f.Caption, "Not drawn: typical") {
+		t.Errorf("caption does not name the rule with infinite KL: %s", f.Caption)
+	}
+	p := f.Panels[0]
+	ts := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
+	if ts[0].Label != "0" || !(ts[0].Value > p.X.Min && ts[0].Value < 0.01) {
+		t.Errorf("first tick %+v on [%g, %g], want the KL = 0 column labelled 0", ts[0], p.X.Min, p.X.Max)
+	}
+	uniq, n := coincide(xyAt(where(rows, eq("rule", "fuzzy")), func(kl float64) float64 {
+		if kl < klZero {
+			return 0
+		}
+		return kl
+	}))
+	if len(uniq) != 2 || n[0] != 2 || n[1] != 3 {
+		t.Errorf("coincident fuzzy settings: %v %v, want 2 points counted 2 and 3", uniq, n)
+	}
+	if _, err := f.Render("png"); err != nil {
+		t.Fatal(err)
+	}
+}
