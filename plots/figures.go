@@ -179,7 +179,7 @@ func BlockVsToken(rows []experiments.Row) (*Figure, error) {
 			half = math.Max(half, w)
 		}
 	}
-	f.Caption += fmt.Sprintf(" The widest 95%% band in the top panel is ±%.2g tokens.", half)
+	f.Caption += fmt.Sprintf(" The widest 95%% band in the top panel is ±%.2g tokens, thin at the default trial counts; the bottom panel's bars show the paired intervals of the difference.", half)
 
 	var gpick []float64
 	for _, g := range []float64{2, 4, 8} {
