@@ -344,3 +344,40 @@ func TestLossyFrontierSmallMultiples(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The replay draws one histogram panel per draft position, then the rules'
+// panel, whose labels mark the rules whose losslessness test rejects.
+func TestReplayPanels(t *testing.T) {
+	var rows []experiments.Row
+	for pos := int64(1); pos <= 3; pos++ {
+		for _, a := range []float64{0.1, 0.5, 0.52, 0.9} {
+			rows = append(rows, experiments.Row{{K: "kind", V: "alpha"}, {K: "position", V: pos}, {K: "alpha", V: a}})
+		}
+	}
+	rule := func(name, verdict string, v float64) experiments.Row {
+		return experiments.Row{{K: "kind", V: "rule"}, {K: "algorithm", V: name}, {K: "mean_emitted_exact", V: v},
+			{K: "ci_lo", V: v - 0.01}, {K: "ci_hi", V: v + 0.01}, {K: "lossless_verdict", V: verdict}}
+	}
+	rows = append(rows, rule("token", "consistent", 1.7), rule("lenience", "violated", 2.1))
+	f, err := Replay(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 4 || f.Panels[2].Title.Text != "position 3" {
+		t.Fatalf("%d panels, want 3 histograms and the rules' panel", len(f.Panels))
+	}
+	if got := fmt.Sprint(f.rows()); got != "[[0 1] [2] [3]]" {
+		t.Errorf("rows %s, want two histograms, the third alone, then the rules", got)
+	}
+	ts := f.Panels[3].Y.Tick.Marker.Ticks(f.Panels[3].Y.Min, f.Panels[3].Y.Max)
+	var labels []string
+	for _, tk := range ts {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, ","); got != "token,lenience (lossy)" {
+		t.Errorf("rule labels %q", got)
+	}
+	if _, err := f.Render("pdf"); err != nil {
+		t.Fatal(err)
+	}
+}
