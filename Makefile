@@ -15,6 +15,7 @@ reproduce:
 paper:
 	$(GO) run ./cmd/report paper $(OUT) --out paper --pdf
 
-# Execute the notebooks on $(OUT)/csv (needs jupyter, pandas, matplotlib).
+# Execute the notebooks on $(OUT)/csv (needs jupyter, pandas, matplotlib);
+# the executed copies go to $(OUT)/notebooks, the tracked ones stay as they are.
 notebooks:
-	cd notebooks && for nb in *.ipynb; do SPECSIM_RESULTS=../$(OUT) jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
+	cd notebooks && for nb in *.ipynb; do SPECSIM_RESULTS=$(abspath $(OUT)) jupyter nbconvert --to notebook --execute --output-dir $(abspath $(OUT))/notebooks $$nb || exit 1; done

@@ -9,6 +9,8 @@
 //	generated/figures/*.pdf    the figures (plots package)
 //	generated/tables/*.tex     booktabs tables
 //
+// refs.bib is the bibliography (natbib, plainnat), written beside paper.tex.
+//
 // Build: go run ./cmd/report paper results --out paper && (cd paper && latexmk -pdf paper.tex)
 package paper // import "github.com/specsim/specsim/paper"
 
@@ -18,3 +20,9 @@ import _ "embed"
 //
 //go:embed paper.tex
 var Source string
+
+// Bib is refs.bib, the BibTeX database of every paper the paper cites; it
+// is written next to paper.tex.
+//
+//go:embed refs.bib
+var Bib string

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -46,6 +47,17 @@ type Figure struct {
 	Width, PanelHeight vg.Length
 	// LegendCols is the number of legend columns (default 2).
 	LegendCols int
+	// GridCols is the number of panels side by side (default 1). With
+	// GridCols > 1 the panels fill rows left to right (small multiples of
+	// width Width/GridCols) and only the legends of the panels that start
+	// a row are drawn, across the whole width.
+	GridCols int
+	// RowSizes, when set, overrides GridCols: row i holds RowSizes[i]
+	// panels (the last size repeats for further panels).
+	RowSizes []int
+	// RowHeights, when set, gives row i the height RowHeights[i] instead
+	// of PanelHeight (rows beyond it get PanelHeight).
+	RowHeights []vg.Length
 	// entries[i] is the legend drawn above panel i.
 	entries [][]legendEntry
 }
@@ -91,6 +103,7 @@ func newPanel(xlabel, ylabel string) *plot.Plot {
 		a.Label.TextStyle.Font.Size = labelSize
 		a.Tick.Label.Font.Size = tickSize
 		a.Label.Padding = vg.Points(2)
+		a.Tick.Marker = cleanTicks{plot.DefaultTicks{}}
 	}
 	p.Title.TextStyle.Font.Size = labelSize
 	p.Legend.TextStyle.Font.Size = legendSize
@@ -111,10 +124,44 @@ func (f *Figure) layout() (w, panelH vg.Length, cols int) {
 	return
 }
 
-// legendHeight is the height of the legend strip above panel i.
+// rows returns the indices of the panels of each row.
+func (f *Figure) rows() [][]int {
+	var out [][]int
+	for i, r := 0, 0; i < len(f.Panels); r++ {
+		n := max(1, f.GridCols)
+		if len(f.RowSizes) > 0 {
+			n = max(1, f.RowSizes[min(r, len(f.RowSizes)-1)])
+		}
+		var row []int
+		for ; i < len(f.Panels) && len(row) < n; i++ {
+			row = append(row, i)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// rowHeight is the height of the panels of row r.
+func (f *Figure) rowHeight(r int) vg.Length {
+	if r < len(f.RowHeights) && f.RowHeights[r] > 0 {
+		return f.RowHeights[r]
+	}
+	_, h, _ := f.layout()
+	return h
+}
+
+// legendHeight is the height of the legend strip above panel i (zero
+// unless panel i starts a row).
 func (f *Figure) legendHeight(i int) vg.Length {
 	_, _, cols := f.layout()
 	if i >= len(f.entries) || len(f.entries[i]) == 0 {
+		return 0
+	}
+	starts := false
+	for _, r := range f.rows() {
+		starts = starts || r[0] == i
+	}
+	if !starts {
 		return 0
 	}
 	rows := (len(f.entries[i]) + cols - 1) / cols
@@ -127,17 +174,19 @@ func legendRowHeight() vg.Length {
 	return l.TextStyle.Rectangle("Xg").Max.Y + vg.Points(1.5)
 }
 
-// Draw draws the figure on c: for each panel, its legend strip, then the
-// panel.
+// Draw draws the figure on c: for each row of panels, its legend strip,
+// then the panels side by side.
 func (f *Figure) Draw(c draw.Canvas) {
-	_, panelH, cols := f.layout()
+	_, _, cols := f.layout()
 	top := c.Max.Y
-	for i, p := range f.Panels {
-		if i > 0 {
+	for ri, row := range f.rows() {
+		panelH := f.rowHeight(ri)
+		i0, gc := row[0], len(row)
+		if ri > 0 {
 			top -= panelGap
 		}
-		if lh := f.legendHeight(i); lh > 0 {
-			es := f.entries[i]
+		if lh := f.legendHeight(i0); lh > 0 {
+			es := f.entries[i0]
 			rows := (len(es) + cols - 1) / cols
 			colW := (c.Max.X - c.Min.X - vg.Points(4)) / vg.Length(cols)
 			for j := range cols {
@@ -155,55 +204,51 @@ func (f *Figure) Draw(c draw.Canvas) {
 			}
 			top -= lh
 		}
-		r := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - panelH}, Max: vg.Point{X: c.Max.X, Y: top}}
-		p.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
+		pw := (c.Max.X - c.Min.X - vg.Length(gc-1)*panelGap) / vg.Length(gc)
+		for j := range gc {
+			x0 := c.Min.X + vg.Length(j)*(pw+panelGap)
+			r := vg.Rectangle{Min: vg.Point{X: x0, Y: top - panelH}, Max: vg.Point{X: x0 + pw, Y: top}}
+			f.Panels[i0+j].Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
+		}
 		top -= panelH
 	}
 }
 
 // Size returns the figure's width and height.
 func (f *Figure) Size() (w, h vg.Length) {
-	w, panelH, _ := f.layout()
-	h = vg.Length(len(f.Panels))*panelH + vg.Length(max(0, len(f.Panels)-1))*panelGap
+	w, _, _ = f.layout()
+	rows := len(f.rows())
+	for r := range rows {
+		h += f.rowHeight(r)
+	}
+	h += vg.Length(max(0, rows-1)) * panelGap
 	for i := range f.Panels {
 		h += f.legendHeight(i)
 	}
 	return w, h
 }
 
-// WriterTo renders the figure in format png (PNGDPI), svg (vector) or pdf
-// (one PDFDPI image on a page of the figure's size: gonum's PDF text
-// cannot show Greek letters).
+// WriterTo renders the figure in format png (PNGDPI), svg or pdf. SVG and
+// PDF are vector: the SVG embeds the TrueType font (Liberation, which has
+// Greek) and keeps text as text; the PDF draws text as the font's glyph
+// outlines (outlinePDF), because gonum's PDF font encoding (code page
+// 1252) has no Greek letters.
 func (f *Figure) WriterTo(format string) (io.WriterTo, error) {
-	switch format {
-	case "png", "svg", "pdf":
-	default:
-		return nil, fmt.Errorf("figure format %q; use png, svg or pdf", format)
-	}
 	w, h := f.Size()
 	switch format {
 	case "png":
 		return vgimg.PngCanvas{Canvas: f.raster(PNGDPI)}, nil
-	case "pdf":
-		// gonum's PDF backend encodes text in code page 1252 and cannot
-		// show α, β, γ or π, so the PDF holds the figure as a PDFDPI image.
-		c := vgpdf.New(w, h)
-		// vgpdf's DrawImage places images upside down under its own y flip
-		c.Translate(vg.Point{Y: h})
-		c.Scale(1, -1)
-		c.DrawImage(vg.Rectangle{Max: vg.Point{X: w, Y: h}}, f.raster(PDFDPI).Image())
+	case "svg":
+		c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+		f.Draw(draw.New(c))
 		return c, nil
+	case "pdf":
+		c := &outlinePDF{Canvas: vgpdf.New(w, h)}
+		f.Draw(draw.New(c))
+		return c.Canvas, nil
 	}
-	c, err := draw.NewFormattedCanvas(w, h, format)
-	if err != nil {
-		return nil, err
-	}
-	f.Draw(draw.New(c))
-	return c, nil
+	return nil, fmt.Errorf("figure format %q; use png, svg or pdf", format)
 }
-
-// PDFDPI is the resolution of the image inside PDF figures.
-const PDFDPI = 300
 
 // raster draws the figure on an opaque white image at dpi.
 func (f *Figure) raster(dpi int) *vgimg.Canvas {

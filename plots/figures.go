@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -37,8 +38,10 @@ func band(lo, hi plotter.XYs, c color.RGBA) *plotter.Polygon {
 		pts = append(pts, hi[i])
 	}
 	poly, _ := plotter.NewPolygon(pts)
-	poly.Color = color.NRGBA{c.R, c.G, c.B, 70} // not RGBA: that one is premultiplied
-	poly.LineStyle.Width = 0
+	poly.Color = color.NRGBA{c.R, c.G, c.B, 90} // not RGBA: that one is premultiplied
+	// a hairline edge keeps a band visible where it is thinner than the
+	// curve it surrounds
+	poly.LineStyle = draw.LineStyle{Color: color.NRGBA{c.R, c.G, c.B, 160}, Width: vg.Points(0.4)}
 	return poly
 }
 
@@ -47,6 +50,17 @@ func styled(pts plotter.XYs, name string) (*plotter.Line, *plotter.Scatter) {
 	s := StyleOf(name)
 	return line(pts, s.Color, s.Dashes), marks(pts, s.Color, s.Shape)
 }
+
+// padX widens the x range [lo, hi] by padFrac of its width on each side,
+// so markers and tick labels at the ends are drawn whole, not clipped by
+// the panel's edge.
+func padX(p *plot.Plot, lo, hi float64) {
+	d := padFrac * (hi - lo)
+	p.X.Min, p.X.Max = lo-d, hi+d
+}
+
+// padFrac is the share of an axis' data range left blank at each end.
+const padFrac = 0.05
 
 func intTicks(p *plot.Plot, lo, hi, step int) {
 	var ts []plot.Tick
@@ -77,6 +91,7 @@ func Tokens(rows []table.Row) (*Figure, error) {
 	}
 	gs := table.Distinct(rows, "gamma")
 	intTicks(p, int(gs[0]), int(gs[len(gs)-1]), 1)
+	padX(p, gs[0], gs[len(gs)-1])
 	f.AddLegend("Eq. 1", line(nil, color.Black, nil))
 	f.AddLegend("exact (token)", marks(nil, color.Black, StyleOf("token").Shape))
 	p.Y.Min = 1
@@ -112,6 +127,7 @@ func Walltime(rows []table.Row, alpha float64) (*Figure, error) {
 	f.AddLegend("best γ", marks(nil, color.Black, draw.CircleGlyph{}))
 	gs := table.Distinct(rows, "gamma")
 	intTicks(p, 0, int(gs[len(gs)-1]), 2)
+	padX(p, gs[0], gs[len(gs)-1])
 	p.Y.Min = 1
 	return f, nil
 }
@@ -154,6 +170,16 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	}
 	gs := table.Distinct(mc, "gamma")
 	intTicks(top, int(gs[0]), int(gs[len(gs)-1]), 1)
+	padX(top, gs[0], gs[len(gs)-1])
+	// the bands are drawn; say how wide they are, since at the default
+	// trial counts most are thinner than a line
+	half := 0.0
+	for _, r := range table.Where(mc, func(r table.Row) bool { return r.String("rule") != "gain" }) {
+		if w := (table.Num(r, "ci_hi") - table.Num(r, "ci_lo")) / 2; !math.IsNaN(w) {
+			half = math.Max(half, w)
+		}
+	}
+	f.Caption += fmt.Sprintf(" The widest 95%% band in the top panel is ±%.2g tokens, thin at the default trial counts; the bottom panel's bars show the paired intervals of the difference.", half)
 
 	var gpick []float64
 	for _, g := range []float64{2, 4, 8} {
@@ -205,15 +231,22 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 		f.AddLegendTo(1, "exact, Markov", line(nil, color.Black, dashed))
 	}
 	bot.Y.Min = math.Min(0, bot.Y.Min)
+	if bs := table.Distinct(mc, "beta_measured"); len(bs) > 0 {
+		padX(bot, bs[0], bs[len(bs)-1])
+	}
 	return f, nil
 }
 
-// KLFloor is where zero KL(p‖π) is drawn on the log axis of LossyFrontier.
-const KLFloor = 1e-4
+// klZero is the KL(p‖π) below which a value is the round-off of an exact
+// zero (a strict setting: π = p).
+const klZero = 1e-12
 
-// LossyFrontier draws lossy-frontier on one source: acceptance vs
-// KL(p‖π) for every lossy rule and parameter value; mentored decoding is
-// the frontier (the most acceptance for a KL budget).
+// LossyFrontier draws lossy-frontier on one source as small multiples:
+// one panel per lossy rule, its settings as markers (acceptance vs
+// KL(p‖π) of the emitted token's law), over mentored decoding's frontier
+// (the most acceptance for a KL budget). Settings that land on the same
+// point are one marker labelled with their count, never jittered; KL = 0
+// has its own column left of the log axis, labelled 0.
 func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Figure, error) {
 	if err := need("lossy-frontier", rows, "source", "V", "quality", "rule", "acceptance", "kl"); err != nil {
 		return nil, err
@@ -224,40 +257,150 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: lossy-frontier has no rows for source %s, V = %d, quality %g", source, V, quality)
 	}
-	// a short axis label: gonum shortens the axis to fit a long one
-	p := newPanel("KL(p‖π) (nats per token)", "acceptance α (per position)")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = inRange{plot.LogTicks{Prec: -1}}
-	f := &Figure{Name: "lossy-frontier", Panels: []*plot.Plot{p}, LegendCols: 3, PanelHeight: 2.4 * vg.Inch,
-		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): acceptance vs KL(p‖π) of the emitted token's law, one marker per setting of each lossy rule; mentored decoding (black curve over its budget D) is the most acceptance any rule gets for a KL budget. KL = 0 (the strict settings) is drawn at %g on the log axis.", source, V, quality, KLFloor)}
+	// the common axes: the smallest positive KL fixes the first decade,
+	// and KL = 0 is drawn one decade and a half below it
+	minPos, maxKL, minAcc := math.Inf(1), 0.0, 1.0
+	for _, q := range xy(rows, "kl", "acceptance") {
+		if q.X >= klZero {
+			minPos = math.Min(minPos, q.X)
+		}
+		maxKL, minAcc = math.Max(maxKL, q.X), math.Min(minAcc, q.Y)
+	}
+	if math.IsInf(minPos, 1) {
+		minPos = 1e-3
+	}
+	first := math.Pow(10, math.Floor(math.Log10(minPos)))
+	zeroAt := first / math.Pow(10, 1.5)
+	at := func(kl float64) float64 {
+		if kl < klZero {
+			return zeroAt
+		}
+		return kl
+	}
+	xMin, xMax := zeroAt/2, math.Max(maxKL, first)*2
+	yMin, yMax := minAcc-padFrac*(1-minAcc), 1+padFrac*(1-minAcc)
+	ticks := klTicks{zero: zeroAt, first: first}
+	brk := math.Sqrt(zeroAt * first)
+
+	frontier := xyAt(table.Where(rows, table.Eq("rule", "mentored")), at)
+	f := &Figure{Name: "lossy-frontier", LegendCols: 2, GridCols: 2, PanelHeight: 1.45 * vg.Inch,
+		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): one panel per lossy rule, acceptance vs KL(p‖π) of the emitted token's law, one marker per setting; the black curve is mentored decoding over its KL budget D, the most acceptance any rule gets for a KL budget. A number beside a marker counts the settings that give that same point. KL = 0 (the strict settings, π = p) is the column left of the dotted break.", source, V, quality)}
+	fl, fm := styled(frontier, "mentored")
+	fm.GlyphStyle.Radius = vg.Points(1.3)
+	f.AddLegend("mentored (frontier)", fl, fm)
 	var infinite []string
 	for _, rule := range table.DistinctS(rows, "rule") {
-		sub := table.Where(rows, table.Eq("rule", rule))
-		var pts plotter.XYs
-		for _, q := range xy(sub, "kl", "acceptance") {
-			pts = append(pts, plotter.XY{X: math.Max(q.X, KLFloor), Y: q.Y})
+		if rule == "mentored" {
+			continue
 		}
+		pts := xyAt(table.Where(rows, table.Eq("rule", rule)), at)
 		if len(pts) == 0 {
 			infinite = append(infinite, rule)
 			continue
 		}
-		l, m := styled(pts, rule)
-		if rule == "mentored" {
-			// the frontier: a curve over its KL budget D
-			p.Add(l, m)
-			f.AddLegend(rule+" (frontier)", l, m)
-			continue
+		p := newPanel("KL(p‖π) (nats)", "acceptance α")
+		p.Title.Text = rule
+		p.Title.Padding = vg.Points(2)
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = ticks
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
+		sep := line(plotter.XYs{{X: brk, Y: yMin}, {X: brk, Y: yMax}}, color.Gray{Y: 0x99}, dotted)
+		sep.Width = vg.Points(0.6)
+		l, m := styled(frontier, "mentored")
+		l.Width = vg.Points(0.8)
+		m.GlyphStyle.Radius = vg.Points(1.3)
+		p.Add(sep, l, m)
+		// one marker per distinct point, labelled with its multiplicity
+		uniq, counts := coincide(pts)
+		_, rm := styled(uniq, rule)
+		rm.GlyphStyle.Radius = vg.Points(2.6)
+		p.Add(rm)
+		var lab plotter.XYLabels
+		for i, c := range counts {
+			if c > 1 {
+				lab.XYs = append(lab.XYs, uniq[i])
+				lab.Labels = append(lab.Labels, fmt.Sprintf("×%d", c))
+			}
 		}
-		// other rules: markers only, so no segment suggests values between
-		// settings
-		p.Add(m)
-		f.AddLegend(rule, m)
+		if len(lab.XYs) > 0 {
+			ls, err := plotter.NewLabels(lab)
+			if err != nil {
+				return nil, err
+			}
+			for i := range ls.TextStyle {
+				ls.TextStyle[i].Font.Size = tickSize
+				ls.TextStyle[i].Color = StyleOf(rule).Color
+				ls.TextStyle[i].XAlign = draw.XRight
+				ls.TextStyle[i].YAlign = draw.YCenter
+			}
+			ls.Offset = vg.Point{X: -vg.Points(4)}
+			p.Add(ls)
+		}
+		p.Y.Min, p.Y.Max, p.X.Min, p.X.Max = yMin, yMax, xMin, xMax
+		f.Panels = append(f.Panels, p)
+	}
+	// axis labels once: x on the bottom row, y on the left column
+	for i, p := range f.Panels {
+		if i%2 == 1 {
+			p.Y.Label.Text = ""
+		}
+		if i < len(f.Panels)-2 {
+			p.X.Label.Text = ""
+		}
+	}
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("plots: lossy-frontier on %s has no lossy rule with a finite KL besides mentored", source)
 	}
 	if len(infinite) > 0 {
 		f.Caption += fmt.Sprintf(" Not drawn: %s, whose KL(p‖π) is infinite at every setting here (π is 0 where p > 0).", strings.Join(infinite, ", "))
 	}
-	p.X.Min = KLFloor / 1.5
 	return f, nil
+}
+
+// xyAt returns the (kl, acceptance) points of rows with x mapped by at
+// (zero KL to its column).
+func xyAt(rows []table.Row, at func(float64) float64) plotter.XYs {
+	pts := xy(rows, "kl", "acceptance")
+	for i := range pts {
+		pts[i].X = at(pts[i].X)
+	}
+	return pts
+}
+
+// coincide merges points that agree to 1e-9 (relative in x, absolute in
+// y) and counts how many settings each distinct point stands for.
+func coincide(pts plotter.XYs) (plotter.XYs, []int) {
+	var out plotter.XYs
+	var n []int
+next:
+	for _, q := range pts {
+		for i, o := range out {
+			if math.Abs(o.X-q.X) <= 1e-9*math.Max(o.X, q.X) && math.Abs(o.Y-q.Y) <= 1e-9 {
+				n[i]++
+				continue next
+			}
+		}
+		out = append(out, q)
+		n = append(n, 1)
+	}
+	return out, n
+}
+
+// klTicks labels a log KL axis with a zero column: "0" at zero, then every
+// other decade from first on (unlabelled ticks at the decades between).
+type klTicks struct{ zero, first float64 }
+
+// Ticks implements plot.Ticker.
+func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := []plot.Tick{{Value: k.zero, Label: "0"}}
+	for i, d := 0, k.first; d <= hi; i, d = i+1, d*10 {
+		t := plot.Tick{Value: d}
+		if i%2 == 0 {
+			t.Label = strconv.FormatFloat(d, 'g', -1, 64)
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 // Multidraft draws multidraft on one pair: first-token acceptance vs the
@@ -289,16 +432,35 @@ func Multidraft(rows []table.Row, pair string) (*Figure, error) {
 		p.Add(l, m)
 		f.AddLegend(v, l, m)
 	}
+	// curves that reach acceptance 1 coincide there; say so, since the
+	// later markers hide the earlier ones
+	var full []string
+	fromK := math.Inf(1)
+	for _, v := range table.DistinctS(rows, "verifier") {
+		for _, q := range xy(table.Where(rows, table.Eq("verifier", v)), "k", "acceptance") {
+			if q.Y >= 1-1e-12 {
+				full = append(full, v)
+				fromK = math.Min(fromK, q.X)
+				break
+			}
+		}
+	}
+	if len(full) > 1 {
+		f.Caption += fmt.Sprintf(" %s reach acceptance 1 (the first at k = %g: their drafts then cover the whole support of p), and their curves coincide there.", strings.Join(full, ", "), fromK)
+	}
 	ks := table.Distinct(rows, "k")
 	intTicks(p, int(ks[0]), int(ks[len(ks)-1]), 1)
-	p.Y.Max = 1.0
+	padX(p, ks[0], ks[len(ks)-1])
+	// acceptance is at most 1; leave room for the markers drawn there
+	p.Y.Max = 1 + padFrac*(1-p.Y.Min)
 	return f, nil
 }
 
-// Replay draws the replay of a log in two panels: the histogram of the
-// per-step acceptance α = Σ min(p_i, q_i) at each draft position, and the
-// mean emitted tokens per step by rule (exact given the logged drafts, 95%
-// intervals; the logged run sampled).
+// Replay draws the replay of a log: small multiples of the histogram of
+// the per-position acceptance α = Σ min(p_i, q_i), one panel per draft
+// position, then the mean emitted tokens per step by rule (exact given the
+// logged drafts, 95% intervals; the logged run sampled), the rules whose
+// losslessness test rejects marked "lossy".
 func Replay(rows []table.Row) (*Figure, error) {
 	if err := need("replay", rows, "kind"); err != nil {
 		return nil, err
@@ -308,34 +470,69 @@ func Replay(rows []table.Row) (*Figure, error) {
 	if len(alpha) == 0 || len(rules) == 0 {
 		return nil, fmt.Errorf("plots: replay needs rows of kind alpha and rule")
 	}
-	top := newPanel("acceptance α = Σ min(p, q) of one step", "fraction of steps")
-	bot := newPanel("E[emitted per step] (tokens)", "")
-	f := &Figure{Name: "replay", Panels: []*plot.Plot{top, bot}, LegendCols: 4, PanelHeight: 2 * vg.Inch,
-		Caption: "Replay of the embedded sample log. Top: histogram of the per-step acceptance α at each draft position (bins of 0.05). Bottom: mean emitted tokens per step by rule, exact given each logged draft with 95% intervals (the logged run: its sampled mean)."}
+	f := &Figure{Name: "replay", LegendCols: 4, PanelHeight: 1.3 * vg.Inch,
+		Caption: "Replay of the embedded sample log. Top: one histogram per draft position of the acceptance α = Σ min(p, q) at that position (bins of 0.05; fraction of the steps that reach the position). Bottom: mean emitted tokens per step by rule, exact given each logged draft with 95% intervals (the logged run: its sampled mean); \"lossy\" marks the rules whose losslessness test on the log rejects."}
 	const bins = 20
 	positions := table.Distinct(alpha, "position")
+	hists := make([][]float64, len(positions))
+	yMax := 0.0
 	for i, pos := range positions {
 		sub := table.Where(alpha, func(r table.Row) bool { return table.Num(r, "position") == pos })
-		counts := make([]float64, bins)
+		hists[i] = make([]float64, bins)
 		for _, r := range sub {
-			counts[min(bins-1, max(0, int(table.Num(r, "alpha")*bins)))]++
+			hists[i][min(bins-1, max(0, int(table.Num(r, "alpha")*bins)))]++
 		}
-		// a step outline: each bin as a flat segment
-		var pts plotter.XYs
-		for b, c := range counts {
-			y := c / float64(len(sub))
-			pts = append(pts, plotter.XY{X: float64(b) / bins, Y: y}, plotter.XY{X: float64(b+1) / bins, Y: y})
+		for b := range hists[i] {
+			hists[i][b] /= float64(len(sub))
+			yMax = math.Max(yMax, hists[i][b])
 		}
-		l := line(pts, Seq(i, len(positions)), nil)
-		top.Add(l)
-		f.AddLegendTo(0, fmt.Sprintf("position %g", pos), l)
 	}
-	top.X.Min, top.X.Max, top.Y.Min = 0, 1, 0
+	for i, pos := range positions {
+		p := newPanel("α at the position", "fraction")
+		p.Title.Text = fmt.Sprintf("position %g", pos)
+		p.Title.Padding = vg.Points(2)
+		col := Seq(i, len(positions))
+		for b, v := range hists[i] {
+			if v == 0 {
+				continue
+			}
+			x0, x1 := float64(b)/bins, float64(b+1)/bins
+			poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: v}, {X: x0, Y: v}})
+			if err != nil {
+				return nil, err
+			}
+			poly.Color = col
+			poly.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
+			p.Add(poly)
+		}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, yMax*1.05
+		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"}})
+		if i%2 == 1 {
+			p.Y.Label.Text = ""
+		}
+		if i < len(positions)-2 {
+			p.X.Label.Text = ""
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	// histograms two per row, the rules' panel alone and taller below
+	for n := len(positions); n > 0; n -= 2 {
+		f.RowSizes = append(f.RowSizes, min(n, 2))
+		f.RowHeights = append(f.RowHeights, f.PanelHeight)
+	}
+	f.RowSizes = append(f.RowSizes, 1)
+	f.RowHeights = append(f.RowHeights, 0.22*vg.Inch*vg.Length(len(rules))+0.45*vg.Inch)
+
+	bot := newPanel("E[emitted per step] (tokens)", "")
 	var names []string
 	hiAll := 1.0
 	for i, r := range rules {
 		name := r.String("algorithm")
-		names = append(names, name)
+		label := name
+		if r.String("lossless_verdict") == "violated" {
+			label += " (lossy)"
+		}
+		names = append(names, label)
 		y := float64(i)
 		v, lo, hi := table.Num(r, "mean_emitted_exact"), table.Num(r, "ci_lo"), table.Num(r, "ci_hi")
 		if math.IsNaN(v) {
@@ -353,8 +550,24 @@ func Replay(rows []table.Row) (*Figure, error) {
 	}
 	bot.NominalY(names...)
 	bot.Y.Tick.Label.Font.Size = tickSize
-	bot.X.Min, bot.X.Max = 1, hiAll+0.05*(hiAll-1)
+	padX(bot, 1, hiAll)
+	f.Panels = append(f.Panels, bot)
 	return f, nil
+}
+
+// cleanTicks relabels a Ticker's labelled ticks with at most four
+// significant digits and no trailing zeros (25, not 25.00).
+type cleanTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := c.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+		}
+	}
+	return ts
 }
 
 // inRange drops the ticks a Ticker returns outside [min, max]: gonum pads

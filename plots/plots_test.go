@@ -3,11 +3,15 @@ package plots
 import (
 	"context"
 	"fmt"
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/specsim/specsim/experiments"
@@ -165,5 +169,216 @@ func TestFormats(t *testing.T) {
 	}
 	if got := strings.Join(f.LegendNames(), ","); got != "α = 0.9,α = 0.8,α = 0.7,α = 0.6,α = 0.5,Eq. 1,exact (token)" {
 		t.Errorf("legend %s", got)
+	}
+}
+
+// CIEDE2000 against the test data of Sharma, Wu and Dalal (2005), Table 1
+// (pairs 1, 7, 17, 25 and 33), to the four decimals published.
+func TestDeltaE2000(t *testing.T) {
+	for _, c := range []struct{ l1, a1, b1, l2, a2, b2, want float64 }{
+		{50, 2.6772, -79.7751, 50, 0, -82.7485, 2.0425},
+		{50, 0, 0, 50, -1, 2, 2.3669},
+		{50, 2.5, 0, 73, 25, -18, 27.1492},
+		{60.2574, -34.0099, 36.2677, 60.4626, -34.1751, 39.4387, 1.2644},
+		{2.0776, 0.0795, -1.1350, 0.9033, -0.0636, -0.5514, 0.9082},
+	} {
+		if got := DeltaE2000(c.l1, c.a1, c.b1, c.l2, c.a2, c.b2); math.Abs(got-c.want) > 5e-5 {
+			t.Errorf("ΔE00(%v, %v, %v; %v, %v, %v) = %.5f, want %.4f", c.l1, c.a1, c.b1, c.l2, c.a2, c.b2, got, c.want)
+		}
+	}
+	// sRGB white is L* = 100, a* = b* = 0 under D65
+	if l, a, b := Lab(color.White); math.Abs(l-100) > 1e-3 || math.Abs(a) > 1e-2 || math.Abs(b) > 1e-2 {
+		t.Errorf("Lab(white) = %v, %v, %v", l, a, b)
+	}
+}
+
+// Colour thresholds in CIEDE2000: styles drawn in one figure must differ
+// at a glance (minSameFigure); any two named styles, which a user's own
+// sweep or a notebook may put side by side, must not be mistaken for one
+// another (minAnyPair; about 2.3 is the just noticeable difference).
+const (
+	minSameFigure = 20
+	minAnyPair    = 10
+)
+
+// figureFamilies are the named styles each figure draws together.
+var figureFamilies = map[string][]string{
+	"block-vs-token": {"token", "block"},
+	"lossy-frontier": {"mentored", "lenience", "lenience-residual-p", "typical", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"},
+	"multidraft":     append([]string{"bound-iid", "bound-wor"}, experiments.MultidraftRules...),
+	"replay":         {"token", "token-nobonus", "block", "exact-match", "greedy", "lenience", "mentored"},
+	"fms-scenarios":  {"naive", "shared-uniform", "best-candidate"},
+}
+
+// Every pair of styles in one figure, and every pair of named rule styles
+// anywhere, is far enough apart in colour; the failures are listed with
+// their ΔE00 so a palette fix can be checked against the same numbers.
+func TestStyleColoursDistinct(t *testing.T) {
+	for fig, names := range figureFamilies {
+		for i, a := range names {
+			for _, b := range names[i+1:] {
+				if d := ColourDistance(StyleOf(a).Color, StyleOf(b).Color); d < minSameFigure {
+					t.Errorf("figure %s: %s and %s differ by ΔE00 = %.1f < %d", fig, a, b, d, minSameFigure)
+				}
+			}
+		}
+	}
+	var rules []string
+	for name, s := range algoStyles {
+		if s.Dashes == nil { // reference curves are told apart by their dashes
+			rules = append(rules, name)
+		}
+	}
+	sort.Strings(rules)
+	for i, a := range rules {
+		for _, b := range rules[i+1:] {
+			if d := ColourDistance(StyleOf(a).Color, StyleOf(b).Color); d < minAnyPair {
+				t.Errorf("%s and %s differ by ΔE00 = %.1f < %d", a, b, d, minAnyPair)
+			}
+		}
+	}
+}
+
+// PDF figures are vector: no embedded image and no font (text is drawn
+// as glyph outlines), and the Greek of the labels is drawn, not dropped:
+// the PDF of a figure labelled γ holds the outline of γ.
+func TestPDFIsVector(t *testing.T) {
+	f, err := Tokens(rowsOf(t, "leviathan-tokens"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.Render("pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"/Subtype /Image", "/Type /Font", "/FontFile"} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("the PDF holds %s; want paths only", bad)
+		}
+	}
+	// the same figure without its Greek letters draws fewer paths: the
+	// letters are there
+	g := *f
+	g.Panels = nil
+	p := newPanel("draft length γγγγγγγγ (tokens)", "E")
+	g.Panels = append(g.Panels, p)
+	h := g
+	q := newPanel("draft length (tokens)", "E")
+	h.Panels = []*plot.Plot{q}
+	bg, _ := g.Render("pdf")
+	bh, _ := h.Render("pdf")
+	if len(bg) <= len(bh) {
+		t.Errorf("a label with γ renders to %d bytes, without it %d: γ is not drawn", len(bg), len(bh))
+	}
+}
+
+// Every character of every label and legend the figures draw has a glyph
+// in the figure font (otherwise it is drawn as an empty box).
+func TestGlyphsCovered(t *testing.T) {
+	p := newPanel("", "")
+	face := p.TextHandler.Cache().Lookup(p.X.Label.TextStyle.Font, p.X.Label.TextStyle.Font.Size)
+	texts := []string{"draft length γ (tokens)", "α = 0.9", "β = Σ min(p, q)", "KL(p‖π) (nats)", "α* i.i.d.", "×5", "E[emitted per step]", "walltime improvement (×)", "−0.5"}
+	for _, s := range texts {
+		if miss := missingGlyphs(face, s); len(miss) > 0 {
+			t.Errorf("%q: no glyph for %q in %s", s, string(miss), face.Name())
+		}
+	}
+	if miss := missingGlyphs(face, "\u4e00"); len(miss) != 1 {
+		t.Error("missingGlyphs finds no gap in a font without CJK")
+	}
+}
+
+// No data point lies on or outside a panel's x range: markers at the
+// ends would be cut in half by the panel's edge.
+func TestNoClippedMarkers(t *testing.T) {
+	rows := rowsOf(t, "leviathan-tokens")
+	f, err := Tokens(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := table.Distinct(rows, "gamma")
+	p := f.Panels[0]
+	if !(p.X.Min < gs[0] && gs[len(gs)-1] < p.X.Max) {
+		t.Errorf("γ in [%g, %g], axis [%g, %g]", gs[0], gs[len(gs)-1], p.X.Min, p.X.Max)
+	}
+}
+
+// The lossy frontier draws one panel per lossy rule with a finite KL, puts
+// KL = 0 (and its round-off) in a column labelled "0" left of the log
+// axis, and draws coincident settings once, counted.
+func TestLossyFrontierSmallMultiples(t *testing.T) {
+	row := func(rule string, kl, acc float64) table.Row {
+		return table.Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.5},
+			{K: "rule", V: rule}, {K: "acceptance", V: acc}, {K: "kl", V: kl}}
+	}
+	rows := []table.Row{
+		row("mentored", 2e-16, 0.5), row("mentored", 0.01, 0.6), row("mentored", 0.5, 1),
+		row("fuzzy", 0, 0.5), row("fuzzy", 3e-16, 0.5), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1),
+		row("lenience", 0.02, 0.55),
+		row("typical", math.Inf(1), 0.9),
+	}
+	f, err := LossyFrontier(rows, "dirichlet", 10, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 2 || f.Panels[0].Title.Text != "fuzzy" || f.Panels[1].Title.Text != "lenience" {
+		t.Fatalf("panels %d, want fuzzy and lenience", len(f.Panels))
+	}
+	if !strings.Contains(f.Caption, "Not drawn: typical") {
+		t.Errorf("caption does not name the rule with infinite KL: %s", f.Caption)
+	}
+	p := f.Panels[0]
+	ts := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
+	if ts[0].Label != "0" || !(ts[0].Value > p.X.Min && ts[0].Value < 0.01) {
+		t.Errorf("first tick %+v on [%g, %g], want the KL = 0 column labelled 0", ts[0], p.X.Min, p.X.Max)
+	}
+	uniq, n := coincide(xyAt(table.Where(rows, table.Eq("rule", "fuzzy")), func(kl float64) float64 {
+		if kl < klZero {
+			return 0
+		}
+		return kl
+	}))
+	if len(uniq) != 2 || n[0] != 2 || n[1] != 3 {
+		t.Errorf("coincident fuzzy settings: %v %v, want 2 points counted 2 and 3", uniq, n)
+	}
+	if _, err := f.Render("png"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The replay draws one histogram panel per draft position, then the rules'
+// panel, whose labels mark the rules whose losslessness test rejects.
+func TestReplayPanels(t *testing.T) {
+	var rows []table.Row
+	for pos := int64(1); pos <= 3; pos++ {
+		for _, a := range []float64{0.1, 0.5, 0.52, 0.9} {
+			rows = append(rows, table.Row{{K: "kind", V: "alpha"}, {K: "position", V: pos}, {K: "alpha", V: a}})
+		}
+	}
+	rule := func(name, verdict string, v float64) table.Row {
+		return table.Row{{K: "kind", V: "rule"}, {K: "algorithm", V: name}, {K: "mean_emitted_exact", V: v},
+			{K: "ci_lo", V: v - 0.01}, {K: "ci_hi", V: v + 0.01}, {K: "lossless_verdict", V: verdict}}
+	}
+	rows = append(rows, rule("token", "consistent", 1.7), rule("lenience", "violated", 2.1))
+	f, err := Replay(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 4 || f.Panels[2].Title.Text != "position 3" {
+		t.Fatalf("%d panels, want 3 histograms and the rules' panel", len(f.Panels))
+	}
+	if got := fmt.Sprint(f.rows()); got != "[[0 1] [2] [3]]" {
+		t.Errorf("rows %s, want two histograms, the third alone, then the rules", got)
+	}
+	ts := f.Panels[3].Y.Tick.Marker.Ticks(f.Panels[3].Y.Min, f.Panels[3].Y.Max)
+	var labels []string
+	for _, tk := range ts {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, ","); got != "token,lenience (lossy)" {
+		t.Errorf("rule labels %q", got)
+	}
+	if _, err := f.Render("pdf"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,17 +4,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 // smcRows are smc-steering rows as the experiment writes them (values
 // from a seed-1 run of the forbid+end+expert model, rounded), with a
 // planted bug that the figure must leave out and a zero it cannot draw.
-func smcRows() []experiments.Row {
-	var rows []experiments.Row
+func smcRows() []table.Row {
+	var rows []table.Row
 	add := func(scheme string, k int64, mutant bool, rv, tv []float64) {
 		for i, n := range []int64{8, 64} {
-			rows = append(rows, experiments.Row{{K: "model", V: "forbid+end+expert"}, {K: "scheme", V: scheme}, {K: "k", V: k}, {K: "n", V: n},
+			rows = append(rows, table.Row{{K: "model", V: "forbid+end+expert"}, {K: "scheme", V: scheme}, {K: "k", V: k}, {K: "n", V: n},
 				{K: "mutant", V: mutant}, {K: "relative_variance", V: rv[i]}, {K: "posterior_tv", V: tv[i]}})
 		}
 	}

@@ -192,8 +192,9 @@ func NumbersTeX(ns []Number) string {
 	return s.String()
 }
 
-// WritePaper writes dir/paper.tex (the embedded source, unless dir already
-// has one) and dir/generated/{numbers.tex, figures/*.pdf, tables/*.tex}.
+// WritePaper writes dir/paper.tex and dir/refs.bib (the embedded sources,
+// unless dir already has them) and dir/generated/{numbers.tex,
+// figures/*.pdf, tables/*.tex}.
 func WritePaper(b *Bundle, dir string) error {
 	gen := filepath.Join(dir, "generated")
 	for _, d := range []string{gen, filepath.Join(gen, "figures"), filepath.Join(gen, "tables")} {
@@ -201,10 +202,12 @@ func WritePaper(b *Bundle, dir string) error {
 			return err
 		}
 	}
-	src := filepath.Join(dir, "paper.tex")
-	if _, err := os.Stat(src); os.IsNotExist(err) {
-		if err := os.WriteFile(src, []byte(paper.Source), 0o644); err != nil {
-			return err
+	for name, text := range map[string]string{"paper.tex": paper.Source, "refs.bib": paper.Bib} {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	if err := os.WriteFile(filepath.Join(gen, "numbers.tex"), []byte(NumbersTeX(Numbers(b))), 0o644); err != nil {
