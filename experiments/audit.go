@@ -19,26 +19,6 @@ const (
 	NA    = "n/a"
 )
 
-// strictPoints are the parameter settings at which a lossy rule must
-// reproduce token verification; the audit lists each as a rule expected to
-// be lossless.
-var strictPoints = map[string]algos.Params{
-	"lenience":            {"l": 1},
-	"lenience-residual-p": {"l": 1},
-	"mentored":            {"D": 0},
-	"cascade-chow":        {"alpha": 0},
-	"cascade-diff":        {"alpha": -1},
-	"cascade-opt":         {"alpha": -1},
-	"fuzzy":               {"T": 0},
-}
-
-// lossyPoints override a lossy rule's default where the default happens
-// to be lossless on the audit's pairs (cascade-chow defers everywhere at
-// α = 0.1 there), so the audit's "lossy" row really exercises the rule.
-var lossyPoints = map[string]algos.Params{
-	"cascade-chow": {"alpha": 0.5},
-}
-
 // AuditPairs are the model pairs the audit enumerates exactly: three
 // seeded Markov pairs of orders 1 and 2 and the seed-003 two-token example.
 func AuditPairs() ([]sim.Pair, []int, error) {
@@ -91,7 +71,13 @@ func paramString(ps algos.Params) string {
 // auditLevel is the level of each of the two statistical tests of one
 // audit row: check.DefaultLevel over twice the number of chain-rule rows.
 func auditLevel() float64 {
-	n := len(algos.All()) + len(strictPoints)
+	n := 0
+	for _, e := range algos.All() {
+		n++
+		if e.Strict != nil {
+			n++
+		}
+	}
 	return check.DefaultLevel / float64(2*n)
 }
 
@@ -105,9 +91,12 @@ func auditCells(Config) ([]Cell, error) {
 		case e.Lossy:
 			kind = "lossy"
 		}
-		cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(lossyPoints[e.Name])}, {"kind", kind}}})
-		if sp, ok := strictPoints[e.Name]; ok {
-			cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(sp)}, {"kind", "strict"}}})
+		// A lossy rule's audit row runs at its AuditParams (defaults where
+		// nil), and a rule with a strict point gets a second row there,
+		// expected lossless.
+		cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(e.AuditParams)}, {"kind", kind}}})
+		if e.Strict != nil {
+			cells = append(cells, Cell{Key: []KV{{"algorithm", e.Name}, {"params", paramString(e.Strict)}, {"kind", "strict"}}})
 		}
 	}
 	for _, e := range algos.AllTree() {
