@@ -1,11 +1,16 @@
 package plots
 
 import (
+	"fmt"
 	"hash/fnv"
 	"image/color"
+	"sort"
+	"sync"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/specsim/specsim/algos"
 )
 
 // Style is the colour and marker of one algorithm (or reference curve),
@@ -67,21 +72,68 @@ var algoStyles = map[string]Style{
 	"bound-wor": {rgb(0x7F7F7F), plus, []vg.Length{vg.Points(1), vg.Points(2)}},
 }
 
-// extra colours for names without a fixed style, chosen by a hash of the
-// name so the choice is stable.
+// extra colours for names without a fixed style.
 var extra = []uint32{0x4477AA, 0xEE6677, 0x228833, 0xCCBB44, 0x66CCEE, 0xAA3377, 0xBBBBBB, 0x332288}
 
-// StyleOf returns the fixed style of an algorithm; a name without a fixed
-// style gets a stable one derived from its name.
+// StyleOf returns the style of an algorithm: its fixed style if it has one,
+// else for a registered rule the automatic style autoStyles gave it, else a
+// stable style derived from the name (for curves that are not rules).
 func StyleOf(name string) Style {
 	if s, ok := algoStyles[name]; ok {
 		return s
 	}
+	if s, ok := autoStyles()[name]; ok {
+		return s
+	}
+	return autoStyle(autoSlot(name))
+}
+
+// autoSlot is the preferred automatic style of a name: a hash of the name
+// into the len(extra) × len(shapes) (colour, marker) pairs.
+func autoSlot(name string) int {
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	v := h.Sum32()
-	return Style{rgb(extra[v%uint32(len(extra))]), shapes[(v/8)%uint32(len(shapes))], nil}
+	return int(v%uint32(len(extra))) + len(extra)*int((v/8)%uint32(len(shapes)))
 }
+
+func autoStyle(slot int) Style {
+	return Style{rgb(extra[slot%len(extra)]), shapes[slot/len(extra)], nil}
+}
+
+// styleKey identifies a style's colour and marker.
+func styleKey(s Style) string { return fmt.Sprintf("%v/%T", s.Color, s.Shape) }
+
+// autoStyles gives every registered rule (chain or tree, mutants included)
+// without a fixed style its own colour and marker, distinct from every
+// fixed style and from each other, so adding a rule needs no style entry:
+// each name takes its hashed slot, or the next free one (names in sorted
+// order), so a rule's style changes only when a new rule collides with it.
+var autoStyles = sync.OnceValue(func() map[string]Style {
+	used := map[string]bool{}
+	for _, s := range algoStyles {
+		used[styleKey(s)] = true
+	}
+	var names []string
+	for _, n := range append(algos.Names(), algos.TreeNames()...) {
+		if _, fixed := algoStyles[n]; !fixed {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	n := len(extra) * len(shapes)
+	out := map[string]Style{}
+	for _, name := range names {
+		slot := autoSlot(name)
+		for k := 0; k < n && used[styleKey(autoStyle(slot))]; k++ {
+			slot = (slot + 1) % n
+		}
+		s := autoStyle(slot)
+		used[styleKey(s)] = true // past n rules the pairs repeat
+		out[name] = s
+	}
+	return out
+})
 
 // seq is a sequential palette (viridis, light end dropped so every colour
 // reads on white) for parameter series such as α, c or β.
