@@ -17,11 +17,20 @@ package sim
 
 const block32 = 64
 
-// blockKernel writes the block sums of (w·p - q)+ for the first len(sums)
-// blocks of block32 entries into sums and returns their total in float64.
-// Every kernel adds in the order residualBlocks32Go documents, so all give
-// the same bits. The caller guarantees len(p), len(q) ≥ block32·len(sums).
-type blockKernel func(w float32, p, q []float32, sums []float32) float64
+// blockKernel names a block kernel: its blocks method writes the block
+// sums of (w·p - q)+ for the first len(sums) blocks of block32 entries into
+// sums and returns their total in float64. Every kernel adds in the order
+// residualBlocks32Go documents, so all give the same bits. The caller
+// guarantees len(p), len(q) ≥ block32·len(sums). It is a name, not a func
+// value, so that blocks makes direct calls: through a func value escape
+// analysis would move the callers' stack arrays of sums to the heap.
+type blockKernel uint8
+
+// The block kernels.
+const (
+	kernelGo   blockKernel = iota // residualBlocks32Go
+	kernelAVX2                    // row32_amd64.s (amd64 with AVX2 only)
+)
 
 // residualMass32, sampleResidual32 and sampleResidualMass32 run their K
 // forms with this machine's kernel, kernel32.
@@ -44,7 +53,7 @@ func residualMass32K(k blockKernel, w float32, p, q []float32) float64 {
 	nb := len(p) / block32
 	for b := 0; b < nb; b += maxBlocks32 {
 		n := min(maxBlocks32, nb-b)
-		mass += k(w, p[b*block32:], q[b*block32:], sums[:n])
+		mass += k.blocks(w, p[b*block32:], q[b*block32:], sums[:n])
 	}
 	for i := nb * block32; i < len(p); i++ {
 		a := float32(w * p[i])
@@ -65,7 +74,7 @@ func sampleResidual32K(k blockKernel, target float64, w float32, p, q []float32)
 	nb := len(p) / block32
 	for b := 0; b < nb; b += chunk {
 		n := min(chunk, nb-b)
-		k(w, p[b*block32:], q[b*block32:], sums[:n])
+		k.blocks(w, p[b*block32:], q[b*block32:], sums[:n])
 		var x int
 		if x, c = pickBlocks32(c, target, w, p, q, b*block32, sums[:n]); x >= 0 {
 			return x
@@ -201,7 +210,7 @@ func sampleResidualMass32K(k blockKernel, u float64, w float32, p, q []float32) 
 		return sampleResidual32K(k, u*m, w, p, q), m
 	}
 	var sums [maxBlocks32]float32
-	mass := k(w, p, q[:len(p)], sums[:nb])
+	mass := k.blocks(w, p, q[:len(p)], sums[:nb])
 	tail := nb * block32
 	for i := tail; i < len(p); i++ {
 		if a := float32(w * p[i]); a > q[i] {

@@ -5,12 +5,19 @@ import "golang.org/x/sys/cpu"
 // kernel32 is the block kernel of this machine, chosen once: the assembly
 // kernel where the CPU has AVX2, else the pure-Go one. Both give the same
 // bits (TestKernelsBitIdentical).
-var kernel32 blockKernel = func() blockKernel {
+var kernel32 = func() blockKernel {
 	if cpu.X86.HasAVX2 {
-		return residualBlocks32AVX2Checked
+		return kernelAVX2
 	}
-	return residualBlocks32Go
+	return kernelGo
 }()
+
+func (k blockKernel) blocks(w float32, p, q []float32, sums []float32) float64 {
+	if k == kernelAVX2 {
+		return residualBlocks32AVX2Checked(w, p, q, sums)
+	}
+	return residualBlocks32Go(w, p, q, sums)
+}
 
 //go:noescape
 func residualBlocks32AVX2(w float32, p, q, sums []float32) float64

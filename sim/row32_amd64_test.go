@@ -10,9 +10,9 @@ import (
 
 // testKernels are the block kernels this machine can run, by name.
 func testKernels() map[string]blockKernel {
-	ks := map[string]blockKernel{"go": residualBlocks32Go}
+	ks := map[string]blockKernel{"go": kernelGo}
 	if cpu.X86.HasAVX2 {
-		ks["avx2"] = residualBlocks32AVX2Checked
+		ks["avx2"] = kernelAVX2
 	}
 	return ks
 }
@@ -60,8 +60,8 @@ func TestKernelsBitIdentical(t *testing.T) {
 		}
 		if it%10 == 0 {
 			u := rng.Float64()
-			xa, za := sampleResidualMass32K(residualBlocks32AVX2Checked, u, w, p, q)
-			xg, zg := sampleResidualMass32K(residualBlocks32Go, u, w, p, q)
+			xa, za := sampleResidualMass32K(kernelAVX2, u, w, p, q)
+			xg, zg := sampleResidualMass32K(kernelGo, u, w, p, q)
 			if xa != xg || math.Float64bits(za) != math.Float64bits(zg) {
 				t.Fatalf("row %d: residual sample avx2 (%d, %.17g), go (%d, %.17g)", it, xa, za, xg, zg)
 			}

@@ -95,7 +95,7 @@ func BenchmarkResidualBlocks32(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(2 * 4 * v)
 			for b.Loop() {
-				k(0.9, p, q, sums)
+				k.blocks(0.9, p, q, sums)
 			}
 		})
 	}
