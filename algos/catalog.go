@@ -3,7 +3,6 @@ package algos
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -63,7 +62,7 @@ func Catalog() ([]Description, error) {
 // describe is the Description of one rule; prefix marks tree rules.
 func describe(in Info, hasLaw bool, prefix string) Description {
 	d := Description{Name: in.Name, Kind: prefix + "rule", HasLaw: hasLaw, Lossy: in.Lossy, Greedy: in.Greedy,
-		AllocFree: in.AllocFree, Strict: paramsString(in.Strict), Summary: in.Summary, Paper: in.Paper,
+		AllocFree: in.AllocFree, Strict: in.Strict.String(), Summary: in.Summary, Paper: in.Paper,
 		Params: []ParamDescription{}}
 	if in.Mutant {
 		d.Kind = prefix + "mutant"
@@ -72,20 +71,6 @@ func describe(in Info, hasLaw bool, prefix string) Description {
 		d.Params = append(d.Params, ParamDescription{p.Name, p.Default, p.Range(), p.Doc})
 	}
 	return d
-}
-
-// paramsString renders a setting as "a=1,b=2", names sorted.
-func paramsString(ps Params) string {
-	var keys []string
-	for k := range ps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%g", k, ps[k]))
-	}
-	return strings.Join(parts, ",")
 }
 
 // WriteText writes the catalog as the aligned table of 'simulate list'.

@@ -43,6 +43,21 @@ func (p Param) check(v float64) error {
 // Params are parameter values by name.
 type Params map[string]float64
 
+// String renders the setting as "a=1,b=2", names sorted ("" when empty),
+// the form the audit's rows and 'simulate list' show.
+func (ps Params) String() string {
+	keys := make([]string, 0, len(ps))
+	for k := range ps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%g", k, ps[k])
+	}
+	return strings.Join(parts, ",")
+}
+
 // Info describes a registered rule: every fact about it that the rest of
 // the harness reads (the audit, the lossy frontier, the allocation test,
 // the figures' legends, 'simulate list' and the README's rule table), so

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -55,18 +54,7 @@ const (
 	auditPairTrials   = 50000
 )
 
-func paramString(ps algos.Params) string {
-	var keys []string
-	for k := range ps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%g", k, ps[k]))
-	}
-	return strings.Join(parts, ",")
-}
+func paramString(ps algos.Params) string { return ps.String() }
 
 // auditLevel is the level of each of the two statistical tests of one
 // audit row: check.DefaultLevel over twice the number of chain-rule rows.
