@@ -199,8 +199,8 @@ func TestZeroCoin(t *testing.T) {
 	}
 }
 
-// TestNoAllocs: token verification and block verification do not allocate
-// per step on float32 rows.
+// TestNoAllocs: every rule registered AllocFree (token and block
+// verification among them) does not allocate per step on float32 rows.
 func TestNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	b := randBlock(rng, 300, 4)
@@ -210,13 +210,23 @@ func TestNoAllocs(t *testing.T) {
 	for i := range b.Q {
 		b.Q[i] = sim.F32(f32(b.Q[i]))
 	}
-	for _, name := range []string{"token", "token-nobonus", "greedy", "exact-match", "block"} {
-		a, err := algos.New(name, nil)
+	checked := map[string]bool{}
+	for _, e := range algos.All() {
+		if !e.AllocFree {
+			continue
+		}
+		a, err := e.Build(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := testing.AllocsPerRun(200, func() { a.Accept(rng, b) }); n != 0 {
-			t.Errorf("%s allocates %.1f times per step", name, n)
+			t.Errorf("%s allocates %.1f times per step", e.Name, n)
+		}
+		checked[e.Name] = true
+	}
+	for _, name := range []string{"token", "token-nobonus", "greedy", "exact-match", "block"} {
+		if !checked[name] {
+			t.Errorf("%s is not registered AllocFree", name)
 		}
 	}
 }

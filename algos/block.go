@@ -250,7 +250,7 @@ func addResidual(dst *sim.Law, n int, mass, w float64, p, q sim.Row) {
 }
 
 func init() {
-	Register(Entry{Info: Info{Name: "block", Summary: "block verification: longest prefix passing h_i = Z_i/(Z_i+1-w_i), correction from norm((w_tau p - q)+)",
+	Register(Entry{Info: Info{Name: "block", AllocFree: true, Summary: "block verification: weights w_i = min(w_{i-1} p_i/q_i, 1), keep the longest prefix passing h_i = Z_i/(Z_i+1-w_i), correction from norm((w_tau p - q)+); evaluated lazily from the last position down",
 		Paper: "Sun et al. 2024, arXiv 2403.10444 (ICLR 2025)"},
 		New: noParams(Block{})})
 }

@@ -37,10 +37,12 @@ func (f Fuzzy) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chainAc
 func (f Fuzzy) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(f, b, dst) }
 
 func init() {
-	Register(Entry{Info: Info{Name: "fuzzy", Lossy: true,
+	Register(Entry{Info: Info{Name: "fuzzy", AllocFree: true, Lossy: true,
 		Summary: "fuzzy speculative decoding: accept outright where JSD(p, q) < T, else token verification",
 		Paper:   "Holsman, Huang, Dhingra 2025, arXiv 2502.20704 (ACL Findings)",
 		Params: []Param{{Name: "T", Default: 0.1, Min: 0, Max: math.Inf(1), MaxOpen: true,
-			Doc: "JSD threshold T >= 0 in nats (JSD <= log 2); 0 is token verification"}}},
+			Doc: "JSD threshold T >= 0 in nats (JSD <= log 2); 0 is token verification"}},
+		Strict:   Params{"T": 0},
+		Frontier: &Sweep{Param: "T", Values: []float64{0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7}, Order: 8}},
 		New: func(ps Params) (sim.Algorithm, error) { return Fuzzy{T: ps["T"]}, nil }})
 }

@@ -54,15 +54,21 @@ func (r Lenience) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(r, b, 
 var lenienceParam = Param{Name: "l", Default: 0.5, Min: 0, Max: 1, MinOpen: true,
 	Doc: "lenience l in (0, 1]: accept with probability min(1, p/(l·q)); l = 1 is token verification"}
 
+// lenienceGrid is both lenience rules' lossy-frontier grid, from the
+// strict point l = 1 down.
+var lenienceGrid = []float64{1, 0.9, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05}
+
 func init() {
-	Register(Entry{Info: Info{Name: "lenience", Lossy: true,
+	Register(Entry{Info: Info{Name: "lenience", AllocFree: true, Lossy: true,
 		Summary: "Leviathan lenience: accept w.p. min(1, p/(l·q)), residual norm((p - l·q)+); emits π ≤ p/l",
 		Paper:   "Leviathan et al. 2023, arXiv 2211.17192, App. A.5 (residual reading (a))",
-		Params:  []Param{lenienceParam}},
+		Params:  []Param{lenienceParam}, Strict: Params{"l": 1},
+		Frontier: &Sweep{Param: "l", Values: lenienceGrid, Order: 1}},
 		New: func(ps Params) (sim.Algorithm, error) { return Lenience{L: ps["l"]}, nil }})
-	Register(Entry{Info: Info{Name: "lenience-residual-p", Lossy: true,
+	Register(Entry{Info: Info{Name: "lenience-residual-p", AllocFree: true, Lossy: true,
 		Summary: "Leviathan lenience with the unscaled residual norm((p - q)+) (lucidrains reading); emits π ≤ p/l",
 		Paper:   "Leviathan et al. 2023, arXiv 2211.17192, App. A.5 (residual reading (b), lucidrains/speculative-decoding)",
-		Params:  []Param{lenienceParam}},
+		Params:  []Param{lenienceParam}, Strict: Params{"l": 1},
+		Frontier: &Sweep{Param: "l", Values: lenienceGrid, Order: 2}},
 		New: func(ps Params) (sim.Algorithm, error) { return Lenience{L: ps["l"], ResidualP: true}, nil }})
 }

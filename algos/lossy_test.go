@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -261,18 +262,27 @@ func TestMentoredBeatsLenience(t *testing.T) {
 	}
 }
 
-// strictRules are the strict settings that must be token verification.
-func strictRules() map[string]sim.Algorithm {
-	return map[string]sim.Algorithm{
-		"lenience l=1":            Lenience{L: 1},
-		"lenience-residual-p l=1": Lenience{L: 1, ResidualP: true},
-		"mentored D=0":            Mentored{D: 0},
-		"mentored D=0 bisect":     Mentored{D: 0, Bisect: true},
-		"cascade-chow alpha=0":    Cascade{Rule: Chow, Alpha: 0},
-		"cascade-diff alpha=-1":   Cascade{Rule: Diff, Alpha: -1},
-		"cascade-opt alpha=-1":    Cascade{Rule: OPT, Alpha: -1},
-		"fuzzy T=0":               Fuzzy{T: 0},
+// strictRules are the strict settings that must be token verification:
+// every registered strict point, and mentored's bisection solver at D = 0.
+func strictRules(t *testing.T) map[string]sim.Algorithm {
+	t.Helper()
+	rules := map[string]sim.Algorithm{"mentored D=0 bisect": Mentored{D: 0, Bisect: true}}
+	for _, e := range All() {
+		if e.Strict == nil {
+			continue
+		}
+		a, err := e.Build(e.Strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules[fmt.Sprint(e.Name, " ", e.Strict)] = a
 	}
+	for _, name := range []string{"lenience", "lenience-residual-p", "mentored", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"} {
+		if e, err := Lookup(name); err != nil || e.Strict == nil {
+			t.Fatalf("%s: no registered strict point (%v)", name, err)
+		}
+	}
+	return rules
 }
 
 // lossyRandBlock draws a block with γ in 1..6, V in 2..50, float64 or float32
@@ -314,7 +324,7 @@ func TestStrictSettingsAreTokenBitForBit(t *testing.T) {
 	for i := range blocks {
 		blocks[i] = lossyRandBlock(rng)
 	}
-	for name, rule := range strictRules() {
+	for name, rule := range strictRules(t) {
 		for bi, b := range blocks {
 			for rep := range 25 {
 				r1 := sim.NewRand(uint64(bi), uint64(rep))
@@ -335,15 +345,7 @@ func TestStrictSettingsAreTokenBitForBit(t *testing.T) {
 // The same at the law level, through the registry's parameter values.
 func TestStrictSettingsLawsAreToken(t *testing.T) {
 	rng := sim.NewRand(6, sim.StreamID("lossy/strict-laws"))
-	for _, c := range []struct {
-		name string
-		ps   Params
-	}{{"lenience", Params{"l": 1}}, {"lenience-residual-p", Params{"l": 1}}, {"mentored", Params{"D": 0}},
-		{"cascade-chow", Params{"alpha": 0}}, {"cascade-diff", Params{"alpha": -1}}, {"cascade-opt", Params{"alpha": -1}}, {"fuzzy", Params{"T": 0}}} {
-		a, err := New(c.name, c.ps)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, a := range strictRules(t) {
 		var want, got sim.Law
 		for range 100 {
 			b := lossyRandBlock(rng)
@@ -351,7 +353,7 @@ func TestStrictSettingsLawsAreToken(t *testing.T) {
 			a.(sim.Lawer).Law(b, &got)
 			for i := range want.P {
 				if math.Abs(want.P[i]-got.P[i]) > 1e-15 {
-					t.Fatalf("%s: law entry %d = %g, token %g", c.name, i, got.P[i], want.P[i])
+					t.Fatalf("%s: law entry %d = %g, token %g", name, i, got.P[i], want.P[i])
 				}
 			}
 		}

@@ -129,6 +129,31 @@ func sampleMass(u float64, w []float64) int {
 	return last
 }
 
+// The tree rules of this file, each with the draft kind it is lossless
+// for (the mutant topk-ratio: RRSWithout on deterministic top-k children).
+func init() {
+	RegisterTree(TreeEntry{Info: Info{Name: "specinfer", Summary: "multi-round rejection sampling with replacement over i.i.d. drafts (SpecInfer, MCSD)",
+		Paper: "Miao et al. 2024, arXiv 2305.09781; Yang et al. 2024, arXiv 2401.06706",
+		Draft: sim.DraftIID, NeedsQ: true}, New: treeNoParams(SpecInfer{})})
+	RegisterTree(TreeEntry{Info: Info{Name: "rrs-wor", Summary: "recursive rejection sampling without replacement (RSD, EAGLE-1)",
+		Paper: "Jeon et al. 2024, arXiv 2402.14160; EAGLE-1 (SafeAILab/EAGLE before June 2024)",
+		Draft: sim.DraftWOR, NeedsQ: true}, New: treeNoParams(RRSWithout{})})
+	RegisterTree(TreeEntry{Info: Info{Name: "kseq", Summary: "SpecTr K-SEQ with rho* by bisection over i.i.d. drafts",
+		Paper: "Sun et al. 2023, arXiv 2310.15141, Alg. 2",
+		Draft: sim.DraftIID, NeedsQ: true}, New: treeNoParams(KSeq{})})
+	RegisterTree(TreeEntry{Info: Info{Name: "target-only", Summary: "membership rule for deterministic children: accept a child w.p. p, zero rejected siblings (EAGLE-2, SGLang)",
+		Paper: "EAGLE-2 evaluate_posterior (SafeAILab/EAGLE bfeb532); SGLang TreeSpeculativeSamplingTargetOnly",
+		Draft: sim.DraftTopK}, New: treeNoParams(TargetOnly{})})
+	RegisterTree(TreeEntry{Info: Info{Name: "greedy-draft", Summary: "top-(k-1) draft tokens plus one sample from the rest, with the matching optimal verifier",
+		Paper: "Hu et al. 2025, arXiv 2502.18779",
+		Draft: sim.DraftGreedy, NeedsQ: true}, New: treeNoParams(GreedyDraft{})})
+	// The planted bug: RRSWithout's ratio test on children that were not
+	// drawn from q.
+	RegisterTree(TreeEntry{Info: Info{Name: "topk-ratio", Mutant: true, Summary: "min(1, p/q) recursive rejection applied to deterministic top-k children (not drawn from q)",
+		Paper: "REFERENCES §5.1 harness warning; SafeAILab/EAGLE issues 183, 221",
+		Draft: sim.DraftTopK, NeedsQ: true}, New: treeNoParams(RRSWithout{})})
+}
+
 // SpecInfer is multi-round rejection sampling with replacement (RRS), the
 // verifier of SpecInfer (Miao et al., arXiv 2305.09781, ASPLOS'24,
 // "multi-step speculative sampling") and MCSD (Yang et al., arXiv

@@ -58,7 +58,7 @@ func (BlockTokenwise) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 func (BlockTokenwise) Law(b *sim.Block, dst *sim.Law) error { return blockLaw(b, dst, true) }
 
 func init() {
-	Register(Entry{Info: Info{Name: "mutant-block-tokenwise", Mutant: true,
+	Register(Entry{Info: Info{Name: "mutant-block-tokenwise", AllocFree: true, Mutant: true,
 		Paper:   "REFERENCES §7.6 item 4 (vllm-ascend issue 7807, PRs 7603/7808)",
 		Summary: "'block verify' port: longest prefix with eta_i < cumulative ratio w_i, correction from the unchanged residual (p-q)+"},
 		New: noParams(BlockTokenwise{})})

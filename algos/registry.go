@@ -43,9 +43,28 @@ func (p Param) check(v float64) error {
 // Params are parameter values by name.
 type Params map[string]float64
 
-// Info describes a registered rule.
+// String renders the setting as "a=1,b=2", names sorted ("" when empty),
+// the form the audit's rows and 'simulate list' show.
+func (ps Params) String() string {
+	keys := make([]string, 0, len(ps))
+	for k := range ps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%g", k, ps[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// Info describes a registered rule: every fact about it that the rest of
+// the harness reads (the audit, the lossy frontier, the allocation test,
+// the figures' legends, 'simulate list' and the README's rule table), so
+// that a rule's file is the one place that states them.
 type Info struct {
-	Name    string
+	Name string
+	// Summary is one line saying what the rule does.
 	Summary string
 	// Paper is the citation the rule follows.
 	Paper  string
@@ -57,59 +76,184 @@ type Info struct {
 	// Greedy marks a rule that preserves argmax decoding of the target,
 	// not sampling from it.
 	Greedy bool
+	// Strict is the setting at which a lossy rule is token verification
+	// outcome for outcome on the same uniforms (nil: it has none). The
+	// audit expects the rule preserved there and the tests check it bit
+	// for bit against Token.
+	Strict Params
+	// AuditParams replace the defaults in the audit's lossy row where the
+	// defaults happen to be lossless on the audit's pairs (nil: defaults).
+	AuditParams Params
+	// Frontier is the rule's parameter grid in the lossy-frontier
+	// experiment (nil: not swept).
+	Frontier *Sweep
+	// AllocFree promises that Accept (Verify for tree rules) allocates
+	// nothing per step at the default parameters; TestRegisteredNoAllocs
+	// holds every such rule to it.
+	AllocFree bool
+	// Draft is the draft kind a tree rule is run with: the drafter whose
+	// law its test assumes (a rule applied to another kind may be biased,
+	// which is how the top-k mutant is built). Chain rules leave it zero.
+	Draft sim.DraftKind
+	// NeedsQ marks tree rules that read the draft probabilities q of the
+	// nodes; they cannot verify probability-free candidate lists
+	// (sim.DraftFixed, as the fms-extras speculator emits).
+	NeedsQ bool
 }
 
-// Entry is a registered rule: its description and its constructor, which
+// Sweep is a lossy rule's parameter grid in the lossy-frontier experiment.
+type Sweep struct {
+	// Param is the swept parameter and Values its settings, the strict
+	// point included where the rule has one.
+	Param  string
+	Values []float64
+	// Extra fixes other parameters as functions of the swept value (nil:
+	// their defaults).
+	Extra func(v float64) Params
+	// Order places the rule's rows in lossy-frontier: ascending, rules
+	// without an order (0) last, ties by name. It keeps the published
+	// table's row order; a new rule can leave it 0.
+	Order int
+}
+
+// Rule is a registered rule of either kind, chain (A = sim.Algorithm) or
+// tree (A = sim.TreeAlgorithm): its facts and its constructor, which
 // receives every parameter (defaults filled in, ranges checked).
-type Entry struct {
+type Rule[A any] struct {
 	Info
-	New func(Params) (sim.Algorithm, error)
+	New func(Params) (A, error)
 }
 
-var registry = map[string]Entry{}
+// Entry is a registered chain rule.
+type Entry = Rule[sim.Algorithm]
 
-// Register adds a rule. It panics on a duplicate name or a default outside
-// its own range (programmer errors).
-func Register(e Entry) {
-	if _, dup := registry[e.Name]; dup {
-		panic("algos: duplicate rule " + e.Name)
+// TreeEntry is a registered tree (multi-candidate) rule.
+type TreeEntry = Rule[sim.TreeAlgorithm]
+
+// registry holds the rules of one kind. Chain and tree rules share one
+// namespace (taken), so a name means one rule everywhere.
+type registry[A any] struct {
+	kind  string
+	rules map[string]Rule[A]
+}
+
+var (
+	taken  = map[string]string{}
+	chains = &registry[sim.Algorithm]{kind: "algorithm", rules: map[string]Rule[sim.Algorithm]{}}
+	trees  = &registry[sim.TreeAlgorithm]{kind: "tree algorithm", rules: map[string]Rule[sim.TreeAlgorithm]{}}
+)
+
+// add registers e. It panics on a duplicate name and on facts that
+// contradict the parameters (programmer errors).
+func (r *registry[A]) add(e Rule[A]) {
+	if kind, dup := taken[e.Name]; dup {
+		panic("algos: " + r.kind + " " + e.Name + " is already registered as a " + kind)
+	}
+	if e.New == nil {
+		panic("algos: " + e.Name + " has no constructor")
 	}
 	for _, p := range e.Params {
 		if err := p.check(p.Default); err != nil {
 			panic("algos: " + e.Name + ": default " + err.Error())
 		}
 	}
-	registry[e.Name] = e
+	for _, ps := range []Params{e.Strict, e.AuditParams} {
+		if _, err := e.Resolve(ps); ps != nil && err != nil {
+			panic("algos: " + e.Name + ": " + err.Error())
+		}
+	}
+	if s := e.Frontier; s != nil {
+		for _, v := range s.Values {
+			if _, err := e.Resolve(s.At(v)); err != nil {
+				panic("algos: " + e.Name + ": frontier: " + err.Error())
+			}
+		}
+	}
+	taken[e.Name] = r.kind
+	r.rules[e.Name] = e
 }
 
-// Lookup returns the rule called name, or an error listing the known ones.
-func Lookup(name string) (Entry, error) {
-	e, ok := registry[name]
+func (r *registry[A]) lookup(name string) (Rule[A], error) {
+	e, ok := r.rules[name]
 	if !ok {
-		return Entry{}, fmt.Errorf("unknown algorithm %q; known: %s (see 'simulate list')", name, strings.Join(Names(), ", "))
+		var names []string
+		for _, e := range r.all() {
+			names = append(names, e.Name)
+		}
+		return Rule[A]{}, fmt.Errorf("unknown %s %q; known: %s (see 'simulate list')", r.kind, name, strings.Join(names, ", "))
 	}
 	return e, nil
 }
 
-// Names returns every registered name, rules before mutants, each group
-// sorted.
-func Names() []string {
-	var names []string
-	for _, e := range All() {
-		names = append(names, e.Name)
-	}
-	return names
-}
-
-// All returns every registered rule, rules before mutants, each group
-// sorted by name.
-func All() []Entry {
-	all := make([]Entry, 0, len(registry))
-	for _, e := range registry {
+// all returns the rules, rules before mutants, each group sorted by name.
+func (r *registry[A]) all() []Rule[A] {
+	all := make([]Rule[A], 0, len(r.rules))
+	for _, e := range r.rules {
 		all = append(all, e)
 	}
-	sortInfos(all, func(e Entry) Info { return e.Info })
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Mutant != b.Mutant {
+			return !a.Mutant
+		}
+		return a.Name < b.Name
+	})
 	return all
+}
+
+// Register adds a chain rule. It panics on a name already taken by a
+// chain or tree rule, or on facts outside the parameters' ranges
+// (programmer errors).
+func Register(e Entry) { chains.add(e) }
+
+// RegisterTree adds a tree rule; see Register.
+func RegisterTree(e TreeEntry) { trees.add(e) }
+
+// Lookup returns the chain rule called name, or an error listing the
+// known ones.
+func Lookup(name string) (Entry, error) { return chains.lookup(name) }
+
+// LookupTree returns the tree rule called name, or an error listing the
+// known ones.
+func LookupTree(name string) (TreeEntry, error) { return trees.lookup(name) }
+
+// IsTree reports whether name is a registered tree rule.
+func IsTree(name string) bool {
+	_, ok := trees.rules[name]
+	return ok
+}
+
+// All returns every chain rule, rules before mutants, each group sorted by
+// name.
+func All() []Entry { return chains.all() }
+
+// AllTree returns every tree rule in the order of All.
+func AllTree() []TreeEntry { return trees.all() }
+
+// Names returns the chain rules' names in the order of All.
+func Names() []string { return names(chains) }
+
+// TreeNames returns the tree rules' names in the order of AllTree.
+func TreeNames() []string { return names(trees) }
+
+func names[A any](r *registry[A]) []string {
+	var n []string
+	for _, e := range r.all() {
+		n = append(n, e.Name)
+	}
+	return n
+}
+
+// At is the parameter setting of the sweep at value v: Param = v and
+// the Extra parameters.
+func (s Sweep) At(v float64) Params {
+	ps := Params{s.Param: v}
+	if s.Extra != nil {
+		for k, x := range s.Extra(v) {
+			ps[k] = x
+		}
+	}
+	return ps
 }
 
 // Resolve returns every parameter of the rule: the given values, and
@@ -144,23 +288,13 @@ func (in Info) Resolve(given Params) (Params, error) {
 }
 
 // Build constructs the rule with the given parameters (see Resolve).
-func (e Entry) Build(given Params) (sim.Algorithm, error) {
+func (e Rule[A]) Build(given Params) (A, error) {
 	full, err := e.Resolve(given)
 	if err != nil {
-		return nil, err
+		var zero A
+		return zero, err
 	}
 	return e.New(full)
-}
-
-// sortInfos orders rules before mutants, each group by name.
-func sortInfos[E any](all []E, info func(E) Info) {
-	sort.Slice(all, func(i, j int) bool {
-		a, b := info(all[i]), info(all[j])
-		if a.Mutant != b.Mutant {
-			return !a.Mutant
-		}
-		return a.Name < b.Name
-	})
 }
 
 // New looks up and builds a rule in one call.
@@ -180,6 +314,16 @@ func HasLaw(a sim.Algorithm) bool {
 
 func noParams(a sim.Algorithm) func(Params) (sim.Algorithm, error) {
 	return func(Params) (sim.Algorithm, error) { return a, nil }
+}
+
+func treeNoParams(a sim.TreeAlgorithm) func(Params) (sim.TreeAlgorithm, error) {
+	return func(Params) (sim.TreeAlgorithm, error) { return a, nil }
+}
+
+// HasTreeLaw reports whether a tree rule exposes its exact law.
+func HasTreeLaw(a sim.TreeAlgorithm) bool {
+	_, ok := a.(sim.TreeLawer)
+	return ok
 }
 
 // residual samples norm((w·p - q)+) at a fresh uniform. If rounding in

@@ -139,16 +139,16 @@ func (ExactMatch) Law(b *sim.Block, dst *sim.Law) error {
 }
 
 func init() {
-	Register(Entry{Info: Info{Name: "token", Summary: "token verification with the bonus token (speculative sampling)",
+	Register(Entry{Info: Info{Name: "token", AllocFree: true, Summary: "token verification (speculative sampling): accept x_i while r_i < p_i(x_i)/q_i(x_i), then a token from norm((p-q)+), or the bonus token from p_{gamma+1}",
 		Paper: "Leviathan et al. 2023, arXiv 2211.17192, Alg. 1; Chen et al. 2023, arXiv 2302.01318, Alg. 2"},
 		New: noParams(Token{})})
-	Register(Entry{Info: Info{Name: "token-nobonus", Summary: "token verification without the bonus token",
+	Register(Entry{Info: Info{Name: "token-nobonus", AllocFree: true, Summary: "token verification without the bonus token",
 		Paper: "Leviathan et al. 2023, arXiv 2211.17192 (vLLM disable_bonus_tokens)"},
 		New: noParams(Token{NoBonus: true})})
-	Register(Entry{Info: Info{Name: "greedy", Summary: "greedy verification: keep draft tokens equal to argmax p", Greedy: true,
+	Register(Entry{Info: Info{Name: "greedy", AllocFree: true, Summary: "greedy verification: keep draft tokens equal to argmax p", Greedy: true,
 		Paper: "Leviathan et al. 2023, arXiv 2211.17192, §2.3 (T = 0)"},
 		New: noParams(Greedy{})})
-	Register(Entry{Info: Info{Name: "exact-match", Summary: "naive sampled exact match: keep x_i iff it equals an independent target sample",
+	Register(Entry{Info: Info{Name: "exact-match", AllocFree: true, Summary: "naive sampled exact match: keep x_i iff it equals an independent target sample y_i, else emit y_i (lossless on one chain; accepts with Σ p·q)",
 		Paper: "fms-extras issue 12 (seed 002)"},
 		New: noParams(ExactMatch{})})
 }

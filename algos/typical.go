@@ -43,12 +43,16 @@ func (r Typical) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return chain
 func (r Typical) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(r, b, dst) }
 
 func init() {
-	Register(Entry{Info: Info{Name: "typical", Lossy: true,
+	Register(Entry{Info: Info{Name: "typical", AllocFree: true, Lossy: true,
 		Summary: "Medusa typical acceptance on one chain: keep x while p(x) > min(eps, delta·exp(-H(p)))",
 		Paper:   "Cai et al. 2024, arXiv 2401.10774 §2.3.1 (FasterDecoding/Medusa utils.py; vLLM TypicalAcceptanceSampler)",
 		Params: []Param{
 			{Name: "eps", Default: 0.09, Min: 0, Max: 1, Doc: "posterior threshold eps in [0, 1] (a probability)"},
 			{Name: "delta", Default: 0.3, Min: 0, Max: math.Inf(1), MaxOpen: true, Doc: "entropy-scaled threshold delta >= 0 (Medusa: about sqrt(eps))"},
-		}},
+		},
+		// No strict point: eps = delta = 0 still keeps every draft token
+		// with p > 0. Medusa recommends delta = sqrt(eps) (REFERENCES §5.4).
+		Frontier: &Sweep{Param: "eps", Values: []float64{0.01, 0.03, 0.09, 0.2, 0.5},
+			Extra: func(v float64) Params { return Params{"delta": math.Sqrt(v)} }, Order: 4}},
 		New: func(ps Params) (sim.Algorithm, error) { return Typical{Eps: ps["eps"], Delta: ps["delta"]}, nil }})
 }

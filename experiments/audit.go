@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -18,26 +17,6 @@ const (
 	Lossy = "lossy"
 	NA    = "n/a"
 )
-
-// strictPoints are the parameter settings at which a lossy rule must
-// reproduce token verification; the audit lists each as a rule expected to
-// be lossless.
-var strictPoints = map[string]algos.Params{
-	"lenience":            {"l": 1},
-	"lenience-residual-p": {"l": 1},
-	"mentored":            {"D": 0},
-	"cascade-chow":        {"alpha": 0},
-	"cascade-diff":        {"alpha": -1},
-	"cascade-opt":         {"alpha": -1},
-	"fuzzy":               {"T": 0},
-}
-
-// lossyPoints override a lossy rule's default where the default happens
-// to be lossless on the audit's pairs (cascade-chow defers everywhere at
-// α = 0.1 there), so the audit's "lossy" row really exercises the rule.
-var lossyPoints = map[string]algos.Params{
-	"cascade-chow": {"alpha": 0.5},
-}
 
 // AuditPairs are the model pairs the audit enumerates exactly: three
 // seeded Markov pairs of orders 1 and 2 and the seed-003 two-token example.
@@ -76,23 +55,18 @@ const (
 	auditPairTrials   = 50000
 )
 
-func paramString(ps algos.Params) string {
-	var keys []string
-	for k := range ps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%g", k, ps[k]))
-	}
-	return strings.Join(parts, ",")
-}
+func paramString(ps algos.Params) string { return ps.String() }
 
 // auditLevel is the level of each of the two statistical tests of one
 // audit row: check.DefaultLevel over twice the number of chain-rule rows.
 func auditLevel() float64 {
-	n := len(algos.All()) + len(strictPoints)
+	n := 0
+	for _, e := range algos.All() {
+		n++
+		if e.Strict != nil {
+			n++
+		}
+	}
 	return check.DefaultLevel / float64(2*n)
 }
 
@@ -106,9 +80,12 @@ func auditCells(Config) ([]Cell, error) {
 		case e.Lossy:
 			kind = "lossy"
 		}
-		cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(lossyPoints[e.Name])}, {K: "kind", V: kind}}})
-		if sp, ok := strictPoints[e.Name]; ok {
-			cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(sp)}, {K: "kind", V: "strict"}}})
+		// A lossy rule's audit row runs at its AuditParams (defaults where
+		// nil), and a rule with a strict point gets a second row there,
+		// expected lossless.
+		cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(e.AuditParams)}, {K: "kind", V: kind}}})
+		if e.Strict != nil {
+			cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: paramString(e.Strict)}, {K: "kind", V: "strict"}}})
 		}
 	}
 	for _, e := range algos.AllTree() {

@@ -17,31 +17,31 @@ import (
 // mentored decoding as the frontier) and lenience-table (Leviathan's
 // Table 5 in shape, α_l = Σ min(p/l, q), checked by simulation).
 
-// FrontierSweep is one rule's parameter grid in lossy-frontier.
+// FrontierSweep is one rule's parameter grid in lossy-frontier, as its
+// registry entry states it (algos.Info.Frontier).
 type FrontierSweep struct {
-	Rule, Param string
-	Values      []float64
-	// Extra fixes other parameters as functions of the swept value.
-	Extra func(v float64) algos.Params
+	Rule string
+	algos.Sweep
 }
 
-// FrontierSweeps returns the parameter grids of lossy-frontier: every
-// lossy rule over its range, strict point included.
+// FrontierSweeps returns the parameter grids of lossy-frontier: every rule
+// registered with a Frontier, in the sweeps' Order (rules without one last,
+// ties by name).
 func FrontierSweeps() []FrontierSweep {
-	lg := []float64{1, 0.9, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05}
-	ag := []float64{-1, -0.5, -0.2, 0, 0.2, 0.5, 1}
-	return []FrontierSweep{
-		{Rule: "lenience", Param: "l", Values: lg},
-		{Rule: "lenience-residual-p", Param: "l", Values: lg},
-		{Rule: "mentored", Param: "D", Values: []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}},
-		// Medusa recommends delta = sqrt(eps) (REFERENCES §5.4).
-		{Rule: "typical", Param: "eps", Values: []float64{0.01, 0.03, 0.09, 0.2, 0.5},
-			Extra: func(v float64) algos.Params { return algos.Params{"delta": math.Sqrt(v)} }},
-		{Rule: "cascade-chow", Param: "alpha", Values: []float64{0, 0.1, 0.3, 0.5, 0.7, 0.9, 1}},
-		{Rule: "cascade-diff", Param: "alpha", Values: ag},
-		{Rule: "cascade-opt", Param: "alpha", Values: ag},
-		{Rule: "fuzzy", Param: "T", Values: []float64{0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7}},
+	var sws []FrontierSweep
+	for _, e := range algos.All() {
+		if e.Frontier != nil {
+			sws = append(sws, FrontierSweep{Rule: e.Name, Sweep: *e.Frontier})
+		}
 	}
+	rank := func(o int) int {
+		if o == 0 {
+			return math.MaxInt
+		}
+		return o
+	}
+	sort.SliceStable(sws, func(i, j int) bool { return rank(sws[i].Order) < rank(sws[j].Order) })
+	return sws
 }
 
 // frontierTol is the slack of the per-context dominance check: mentored's
@@ -151,13 +151,7 @@ func frontierRow(sw FrontierSweep, val, acc, kl, klr, tv, ratio, emitted, macc f
 }
 
 func buildSwept(sw FrontierSweep, val float64) (sim.Algorithm, error) {
-	ps := algos.Params{sw.Param: val}
-	if sw.Extra != nil {
-		for k, v := range sw.Extra(val) {
-			ps[k] = v
-		}
-	}
-	return algos.New(sw.Rule, ps)
+	return algos.New(sw.Rule, sw.At(val))
 }
 
 // mentoredAt returns mentored decoding's acceptance at budget kl (1 when

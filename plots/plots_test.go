@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/cmpimg"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/table"
 )
@@ -134,6 +135,19 @@ func TestStylesDistinct(t *testing.T) {
 	}
 	if a, b := StyleOf("some-new-rule"), StyleOf("some-new-rule"); a.Color != b.Color || a.Shape != b.Shape {
 		t.Error("a name without a fixed style gets different styles")
+	}
+	// Every registered rule, with a fixed style or an automatic one, has
+	// its own colour and marker, and none takes a reference curve's.
+	seen := map[string]string{}
+	for _, name := range []string{"eq1", "bound-iid", "bound-wor"} {
+		seen[styleKey(StyleOf(name))] = name
+	}
+	for _, name := range append(algos.Names(), algos.TreeNames()...) {
+		key := styleKey(StyleOf(name))
+		if prev, dup := seen[key]; dup {
+			t.Errorf("%s and %s share colour and marker %s", prev, name, key)
+		}
+		seen[key] = name
 	}
 }
 

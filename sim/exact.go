@@ -255,13 +255,16 @@ func Marginal(seq []float64, v, l, i int) []float64 {
 	return out
 }
 
+// ipow returns b^e for b ≥ 0, saturating at ipowCap+1 (above every
+// enumeration limit) so that it cannot overflow a 32-bit int.
 func ipow(b, e int) int {
+	const ipowCap = 1 << 30
 	r := 1
 	for range e {
-		r *= b
-		if r > 1<<40 {
-			return r
+		if b > 0 && r > ipowCap/b {
+			return ipowCap + 1
 		}
+		r *= b
 	}
 	return r
 }

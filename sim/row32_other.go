@@ -2,10 +2,11 @@
 
 package sim
 
-const useAVX2 = false
+// kernel32 is the block kernel of this machine: the pure-Go one, which
+// adds in the amd64 assembly kernel's order (same bits everywhere).
+var kernel32 = kernelGo
 
-// residualBlocks32 writes the block sums of (w·p - q)+ for the first
-// len(sums) blocks of 64 entries into sums and returns their total.
-func residualBlocks32(w float32, p, q []float32, sums []float32) float64 {
+// blocks runs the pure-Go kernel: there is no assembly kernel here.
+func (blockKernel) blocks(w float32, p, q []float32, sums []float32) float64 {
 	return residualBlocks32Go(w, p, q, sums)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -101,8 +102,8 @@ func TestCheckConfigErrors(t *testing.T) {
 // makes the family-wise rate at most the level, so only the upper end is a
 // bound; the logged count shows how conservative the check is.
 func TestFalseAlarmRate(t *testing.T) {
-	if !*prob {
-		t.Skip("opt-in: go test ./sim/check -run FalseAlarm -prob")
+	if !*prob && !longtest.Enabled() {
+		t.Skip("opt-in: go test ./sim/check -run FalseAlarm -prob, or SPECSIM_LONG=1")
 	}
 	pl := pool(t, "dirichlet:V=512,a=0.1,beta=0.7,contexts=8,seed=4", 3)
 	const n = 200
