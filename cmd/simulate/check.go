@@ -30,7 +30,7 @@ func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "statistical losslessness check: emitted tokens against the target law, with stated power",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			algoFlag("token"), paramFlag(),
 			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
@@ -40,8 +40,11 @@ func checkCommand() *cli.Command {
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
 			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which min_detectable_tv is reported"},
 			workersFlag(0), seedFlag(), jsonFlag(),
-		},
+		}, externalFlags()...),
 		Action: func(c *cli.Context) error {
+			if c.IsSet("external") {
+				return checkExternal(c)
+			}
 			e, a, ps, err := buildAlgo(c)
 			if err != nil {
 				return err
