@@ -24,10 +24,16 @@ def softmax(logits):
 def sample_rows(w, u):
     """Inverse-CDF draw from unnormalised rows w [..., V] with coins u [...]:
     the first token whose cumulative mass exceeds u * total (a coin of 0
-    gives the first token of positive mass)."""
-    c = np.cumsum(w, axis=-1)
-    thr = (u * c[..., -1])[..., None]
-    return np.minimum((c <= thr).sum(axis=-1), w.shape[-1] - 1)
+    gives the first token of positive mass). The rows' normalised CDFs are
+    offset by their row index, so one searchsorted serves every row."""
+    V = w.shape[-1]
+    c = np.cumsum(w.reshape(-1, V), axis=-1, dtype=np.float64)
+    n = c.shape[0]
+    off = np.arange(n, dtype=np.float64)
+    c /= c[:, -1:]
+    c += off[:, None]
+    x = np.searchsorted(c.ravel(), np.ravel(u) + off, side="right") - np.arange(n) * V
+    return np.minimum(x, V - 1).reshape(np.shape(u))
 
 
 def _verify(p, q, drafts, rng, inclusive=False, row_of=None, q_ratio=None):
@@ -43,11 +49,14 @@ def _verify(p, q, drafts, rng, inclusive=False, row_of=None, q_ratio=None):
     acc = (u * qx <= px) if inclusive else (u * qx < px)
     n = np.where(acc.all(axis=1), G, acc.argmin(axis=1))  # first rejection
     src = rows if row_of is None else row_of(B)
-    pn = p[src, n].astype(np.float64)
-    qn = qr[src, np.minimum(n, G - 1)].astype(np.float64)
-    rej = (n < G)[:, None]
-    w = np.where(rej, np.maximum(pn - qn, 0.0), pn)
-    w = np.where(w.sum(axis=1, keepdims=True) > 0, w, pn)  # float rounding: p == q
+    # The next token's law: p_n (bonus, n = G) or norm((p_n - q_n)+).
+    w = p[src, n].astype(np.float64)
+    rj = np.flatnonzero(n < G)
+    if rj.size:
+        r = w[rj] - qr[src[rj], n[rj]]
+        np.maximum(r, 0.0, out=r)
+        ok = r.sum(axis=1) > 0  # float rounding can empty it when p == q
+        w[rj[ok]] = r[ok]
     nxt = sample_rows(w, rng.random(B))
     out = np.full((B, G1), -1, dtype=np.int64)
     keep = np.arange(G)[None, :] < n[:, None]

@@ -86,7 +86,7 @@ def serve(f, name, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     mode, sampling, with_sampling = "verify", None, False
-    pool_p = pool_q = buf_p = buf_q = None
+    pool_p = pool_q = buf_p = buf_q = buf_ctx = None
     while True:
         h = proto.read_header(stdin)
         if h is None or h["op"] == "close":
@@ -101,20 +101,25 @@ def serve(f, name, stdin=None, stdout=None):
         elif op == "pool":
             pool_p = proto.read_array(stdin)
             pool_q = proto.read_array(stdin)
+            buf_ctx = None
             proto.write_header(stdout, {"op": "ok", "batch": 0, "arrays": []})
         elif op == "batch":
             arrays = {k: proto.read_array(stdin) for k in h["arrays"]}
             if h["rows"] == "pool":
                 ctx = arrays["ctx"]
-                # Gather into buffers reused across batches (no fresh
-                # pages per batch); they are read-only to the function.
-                if buf_p is None or buf_p.shape[0] != len(ctx):
-                    buf_p = np.empty((len(ctx),) + pool_p.shape[1:], pool_p.dtype)
-                    buf_q = np.empty((len(ctx),) + pool_q.shape[1:], pool_q.dtype)
-                buf_p.flags.writeable = buf_q.flags.writeable = True
-                np.take(pool_p, ctx, axis=0, out=buf_p)
-                np.take(pool_q, ctx, axis=0, out=buf_q)
-                buf_p.flags.writeable = buf_q.flags.writeable = False
+                # Gather into read-only buffers kept across batches; a batch
+                # whose contexts equal the previous batch's (the harness
+                # cycles through the contexts, so with B a multiple of
+                # their number every batch does) reuses them as they are.
+                if buf_ctx is None or not np.array_equal(buf_ctx, ctx):
+                    if buf_p is None or buf_p.shape[0] != len(ctx):
+                        buf_p = np.empty((len(ctx),) + pool_p.shape[1:], pool_p.dtype)
+                        buf_q = np.empty((len(ctx),) + pool_q.shape[1:], pool_q.dtype)
+                    buf_p.flags.writeable = buf_q.flags.writeable = True
+                    np.take(pool_p, ctx, axis=0, out=buf_p)
+                    np.take(pool_q, ctx, axis=0, out=buf_q)
+                    buf_p.flags.writeable = buf_q.flags.writeable = False
+                    buf_ctx = ctx.copy()
                 p, q = buf_p, buf_q
             else:
                 p, q = arrays["p"], arrays["q"]
