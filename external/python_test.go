@@ -82,7 +82,7 @@ var pyCases = []pyCase{
 	{fn: "verify", mode: Verify, want: check.Preserved, edge: check.Preserved},
 	{fn: "step", mode: Step, want: check.Preserved, edge: check.Preserved},
 	{fn: "verify_sampled", mode: Verify, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 1}, want: check.Preserved, edge: check.Preserved},
-	{fn: "step_sampled", mode: Step, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 0.9, MinP: 0.01}, want: check.Preserved, edge: check.Preserved},
+	{fn: "step_sampled", mode: Step, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 0.9, MinP: 0.01}, trials: 10000, want: check.Preserved, edge: check.Preserved},
 	{fn: "bug_zero_coin", mode: Verify, want: check.Violated, edge: check.Violated},
 	{fn: "bug_zero_coin_step", mode: Step, want: check.Violated, edge: check.Violated},
 	{fn: "bug_topk_candidates", mode: Step, want: check.Violated, edge: check.Preserved},

@@ -33,7 +33,14 @@ def sample_rows(w, u):
     c /= c[:, -1:]
     c += off[:, None]
     x = np.searchsorted(c.ravel(), np.ravel(u) + off, side="right") - np.arange(n) * V
-    return np.minimum(x, V - 1).reshape(np.shape(u))
+    x = np.minimum(x, V - 1)
+    # A coin within rounding of 1 can land past the last token of positive
+    # mass (u + row rounds up to row + 1); take that last token instead.
+    wr = w.reshape(-1, V)
+    bad = np.flatnonzero(wr[np.arange(n), x] <= 0)
+    if bad.size:
+        x[bad] = V - 1 - np.argmax(wr[bad, ::-1] > 0, axis=1)
+    return x.reshape(np.shape(u))
 
 
 def _verify(p, q, drafts, rng, inclusive=False, row_of=None, q_ratio=None):
