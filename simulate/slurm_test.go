@@ -1,4 +1,4 @@
-package main
+package simulate
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func buildBinaries(t *testing.T, dir string) (simulate, report string) {
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	wd, _ := os.Getwd()
-	return filepath.Dir(filepath.Dir(wd)) // cmd/simulate -> repository root
+	return filepath.Dir(wd) // simulate -> repository root
 }
 
 // runBin runs a binary with a timeout and returns stdout, stderr and the
