@@ -17,7 +17,7 @@ package main
 import (
 	"os"
 
-	"github.com/specsim/specsim/simulate"
+	"github.com/specsim/specsim/cli"
 )
 
-func main() { os.Exit(simulate.Main()) }
+func main() { os.Exit(cli.Main()) }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/simulate"
+	"github.com/specsim/specsim/cli"
 )
 
 func init() {
@@ -22,4 +22,4 @@ func init() {
 	})
 }
 
-func main() { os.Exit(simulate.Main()) }
+func main() { os.Exit(cli.Main()) }

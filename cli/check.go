@@ -1,4 +1,4 @@
-package simulate
+package cli
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package simulate
+package cli
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func buildBinaries(t *testing.T, dir string) (simulate, report string) {
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	wd, _ := os.Getwd()
-	return filepath.Dir(wd) // simulate -> repository root
+	return filepath.Dir(wd) // cli -> repository root
 }
 
 // runBin runs a binary with a timeout and returns stdout, stderr and the
