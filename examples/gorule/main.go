@@ -10,8 +10,8 @@ import (
 	"os"
 
 	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/cli"
+	"github.com/specsim/specsim/sim"
 )
 
 func init() {
