@@ -191,3 +191,27 @@ func TestTorchExample(t *testing.T) {
 		t.Errorf("torch verify: %s (%s)", rep.Verdict, rep.EdgeMsg)
 	}
 }
+
+// TestSpecsimExtCheck runs examples/python/test_numpy_verify.py, the
+// pytest-style use of specsim_ext.check, against a freshly built harness.
+func TestSpecsimExtCheck(t *testing.T) {
+	py := numpyPython(t)
+	bin := filepath.Join(t.TempDir(), "simulate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/simulate")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/simulate: %v\n%s", err, out)
+	}
+	cmd := exec.Command(py, "test_numpy_verify.py")
+	cmd.Dir = filepath.Join(repoRoot(t), "examples", "python")
+	cmd.Env = append(pyEnv(t), "SPECSIM_SIMULATE="+bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("test_numpy_verify.py: %v\n%s", err, out)
+	}
+	for _, name := range []string{"test_verify_is_lossless", "test_step_is_lossless", "test_batch_row_bug_is_caught", "test_lie_is_an_error"} {
+		if !strings.Contains(string(out), "ok "+name) {
+			t.Errorf("%s did not pass:\n%s", name, out)
+		}
+	}
+}
