@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/specsim/specsim/sim"
@@ -50,9 +51,10 @@ type Config struct {
 }
 
 // Impl is a running external implementation. It is a check.Stepper (and,
-// in step mode, a check.DraftSampler). It is not safe for concurrent use:
+// in step mode, a check.DraftSampler). Concurrent calls are serialized:
 // one process answers one batch at a time.
 type Impl struct {
+	mu    sync.Mutex
 	cfg   Config
 	p     *proc
 	name  string
@@ -203,6 +205,8 @@ func (im *Impl) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error 
 }
 
 func (im *Impl) steps(seed uint64, coins string, bs []sim.Block, outs []sim.Outcome) error {
+	im.mu.Lock()
+	defer im.mu.Unlock()
 	if im.err != nil {
 		return im.err
 	}
