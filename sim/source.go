@@ -371,6 +371,34 @@ func (pl *Pool) Fill(rng *rand.Rand, c int, dst *Block) {
 	}
 }
 
+// PoolFromRows returns a pool over the given rows (context c's target row
+// at position i is p[c*(γ+1)+i], its draft row q[c*γ+i]) with its alias
+// tables built, for callers that derive a pool from another one (a
+// sampling transform, say). Every row must have length V and be a valid
+// distribution; the rows must not be modified afterwards.
+func PoolFromRows(name string, gamma int, p, q [][]float32) (*Pool, error) {
+	if gamma < 1 || len(q) == 0 || len(q)%gamma != 0 || len(p) != len(q)/gamma*(gamma+1) {
+		return nil, fmt.Errorf("pool %s: %d target and %d draft rows do not form contexts of γ = %d", name, len(p), len(q), gamma)
+	}
+	v := len(p[0])
+	buf := make([]float64, v)
+	for i, rows := range [][][]float32{p, q} {
+		kind := [2]string{"target", "draft"}[i]
+		for j, r := range rows {
+			if len(r) != v {
+				return nil, fmt.Errorf("pool %s: %s row %d has %d entries, row 0 has %d", name, kind, j, len(r), v)
+			}
+			if err := Validate(fmt.Sprintf("pool %s %s row %d", name, kind, j), Float64s(buf, r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pl := &Pool{Name: name, V: v, Gamma: gamma, Contexts: len(q) / gamma, P: p, Q: q}
+	pl.buildAliases()
+	pl.MeanBeta = pl.meanBeta()
+	return pl, nil
+}
+
 // buildAliases builds the draft alias tables; NewPool calls it once.
 func (pl *Pool) buildAliases() {
 	pl.draftAlias = make([]*Alias, len(pl.Q))

@@ -15,44 +15,9 @@
 package main
 
 import (
-	"io"
 	"os"
-	"sort"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
-	"github.com/urfave/cli/v2"
+	"github.com/specsim/specsim/cli"
 )
 
-func main() {
-	os.Exit(run(os.Stdout, os.Stderr, os.Args))
-}
-
-// commandFuncs collects the constructors of the subcommands; each command's
-// file registers its own in init. Commands and their flags are built fresh
-// for every app, so state never leaks between runs in one process.
-var commandFuncs []func() *cli.Command
-
-func register(f func() *cli.Command) { commandFuncs = append(commandFuncs, f) }
-
-func newApp(stdout, stderr io.Writer) *cli.App {
-	var cmds []*cli.Command
-	for _, f := range commandFuncs {
-		cmds = append(cmds, f())
-	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
-	return &cli.App{
-		Name:      "simulate",
-		Usage:     "run and judge acceptance rules of speculative decoding",
-		Commands:  cmds,
-		Writer:    stdout,
-		ErrWriter: stderr,
-	}
-}
-
-// run executes the app and maps its error to an exit code, printing one
-// line "simulate: <error>" to stderr. Exit codes are the constants of
-// internal/cliutil; they are never renumbered.
-func run(stdout, stderr io.Writer, args []string) int {
-	return cliutil.Run(newApp(stdout, stderr), stderr, args)
-}
+func main() { os.Exit(cli.Main()) }

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"sort"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Main runs the command line on os.Args with os.Stdout and os.Stderr and
+// returns the exit code (the constants of internal/cliutil): a program's
+// main is os.Exit(cli.Main()).
+func Main() int {
+	return Run(os.Stdout, os.Stderr, os.Args)
+}
+
+// Run executes the command line args (args[0] is the program name) and
+// maps its error to an exit code, printing one line "<program>: <error>"
+// to stderr. Exit codes are the constants of internal/cliutil; they are
+// never renumbered.
+func Run(stdout, stderr io.Writer, args []string) int {
+	return run(stdout, stderr, args)
+}
+
+// Register adds a subcommand. f builds the command afresh for every run,
+// so state never leaks between runs in one process; call it from an init
+// function, before Main.
+func Register(f func() *cli.Command) { register(f) }
+
+// commandFuncs collects the constructors of the subcommands; each command's
+// file registers its own in init. Commands and their flags are built fresh
+// for every app, so state never leaks between runs in one process.
+var commandFuncs []func() *cli.Command
+
+func register(f func() *cli.Command) { commandFuncs = append(commandFuncs, f) }
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	var cmds []*cli.Command
+	for _, f := range commandFuncs {
+		cmds = append(cmds, f())
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	return &cli.App{
+		Name:      "simulate",
+		Usage:     "run and judge acceptance rules of speculative decoding",
+		Commands:  cmds,
+		Writer:    stdout,
+		ErrWriter: stderr,
+	}
+}
+
+// run executes the app and maps its error to an exit code, printing one
+// line "simulate: <error>" to stderr.
+func run(stdout, stderr io.Writer, args []string) int {
+	return cliutil.Run(newApp(stdout, stderr), stderr, args)
+}

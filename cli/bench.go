@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/sim"
+)
+
+func init() { register(benchCommand) }
+
+// benchJSON is the JSON form of 'simulate bench'.
+type benchJSON struct {
+	Algorithm      string  `json:"algorithm"`
+	V              int     `json:"V"`
+	Gamma          int     `json:"gamma"`
+	Workers        int     `json:"workers"`
+	Seed           uint64  `json:"seed"`
+	Steps          int64   `json:"steps"`
+	Seconds        float64 `json:"seconds"`
+	StepsPerSecond float64 `json:"steps_per_second"`
+	MeanEmitted    float64 `json:"mean_emitted"`
+	AllocsPerStep  float64 `json:"allocs_per_step"`
+	PoolBytes      int64   `json:"pool_bytes"`
+	Contexts       int     `json:"contexts"`
+	MeanBeta       float64 `json:"mean_beta"`
+}
+
+func benchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure a rule's steps per second on the shared benchmark workload (Dirichlet(0.1) rows, mean β = 0.70, float32, ≥128 MiB pool)",
+		Flags: []cli.Flag{
+			algoFlag("token"), paramFlag(),
+			&cli.IntFlag{Name: "vocab", Value: 32000, Usage: "vocabulary size V"},
+			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ"},
+			&cli.Float64Flag{Name: "beta", Value: 0.7, Usage: "mean Σmin(p,q) the draft is calibrated to"},
+			&cli.Float64Flag{Name: "seconds", Value: 5, Usage: "timed seconds"},
+			&cli.IntFlag{Name: "pool-mib", Value: 128, Usage: "least pool size in MiB (rows are cycled from memory)"},
+			workersFlag(1), seedFlag(), jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			e, a, _, err := buildAlgo(c)
+			if err != nil {
+				return err
+			}
+			if s := c.Float64("seconds"); !(s > 0) || s > 3600 {
+				return cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+			}
+			if c.Int("pool-mib") < 1 {
+				return cliutil.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
+			}
+			seed := masterSeed(c)
+			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
+				Duration: time.Duration(c.Float64("seconds") * float64(time.Second)), Workers: c.Int("workers"), Seed: seed}
+			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
+			pl, err := sim.NewBenchPool(cfg)
+			if err != nil {
+				return cliutil.Usage(err)
+			}
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			r, err := sim.Bench(ctx, pl, a, cfg)
+			if err != nil && ctx.Err() != nil {
+				return cliutil.Interrupted(err)
+			}
+			if err != nil {
+				return err
+			}
+			out := benchJSON{Algorithm: e.Name, V: cfg.V, Gamma: cfg.Gamma, Workers: max(cfg.Workers, 1), Seed: seed, Steps: r.Steps, Seconds: r.Seconds,
+				StepsPerSecond: r.StepsPerSecond, MeanEmitted: r.MeanEmitted, AllocsPerStep: r.AllocsPerStep, PoolBytes: r.PoolBytes,
+				Contexts: r.Contexts, MeanBeta: r.MeanBeta}
+			if c.Bool("json") {
+				return cliutil.WriteJSON(c.App.Writer, out)
+			}
+			fmt.Fprintf(c.App.Writer, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
+				out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)
+			return nil
+		},
+	}
+}

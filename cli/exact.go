@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+)
+
+func init() { register(exactCommand) }
+
+// exactPosition is the per-position part of the JSON form of 'simulate
+// exact': the marginal law π_i of the i-th emitted token against the
+// target's marginal p_i.
+type exactPosition struct {
+	Position int `json:"position"`
+	// Acceptance is Pr(the i-th draft token is accepted) (0 at i = γ+1).
+	Acceptance float64 `json:"acceptance"`
+	KL         float64 `json:"kl"`         // KL(p_i‖π_i)
+	KLReverse  float64 `json:"kl_reverse"` // KL(π_i‖p_i)
+	TV         float64 `json:"tv"`         // TV(p_i, π_i)
+	MaxRatio   float64 `json:"max_ratio"`  // max_t π_i(t)/p_i(t) (+Inf where p_i(t) = 0 < π_i(t))
+}
+
+// exactJSON is the JSON form of 'simulate exact'. Field names are stable.
+type exactJSON struct {
+	Algorithm        string             `json:"algorithm"`
+	Params           map[string]float64 `json:"params"`
+	Source           string             `json:"source"`
+	Seed             uint64             `json:"seed"`
+	V                int                `json:"V"`
+	Gamma            int                `json:"gamma"`
+	L                int                `json:"L"`
+	ExpectedAccepted float64            `json:"expected_accepted"`
+	ExpectedEmitted  float64            `json:"expected_emitted"`
+	MaxAbsError      float64            `json:"max_abs_error"`
+	TV               float64            `json:"tv"`
+	KL               float64            `json:"kl"`
+	KLReverse        float64            `json:"kl_reverse"`
+	Lossless         bool               `json:"lossless"`
+	Lossy            bool               `json:"lossy"`
+	Mutant           bool               `json:"mutant"`
+	Greedy           bool               `json:"greedy"`
+	AcceptedDist     []float64          `json:"accepted_dist"`
+	Positions        []exactPosition    `json:"positions"`
+}
+
+func exactCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "exact",
+		Usage: "enumerate every draft of a small model pair and compare the emitted law with the target's exactly",
+		Flags: append([]cli.Flag{
+			algoFlag("token"), paramFlag(),
+			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
+			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
+			&cli.StringFlag{Name: "source", Usage: "a model pair instead of --p/--q, e.g. markov:V=4,order=1,seed=7"},
+			&cli.IntFlag{Name: "gamma", Value: 2, Usage: "draft length γ"},
+			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
+			seedFlag(), jsonFlag(),
+		}, treeFlags()...),
+		Action: func(c *cli.Context) error {
+			if isTreeRun(c) {
+				return exactTree(c)
+			}
+			e, a, ps, err := buildAlgo(c)
+			if err != nil {
+				return err
+			}
+			lw, ok := a.(sim.Lawer)
+			if !ok {
+				return cliutil.Usage(fmt.Errorf("algorithm %s has no exact law; use 'simulate check' for a statistical verdict", e.Name))
+			}
+			seed := masterSeed(c)
+			pair, err := pairFromFlags(c, seed)
+			if err != nil {
+				return err
+			}
+			res, err := sim.Exact(pair, lw, sim.ExactConfig{Gamma: c.Int("gamma"), L: c.Int("L"), Greedy: e.Greedy})
+			if err != nil {
+				return cliutil.Usage(err)
+			}
+			out := exactReport(e, ps, pair.Name, seed, res)
+			if c.Bool("json") {
+				return cliutil.WriteJSON(c.App.Writer, out)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d, seed %d)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, out.Seed)
+			fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+			fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
+			for _, p := range out.Positions {
+				fmt.Fprintf(w, "  position %d: acceptance %.6f  KL %.3g  TV %.3g  max pi/p %.4g\n", p.Position, p.Acceptance, p.KL, p.TV, p.MaxRatio)
+			}
+			return nil
+		},
+	}
+}
+
+// pairFromFlags builds the model pair of --p/--q or --source.
+func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
+	hasPQ := c.IsSet("p") || c.IsSet("q")
+	if hasPQ && c.IsSet("source") {
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either --p/--q or --source, not both"))
+	}
+	if hasPQ {
+		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
+		if err != nil {
+			return sim.Pair{}, cliutil.Usage(err)
+		}
+		q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
+		if err != nil {
+			return sim.Pair{}, cliutil.Usage(err)
+		}
+		if err := sim.ValidatePair(p, q); err != nil {
+			return sim.Pair{}, cliutil.Usage(err)
+		}
+		return sim.Pair{Name: "fixed", P: sim.Fixed(p), Q: sim.Fixed(q)}, nil
+	}
+	if !c.IsSet("source") {
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give --p and --q, or --source markov:V=4,order=1"))
+	}
+	src, err := sim.NewSource(c.String("source"), c.Int("gamma"), seed)
+	if err != nil {
+		return sim.Pair{}, cliutil.Usage(err)
+	}
+	pair, ok := sim.PairOf(src)
+	if !ok {
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
+	}
+	return pair, nil
+}
+
+func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
+	out := exactJSON{Algorithm: e.Name, Params: ps, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
+		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
+		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,
+		Greedy: e.Greedy, AcceptedDist: res.Accepted}
+	for i := 0; i < res.L; i++ {
+		pi := sim.Marginal(res.Emitted, res.V, res.L, i)
+		pt := sim.Marginal(res.Target, res.V, res.L, i)
+		acc := 0.0
+		for n := i + 1; n < len(res.Accepted); n++ {
+			acc += res.Accepted[n]
+		}
+		ratio := 0.0
+		for t := range pi {
+			switch {
+			case pt[t] > 0:
+				ratio = math.Max(ratio, pi[t]/pt[t])
+			case pi[t] > 0:
+				ratio = math.Inf(1)
+			}
+		}
+		out.Positions = append(out.Positions, exactPosition{Position: i + 1, Acceptance: acc, KL: sim.KL(pt, pi),
+			KLReverse: sim.KL(pi, pt), TV: sim.TV(pt, pi), MaxRatio: ratio})
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+)
+
+// treeFlags are the flags 'simulate exact' gains for tree rules.
+func treeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "k", Value: 1, Usage: "number of draft candidates (tree rules; > 1 needs a tree rule such as specinfer)"},
+		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind iid|wor|topk|greedy (default: the rule's own)"},
+		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma)"},
+	}
+}
+
+// isTreeRun reports whether 'simulate exact' should run the tree engine.
+func isTreeRun(c *cli.Context) bool {
+	return algos.IsTree(c.String("algo")) || c.Int("k") != 1 || c.IsSet("draft") || c.IsSet("branch")
+}
+
+// exactTreeJSON is the JSON form of 'simulate exact' for tree rules.
+// Field names are stable.
+type exactTreeJSON struct {
+	Algorithm         string             `json:"algorithm"`
+	Params            map[string]float64 `json:"params"`
+	Source            string             `json:"source"`
+	Seed              uint64             `json:"seed"`
+	V                 int                `json:"V"`
+	K                 int                `json:"k"`
+	Depth             int                `json:"depth"`
+	Draft             string             `json:"draft"`
+	Branch            []int              `json:"branch,omitempty"`
+	L                 int                `json:"L"`
+	Trees             int                `json:"trees"`
+	Acceptance        float64            `json:"acceptance"`
+	FirstAccepted     float64            `json:"first_accepted"`
+	ExpectedAccepted  float64            `json:"expected_accepted"`
+	ExpectedEmitted   float64            `json:"expected_emitted"`
+	MaxAbsError       float64            `json:"max_abs_error"`
+	TV                float64            `json:"tv"`
+	KL                float64            `json:"kl"`
+	KLReverse         float64            `json:"kl_reverse"`
+	FirstTV           float64            `json:"first_tv"`
+	Lossless          bool               `json:"lossless"`
+	Lossy             bool               `json:"lossy"`
+	Mutant            bool               `json:"mutant"`
+	OptimalAcceptance float64            `json:"optimal_acceptance"`
+	Gap               float64            `json:"gap"`
+	First             []float64          `json:"first"`
+	TargetFirst       []float64          `json:"target_first"`
+}
+
+func parseDraftKind(s string) (sim.DraftKind, error) {
+	for _, k := range []sim.DraftKind{sim.DraftIID, sim.DraftWOR, sim.DraftTopK, sim.DraftGreedy} {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("--draft %q: use iid, wor, topk or greedy", s)
+}
+
+func parseBranch(s string) ([]int, error) {
+	var br []int
+	for i, part := range strings.Split(s, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || b < 1 {
+			return nil, fmt.Errorf("--branch entry %d (%q) must be a positive integer, e.g. --branch 3,2", i, part)
+		}
+		br = append(br, b)
+	}
+	return br, nil
+}
+
+// exactTree is 'simulate exact' for tree rules and k > 1.
+func exactTree(c *cli.Context) error {
+	name := c.String("algo")
+	e, err := algos.LookupTree(name)
+	if err != nil {
+		if _, chainErr := algos.Lookup(name); chainErr == nil {
+			return cliutil.Usage(fmt.Errorf("algorithm %s verifies a single chain; --k, --draft and --branch need a tree rule: %s", name, strings.Join(algos.TreeNames(), ", ")))
+		}
+		return cliutil.Usage(err)
+	}
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	a, err := e.Build(ps)
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	lw, ok := a.(sim.TreeLawer)
+	if !ok {
+		return cliutil.Usage(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
+	}
+	k := c.Int("k")
+	if k < 1 || k > 64 {
+		return cliutil.Usage(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
+	}
+	depth := c.Int("gamma")
+	kind := e.Draft
+	if c.IsSet("draft") {
+		if kind, err = parseDraftKind(c.String("draft")); err != nil {
+			return cliutil.Usage(err)
+		}
+	}
+	var branch []int
+	if c.IsSet("branch") {
+		if kind == sim.DraftIID {
+			return cliutil.Usage(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
+		}
+		if branch, err = parseBranch(c.String("branch")); err != nil {
+			return cliutil.Usage(err)
+		}
+		depth, k = len(branch), branch[0]
+	}
+	seed := masterSeed(c)
+	pair, err := pairFromFlags(c, seed)
+	if err != nil {
+		return err
+	}
+	d, err := sim.NewDrafter(sim.DrafterConfig{Kind: kind, Q: pair.Q, K: k, Depth: depth, Branch: branch})
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	res, err := sim.ExactTree(pair.P, d, lw, sim.TreeExactConfig{L: c.Int("L")})
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	v := pair.P.Vocab()
+	p, q := make([]float64, v), make([]float64, v)
+	pair.P.Next(nil, p)
+	pair.Q.Next(nil, q)
+	var bound float64
+	switch kind {
+	case sim.DraftIID, sim.DraftWOR:
+		bound, err = algos.OptimalAcceptance(p, q, k, kind == sim.DraftIID)
+		if err != nil {
+			return cliutil.Usage(err)
+		}
+	case sim.DraftGreedy:
+		sets, probs := algos.GreedyDraftSetLaw(q, k)
+		bound = algos.OptimalAcceptanceSets(p, sets, probs)
+	case sim.DraftTopK:
+		bound = algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
+	}
+	full := map[string]float64{}
+	for _, pp := range e.Params {
+		full[pp.Name] = pp.Default
+	}
+	for key, val := range ps {
+		full[key] = val
+	}
+	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: seed, V: v, K: k, Depth: res.Depth,
+		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
+		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
+		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
+		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
+	if c.Bool("json") {
+		return cliutil.WriteJSON(c.App.Writer, out)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees, seed %d)\n",
+		out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, out.Seed)
+	fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
+	fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+	fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
+	return nil
+}

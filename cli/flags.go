@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+)
+
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "print results as JSON with stable field names"}
+}
+
+func seedFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Usage: "master seed; 0 draws one from the clock (always printed)"}
+}
+
+func algoFlag(def string) cli.Flag {
+	return &cli.StringFlag{Name: "algo", Value: def, Usage: "acceptance rule (see 'simulate list')"}
+}
+
+func paramFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "param", Usage: "rule parameter key=value (repeatable)"}
+}
+
+func workersFlag(def int) cli.Flag {
+	return &cli.IntFlag{Name: "workers", Value: def, Usage: "worker goroutines (0: all cores)"}
+}
+
+// masterSeed returns --seed, or a clock seed when it is 0; the caller
+// prints and stores it.
+func masterSeed(c *cli.Context) uint64 {
+	if s := c.Uint64("seed"); s != 0 {
+		return s
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// parseDist parses "1/3,2/3" or "0.25,0.75" into probabilities, checks it
+// with sim.Validate and renormalises it exactly in float64 (a sum within
+// the tolerance but not exactly 1 is reported on stderr).
+func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%s is empty; give comma-separated probabilities such as 1/3,2/3", flag)
+	}
+	parts := strings.Split(s, ",")
+	p := make([]float64, len(parts))
+	for i, part := range parts {
+		v, err := parseNumber(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("%s entry %d (%q): %v; write a decimal (0.25) or a fraction (1/4)", flag, i, part, err)
+		}
+		p[i] = v
+	}
+	if err := sim.Validate(flag, p); err != nil {
+		return nil, err
+	}
+	// Fractions such as 1/3 sum to 1 only within rounding; renormalise
+	// always, and say so when the sum was off by more than that.
+	if s := sim.Normalize(p); math.Abs(s-1) > 1e-12 && warn != nil {
+		fmt.Fprintf(warn, "simulate: warning: %s summed to %.17g; renormalised\n", flag, s)
+	}
+	return p, nil
+}
+
+func parseNumber(s string) (float64, error) {
+	if num, den, ok := strings.Cut(s, "/"); ok {
+		a, err1 := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		b, err2 := strconv.ParseFloat(strings.TrimSpace(den), 64)
+		if err1 != nil || err2 != nil {
+			return 0, fmt.Errorf("not a fraction")
+		}
+		if b == 0 {
+			return 0, fmt.Errorf("division by zero")
+		}
+		return a / b, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v, nil // sim.Validate names NaN and Inf precisely
+	}
+	return v, nil
+}
+
+// parseParams parses repeated key=value flags.
+func parseParams(kvs []string) (algos.Params, error) {
+	ps := algos.Params{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--param %q is not key=value (for example --param D=0.1)", kv)
+		}
+		if _, dup := ps[k]; dup {
+			return nil, fmt.Errorf("--param %s given twice", k)
+		}
+		f, err := parseNumber(v)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("--param %s=%q is not a finite number", k, v)
+		}
+		ps[k] = f
+	}
+	return ps, nil
+}
+
+// buildAlgo builds --algo with its --param values and returns every
+// parameter of the rule (defaults filled in); errors are usage errors.
+func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error) {
+	e, err := algos.Lookup(c.String("algo"))
+	if err != nil {
+		return e, nil, nil, cliutil.Usage(err)
+	}
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return e, nil, nil, cliutil.Usage(err)
+	}
+	full, err := e.Resolve(ps)
+	if err != nil {
+		return e, nil, nil, cliutil.Usage(err)
+	}
+	a, err := e.New(full)
+	if err != nil {
+		return e, nil, nil, cliutil.Usage(err)
+	}
+	return e, a, full, nil
+}
+
+// signalContext is job.SignalContext (kept as a name for the commands
+// of this package).
+var signalContext = job.SignalContext
+
+// isTerminal is job.IsTerminal.
+var isTerminal = job.IsTerminal

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/data"
+)
+
+func init() { register(importLogCommand) }
+
+func importLogCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "import-log",
+		Usage: "convert the JSON-lines output of data/logger/logger.py (written when pyarrow is absent) into a parquet log",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "in", Required: true, Usage: "JSON lines, one row of the log schema per line"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "output parquet log"},
+			&cli.StringFlag{Name: "writer", Value: "data/logger/logger.py (via simulate import-log)", Usage: "provenance: the writer"},
+			&cli.StringFlag{Name: "source", Usage: "provenance: the model pair"},
+			&cli.Uint64Flag{Name: "seed", Usage: "provenance: the logged run's seed"},
+		},
+		Action: func(c *cli.Context) error {
+			pv := data.BuildProvenance(c.String("writer"), c.String("source"), c.Uint64("seed"))
+			n, err := data.ImportFile(c.String("in"), c.String("out"), pv)
+			if err != nil {
+				return logErr(err)
+			}
+			fmt.Fprintf(c.App.Writer, "wrote %s: %d rows\n", c.String("out"), n)
+			return nil
+		},
+	}
+}

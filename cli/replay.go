@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/experiments"
+)
+
+func init() { register(replayCommand) }
+
+// logErr maps a data error to an exit code: invalid content is a usage
+// error (2), anything else reading the file an I/O error (5).
+func logErr(err error) error {
+	if errors.Is(err, data.ErrInvalid) {
+		return cliutil.Usage(err)
+	}
+	return cliutil.IO(err)
+}
+
+// replayErr maps an error of experiments.ReplayLog to its exit code.
+func replayErr(ctx context.Context, err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, experiments.ErrBadInput):
+		return cliutil.Usage(err)
+	case errors.Is(err, experiments.ErrViolated):
+		return cliutil.Violated(err)
+	case ctx.Err() != nil:
+		return cliutil.Interrupted(err)
+	case errors.Is(err, data.ErrInvalid), errors.Is(err, data.ErrCorrupt), errors.As(err, &pe):
+		return logErr(err)
+	}
+	return err
+}
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "replay",
+		Usage: "replay acceptance rules over a logged run: exact expectations given each logged draft, sampled outcomes, divergences and a losslessness check",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log", Usage: "the log (parquet, schema of package data)", Required: true},
+			&cli.StringFlag{Name: "algo", Value: "token", Usage: "comma-separated rules (see 'simulate list'), default parameters"},
+			&cli.IntFlag{Name: "reps", Value: 1, Usage: "sampled outcomes per step and rule"},
+			&cli.Int64Flag{Name: "max-steps", Usage: "stop after this many steps (0: all)"},
+			&cli.StringFlag{Name: "bug", Value: "none", Usage: "plant a p/q processing bug (logit logs): none, p-raw, q-raw, q-bf16"},
+			&cli.Float64Flag{Name: "level", Value: 0.001, Usage: "significance level of the losslessness verdict"},
+			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (α is always computed)"},
+			&cli.StringFlag{Name: "steps-out", Usage: "write every step's exact and sampled values to this CSV file"},
+			&cli.BoolFlag{Name: "decode-only", Usage: "only decode the rows with parquet-go (the I/O floor) and report steps/s and MB/s"},
+			&cli.BoolFlag{Name: "fail-on-violation", Usage: "exit 3 when a rule that is neither a mutant nor lossy fails the losslessness check"},
+			seedFlag(), jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			opt := experiments.ReplayOptions{Log: c.String("log"), Bug: c.String("bug"), Algos: strings.Split(c.String("algo"), ","),
+				Reps: c.Int("reps"), MaxSteps: c.Int64("max-steps"), Level: c.Float64("level"), NoDivergences: c.Bool("no-divergences"),
+				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation")}
+			if c.Bool("decode-only") {
+				if err := opt.Validate(); err != nil {
+					return cliutil.Usage(err)
+				}
+				return decodeOnly(c)
+			}
+			opt.Seed = masterSeed(c)
+			ctx, cancel := signalContext(c.Context)
+			defer cancel()
+			out, err := experiments.ReplayLog(ctx, opt)
+			if out != nil {
+				if c.Bool("json") {
+					if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
+						return cliutil.IO(werr)
+					}
+				} else {
+					out.WriteText(c.App.Writer, c.App.ErrWriter)
+				}
+			}
+			if err != nil {
+				return replayErr(ctx, err)
+			}
+			return nil
+		},
+	}
+}
+
+func decodeOnly(c *cli.Context) error {
+	out, err := data.DecodeFile(c.String("log"))
+	if err != nil {
+		return logErr(err)
+	}
+	if c.Bool("json") {
+		return cliutil.WriteJSON(c.App.Writer, out)
+	}
+	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", out.Steps, out.Log, out.ElapsedS, out.StepsPerSec, out.MBPerSec)
+	return nil
+}

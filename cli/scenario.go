@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+func init() { register(scenarioCommand) }
+
+func scenarioCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "scenario",
+		Usage:     "run a named multi-candidate scenario (fms-example, fms-coverage) exactly and by simulation",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			algoFlag("shared-uniform"),
+			&cli.Int64Flag{Name: "trials", Value: 100000, Usage: "simulated steps"},
+			seedFlag(), workersFlag(0), jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if args := c.Args().Slice(); len(args) > 1 && strings.HasPrefix(args[1], "-") {
+				// urfave/cli stops parsing flags at the first argument; accept
+				// 'scenario NAME --flags' by moving the name last.
+				re := append([]string{c.App.Name, "scenario"}, args[1:]...)
+				return c.App.RunContext(c.Context, append(re, args[0]))
+			}
+			if c.NArg() != 1 {
+				return cliutil.Usage(fmt.Errorf("scenario needs one name; known: %s", strings.Join(experiments.ScenarioNames(), ", ")))
+			}
+			if c.Int64("trials") < 1 {
+				return cliutil.Usage(fmt.Errorf("--trials = %d; use at least 1", c.Int64("trials")))
+			}
+			seed := masterSeed(c)
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			row, err := experiments.Scenario(ctx, c.Args().First(), c.String("algo"), c.Int64("trials"), seed, c.Int("workers"))
+			if err != nil {
+				if ctx.Err() != nil {
+					return cliutil.Interrupted(err)
+				}
+				return cliutil.Usage(err)
+			}
+			if c.Bool("json") {
+				return cliutil.WriteJSON(c.App.Writer, row)
+			}
+			return cliutil.PrintRows(c.App.Writer, []experiments.Row{row})
+		},
+	}
+}

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/experiments"
+)
+
+func init() { register(slurmCommand) }
+
+func slurmCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "slurm",
+		Usage: "write (and with --submit, submit) a Slurm job array running a sweep shard per task, and a merge job after it",
+		Description: `Writes DIR/slurm/sweep.sbatch, a job array with one task per shard, each
+running 'simulate run NAME|SPEC --out DIR' (the shard comes from
+SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT), and DIR/slurm/merge.sbatch,
+running 'report merge DIR' once every task succeeded
+(--dependency=afterok:<array job>). The master seed is fixed in the
+scripts, so every task and any re-submission compute the same cells.`,
+		ArgsUsage: "NAME|SPEC",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "shards", Usage: "number of array tasks `N` (required)"},
+			&cli.StringFlag{Name: "out", Usage: "results directory `DIR` shared by all tasks (required)"},
+			&cli.StringFlag{Name: "partition", Usage: "Slurm partition (#SBATCH --partition)"},
+			&cli.StringFlag{Name: "time", Usage: "time limit per task, e.g. 01:00:00 (#SBATCH --time)"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "cells in parallel per task (also --cpus-per-task)"},
+			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the default trial counts"},
+			&cli.StringFlag{Name: "report", Usage: "path of the report binary (default: next to simulate, else $PATH)"},
+			&cli.StringFlag{Name: "sbatch", Value: "sbatch", Usage: "sbatch command"},
+			&cli.BoolFlag{Name: "submit", Usage: "submit both jobs with sbatch and print their ids"},
+			seedFlag(), jsonFlag(),
+		},
+		Action: slurmAction,
+	}
+}
+
+func slurmAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cliutil.Usage(fmt.Errorf("slurm needs one experiment name or spec file"))
+	}
+	res, err := experiments.Slurm(c.Context, experiments.SlurmOptions{Target: c.Args().First(), Out: c.String("out"),
+		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
+		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
+		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit"), Log: c.App.ErrWriter})
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return cliutil.WriteJSON(c.App.Writer, res)
+	}
+	return res.WriteText(c.App.Writer)
+}

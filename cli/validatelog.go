@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/data"
+)
+
+func init() { register(validateLogCommand) }
+
+func validateLogCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "validate-log",
+		Usage:     "check a log file: schema, shapes, values and decoding; exit 2 for invalid content, 5 for an unreadable file",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "max-problems", Value: 10, Usage: "list at most this many problems"},
+			jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cliutil.Usage(fmt.Errorf("validate-log takes one FILE argument, got %d", c.NArg()))
+			}
+			path := c.Args().First()
+			out, res := data.Validate(path, c.Int("max-problems"))
+			if c.Bool("json") {
+				if err := cliutil.WriteJSON(c.App.Writer, out); err != nil {
+					return cliutil.IO(err)
+				}
+			} else {
+				w := c.App.Writer
+				if out.Valid {
+					fmt.Fprintf(w, "%s: valid, %d rows in %d row groups (writer %q, source %q)\n", path, out.Rows, out.RowGroups,
+						out.Provenance["writer"], out.Provenance["source"])
+				}
+				for _, p := range out.Problems {
+					fmt.Fprintf(w, "%s: %s\n", path, p)
+				}
+			}
+			if res != nil {
+				return logErr(res)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,41 @@
+"""How a sampler's own test suite uses specsim_ext.check (pytest style:
+run with pytest, or call the functions). The harness binary comes from
+$SPECSIM_SIMULATE or PATH."""
+
+import numpy_verify
+import specsim_ext
+
+SMALL = dict(source="dirichlet:V=100,contexts=8", trials=20000, batch=512, seed=1)
+
+
+def test_verify_is_lossless():
+    r = specsim_ext.check(numpy_verify.verify, **SMALL)
+    assert r["verdict"] == "preserved", r
+    assert r["min_detectable_tv"] < 0.05
+
+
+def test_step_is_lossless():
+    r = specsim_ext.check(numpy_verify.step, mode="step", **SMALL)
+    assert r["verdict"] == "preserved", r
+
+
+def test_batch_row_bug_is_caught():
+    r = specsim_ext.check(numpy_verify.bug_batch_rows, **SMALL)
+    assert r["verdict"] == "violated", r
+    assert r["statistical_verdict"] == "violated"
+
+
+def test_lie_is_an_error():
+    try:
+        specsim_ext.check(numpy_verify.lie_drafts, **SMALL)
+    except specsim_ext.CheckError as e:
+        assert "differs from draft" in str(e), e
+    else:
+        raise AssertionError("a lying implementation got a verdict")
+
+
+if __name__ == "__main__":
+    for name, f in sorted(globals().items()):
+        if name.startswith("test_"):
+            f()
+            print("ok", name)

@@ -1,0 +1,256 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+)
+
+func TestNpyRoundTrip(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	f := []float32{1, -2.5, 0, 3e-8, 7, 8}
+	i := []int64{-1, 0, 1 << 40, 5}
+	if _, err := writeF32(&buf, []int{2, 3}, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeI64(&buf, []int{4}, i, nil); err != nil {
+		t.Fatal(err)
+	}
+	// NumPy's reader needs the data offset aligned; ours pads to 64.
+	hl := int(buf.Bytes()[8]) | int(buf.Bytes()[9])<<8
+	if (10+hl)%npyAlign != 0 {
+		t.Errorf("header length %d: data offset %d is not a multiple of %d", hl, 10+hl, npyAlign)
+	}
+	r := bufio.NewReader(&buf)
+	var a, b array
+	if _, err := readNpy(r, &a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readNpy(r, &b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a.Descr != "<f4" || len(a.Shape) != 2 || a.Shape[0] != 2 || a.Shape[1] != 3 {
+		t.Fatalf("float frame decoded as %s %v", a.Descr, a.Shape)
+	}
+	for k := range f {
+		if a.F32[k] != f[k] {
+			t.Errorf("f32[%d] = %v, want %v", k, a.F32[k], f[k])
+		}
+	}
+	if b.Descr != "<i8" || len(b.Shape) != 1 || b.Shape[0] != 4 {
+		t.Fatalf("int frame decoded as %s %v", b.Descr, b.Shape)
+	}
+	for k := range i {
+		if b.I64[k] != i[k] {
+			t.Errorf("i64[%d] = %v, want %v", k, b.I64[k], i[k])
+		}
+	}
+}
+
+// TestNpyNumpyHeaders parses headers exactly as numpy.lib.format writes
+// them (numpy 1.24: np.save of np.zeros((2, 3), '<i4'), of a 1-d array
+// and of a 0-d array).
+func TestNpyNumpyHeaders(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		h     string
+		descr string
+		shape []int
+		f     bool
+	}{
+		{"{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", "<i4", []int{2, 3}, false},
+		{"{'descr': '<f2', 'fortran_order': True, 'shape': (7,), }", "<f2", []int{7}, true},
+		{"{'descr': '|b1', 'fortran_order': False, 'shape': (), }", "|b1", nil, false},
+	} {
+		d, f, s, err := parseNpyHeader(c.h)
+		if err != nil || d != c.descr || f != c.f || len(s) != len(c.shape) {
+			t.Errorf("%s: got %q %v %v %v", c.h, d, f, s, err)
+			continue
+		}
+		for k := range s {
+			if s[k] != c.shape[k] {
+				t.Errorf("%s: shape %v", c.h, s)
+			}
+		}
+	}
+	for _, bad := range []string{"", "{'descr': '<i8'}", "{'descr': '<i8', 'fortran_order': False, 'shape': (2, x), }"} {
+		if _, _, _, err := parseNpyHeader(bad); err == nil {
+			t.Errorf("%q parsed without error", bad)
+		}
+	}
+	if _, _, err := dtypeOf(">i8"); err == nil {
+		t.Error("big-endian dtype accepted")
+	}
+	// binary16: 1.0 = 0x3C00, -2 = 0xC000, 2^-24 (smallest subnormal) = 0x0001.
+	for _, c := range []struct {
+		h uint16
+		f float32
+	}{{0x3C00, 1}, {0xC000, -2}, {0x0001, 1.0 / (1 << 24)}, {0x7BFF, 65504}} {
+		if got := half(c.h); got != c.f {
+			t.Errorf("half(%#x) = %v, want %v", c.h, got, c.f)
+		}
+	}
+}
+
+func TestDecodeRow(t *testing.T) {
+	t.Parallel()
+	drafts := []int64{4, 5, 6}
+	for _, c := range []struct {
+		row  []int64
+		want sim.Outcome
+		err  string
+	}{
+		{[]int64{7, -1, -1, -1}, sim.Outcome{Accepted: 0, Next: 7}, ""},
+		{[]int64{4, 5, 9, -1}, sim.Outcome{Accepted: 2, Next: 9}, ""},
+		{[]int64{4, 5, 6, 1}, sim.Outcome{Accepted: 3, Next: 1}, ""},
+		{[]int64{4, 6, 9, -1}, sim.Outcome{}, "differs from draft"},
+		{[]int64{4, -1, 9, -1}, sim.Outcome{}, "follows -1 padding"},
+		{[]int64{-1, -1, -1, -1}, sim.Outcome{}, "all -1"},
+		{[]int64{10, -1, -1, -1}, sim.Outcome{}, "outside the vocabulary"},
+		{[]int64{-2, -1, -1, -1}, sim.Outcome{}, "outside the vocabulary"},
+	} {
+		o, err := decodeRow(c.row, drafts, 10)
+		switch {
+		case c.err == "" && (err != nil || o != c.want):
+			t.Errorf("%v: got %+v, %v; want %+v", c.row, o, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%v: error %v, want one containing %q", c.row, err, c.err)
+		}
+	}
+}
+
+func testPool(t *testing.T, v, gamma, contexts int) *sim.Pool {
+	t.Helper()
+	src, err := sim.NewSource("dirichlet:V="+strconv.Itoa(v)+",contexts="+strconv.Itoa(contexts), gamma, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := sim.PoolOf(src.BlockSource)
+	return pl
+}
+
+// TestGoRulesThroughDriver: the batched driver with check.AlgorithmStepper
+// reaches check.Pool's verdicts on the same pool (token preserved,
+// mutant-bonus-row violated) with the same test layout.
+func TestGoRulesThroughDriver(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rule, want string
+	}{{"token", check.Preserved}, {"mutant-bonus-row", check.Violated}} {
+		e, _ := algos.Lookup(c.rule)
+		a, err := e.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := check.Config{Trials: 40000, Seed: 3, Workers: 1}
+		pl := testPool(t, 50, 3, 4)
+		ref, err := check.Pool(context.Background(), pl, a, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Pool(context.Background(), pl, check.AlgorithmStepper{A: a}, CheckConfig{Config: cfg, Batch: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref.Verdict != c.want || got.Verdict != c.want {
+			t.Errorf("%s: check.Pool says %s, the driver %s; want %s", c.rule, ref.Verdict, got.Verdict, c.want)
+		}
+		if len(got.Tests) != len(ref.Tests) || got.Trials != ref.Trials || got.MinDetectableTV != ref.MinDetectableTV {
+			t.Errorf("%s: driver layout %d tests, %d trials, TV %g; check.Pool %d, %d, %g", c.rule,
+				len(got.Tests), got.Trials, got.MinDetectableTV, len(ref.Tests), ref.Trials, ref.MinDetectableTV)
+		}
+	}
+}
+
+// runFake checks a fake Go implementation on a small pool or pair.
+func runFake(t *testing.T, behaviour string, pair bool, timeout time.Duration) (Report, error) {
+	t.Helper()
+	cmd, env := fakeCommand(behaviour)
+	var src sim.Source
+	if pair {
+		s, err := sim.NewSource("markov:V=3,order=1", 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = s
+	} else {
+		src = sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}
+	}
+	return Run(context.Background(), src, RunConfig{
+		Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: timeout},
+		Check:  CheckConfig{Config: check.Config{Gamma: 3, Trials: 20000, Seed: 5}, Batch: 500},
+	})
+}
+
+// TestFakeImplementations runs Go rules as external processes: the token
+// rule is preserved and a mutant violated, on a pool (rows sent once)
+// and on a model pair (rows per batch); mutant-zero-coin is caught by the
+// scripted-coin edge batches only.
+func TestFakeImplementations(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rule       string
+		pair       bool
+		want, edge string
+	}{
+		{"token", false, check.Preserved, check.Preserved},
+		{"token", true, check.Preserved, check.Preserved},
+		{"mutant-bonus-row", true, check.Violated, check.Preserved},
+		{"mutant-resample-p", false, check.Violated, check.Preserved},
+		{"mutant-zero-coin", false, check.Violated, check.Violated},
+	} {
+		rep, err := runFake(t, c.rule, c.pair, 20*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", c.rule, err)
+		}
+		if rep.Verdict != c.want || rep.Edge != c.edge {
+			t.Errorf("%s (pair %v): verdict %s, edge %s (%s); want %s, %s", c.rule, c.pair, rep.Verdict, rep.Edge, rep.EdgeMsg, c.want, c.edge)
+		}
+		if rep.Implementation != "fake:"+c.rule || rep.Trials != 20000 {
+			t.Errorf("%s: report names %q with %d trials", c.rule, rep.Implementation, rep.Trials)
+		}
+	}
+}
+
+// TestFakeFailures: a crash, a hang (timeout) and a lie each end the run
+// with one error line naming the batch, and never hang.
+func TestFakeFailures(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		behaviour string
+		want      []string
+	}{
+		{"crash", []string{"batch 0 (steps 0..499)", "exited (exit status 7)"}},
+		{"hang", []string{"batch 0 (steps 0..499)", "no answer within the timeout of 1s", "killed"}},
+		{"lie", []string{"batch 0 (steps 0..499), step 3 (row 3)", "differs from draft"}},
+		{"noise", []string{"batch 0", "does not start with a JSON header line", "stderr"}},
+	} {
+		start := time.Now()
+		_, err := runFake(t, c.behaviour, false, time.Second)
+		if err == nil {
+			t.Errorf("%s: no error", c.behaviour)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") {
+			t.Errorf("%s: the error spans several lines: %q", c.behaviour, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error %q lacks %q", c.behaviour, msg, w)
+			}
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%s: took %v", c.behaviour, d)
+		}
+	}
+}
