@@ -89,7 +89,17 @@ type gram struct {
 
 // TrainKN trains a model of the given order over v tokens on the token
 // streams docs (one per document; n-grams never cross documents).
-func TrainKN(docs [][]int, v, order int) (*KN, error) {
+func TrainKN(docs [][]int, v, order int) (*KN, error) { return TrainSkipKN(docs, v, order, 0) }
+
+// TrainSkipKN trains a model that predicts the token skip+1 positions
+// after its context: p(x_{t+1+skip} | x_{t-order+2..t}), with the same
+// smoothing as TrainKN. Next(ctx) then gives the law of the token skip
+// positions after the one following ctx, from ctx alone: a Medusa-style
+// head (Cai et al. 2024, arXiv 2401.10774) in n-gram form.
+func TrainSkipKN(docs [][]int, v, order, skip int) (*KN, error) {
+	if skip < 0 {
+		return nil, fmt.Errorf("kn: skip = %d; use skip >= 0", skip)
+	}
 	if order < 1 || order > MaxOrder {
 		return nil, fmt.Errorf("kn: order = %d; use 1 <= order <= %d", order, MaxOrder)
 	}
@@ -101,14 +111,14 @@ func TrainKN(docs [][]int, v, order int) (*KN, error) {
 	for n := order; n >= 1; n-- {
 		grams = grams[:0]
 		for _, d := range docs {
-			for t := n - 1; t < len(d); t++ {
+			for t := n - 1 + skip; t < len(d); t++ {
 				h := uint64(hashSeed)
 				for j := 1; j < n; j++ {
-					h = hashStep(h, d[t-j])
+					h = hashStep(h, d[t-skip-j])
 				}
 				b := int32(-1)
-				if t-n >= 0 {
-					b = int32(d[t-n])
+				if t-skip-n >= 0 {
+					b = int32(d[t-skip-n])
 				}
 				if d[t] < 0 || d[t] >= v {
 					return nil, fmt.Errorf("kn: token %d outside the vocabulary [0, %d)", d[t], v)

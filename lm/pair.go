@@ -158,6 +158,29 @@ type Pair struct {
 	Tok        *Tokenizer
 	Heldout    [][]int
 	Provenance Provenance
+	// docs are the draft's training streams (for Heads).
+	docs [][]int
+}
+
+// Heads trains n Medusa-style heads of the draft's order and temperature
+// on the draft's training text: head i is TrainSkipKN with skip = i, so
+// head i's row after a prefix is the law of the token i positions after
+// the next one, given the prefix only. Head 0 is the draft model itself
+// (without its cache term: heads see the prefix through n-grams only).
+func (p *Pair) Heads(n int) ([]sim.Model, error) {
+	if n < 1 || n > sim.MaxGamma {
+		return nil, fmt.Errorf("heads: n = %d; use 1 <= n <= %d", n, sim.MaxGamma)
+	}
+	ds := p.Provenance.Draft
+	out := make([]sim.Model, n)
+	for i := range out {
+		m, err := TrainSkipKN(p.docs, p.P.Vocab(), ds.Order, i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = wrap(m, ModelSpec{T: ds.T})
+	}
+	return out, nil
 }
 
 // Options are the environment of NewPair.
@@ -181,6 +204,7 @@ type cached struct {
 	P, Q       *KN
 	Train, Out int
 	Heldout    [][]int
+	Docs       [][]int
 }
 
 // NewPair builds (or reads from the cache) the pair described by the
@@ -205,7 +229,7 @@ func NewPair(target, draft string, opt Options) (*Pair, error) {
 		return nil, err
 	}
 	prov := Provenance{Corpus: corp, Target: ts, Draft: ds, V: ts.V}
-	key := fmt.Sprintf("v2|%s|V=%d|%d/%g|%d/%g", corp.SHA256, ts.V, ts.Order, ts.Frac, ds.Order, ds.Frac)
+	key := fmt.Sprintf("v3|%s|V=%d|%d/%g|%d/%g", corp.SHA256, ts.V, ts.Order, ts.Frac, ds.Order, ds.Frac)
 	sum := sha256.Sum256([]byte(key))
 	file := ""
 	if opt.CacheDir != "" {
@@ -239,6 +263,7 @@ func NewPair(target, draft string, opt Options) (*Pair, error) {
 		Tok:        tok,
 		Heldout:    c.Heldout,
 		Provenance: prov,
+		docs:       c.Docs,
 	}, nil
 }
 
@@ -291,6 +316,7 @@ func train(texts [][]byte, ts, ds ModelSpec) (cached, error) {
 		return c, err
 	}
 	c.Heldout = out
+	c.Docs = sub(ds.Frac)
 	return c, nil
 }
 
