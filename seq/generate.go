@@ -55,6 +55,9 @@ type PromptStats struct {
 	Drafted  int64   `json:"drafted"`
 	Accepted int64   `json:"accepted"`
 	Cost     float64 `json:"cost"`
+	// BetaSum and BetaN sum β over the examined draft positions.
+	BetaSum float64 `json:"beta_sum"`
+	BetaN   int64   `json:"beta_n"`
 }
 
 // Result reports a generation experiment.
@@ -193,9 +196,15 @@ type worker struct {
 	b      sim.Block
 	tally  *tally
 	ctx    []int
-	beta   float64
-	betaN  int64
 	stream *sim.Stream
+	qemit  []float64
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
 }
 
 // Generate runs the generations of cfg: every prompt with its own keyed
@@ -263,13 +272,11 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	res.Seconds = time.Since(start).Seconds()
 	res.Interrupted = ctx.Err() != nil
 	tl := newTally(v, r0.greedy)
-	var beta float64
-	var betaN int64
 	for _, w := range ws {
 		tl.merge(w.tally)
-		beta += w.beta
-		betaN += w.betaN
 	}
+	var beta float64
+	var betaN int64
 	var tpc, spd stattest.Moments
 	var cost float64
 	for _, p := range res.PerPrompt {
@@ -278,6 +285,8 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 		res.Drafted += p.Drafted
 		res.Accepted += p.Accepted
 		cost += p.Cost
+		beta += p.BetaSum
+		betaN += p.BetaN
 		if p.Steps > 0 {
 			tpc.Add(float64(p.Emitted) / float64(p.Steps))
 			spd.Add(float64(p.Emitted) / p.Cost)
@@ -353,14 +362,22 @@ func (w *worker) chainStep(rng *rand.Rand, st *PromptStats) {
 	st.Accepted += int64(n)
 	st.Cost += cfg.Cost*float64(passes) + 1 + cfg.VerifyCost*float64(rows-1)
 	for i := 0; i <= n && i < len(b.Tokens); i++ {
-		w.beta += betaOf(w.s.p[i], w.s.q[i])
-		w.betaN++
+		st.BetaSum += betaOf(w.s.p[i], w.s.q[i])
+		st.BetaN++
+	}
+	// the chain drafter's q_i is the draft model's row after the emitted
+	// prefix for every kept position and the one after them.
+	qOf := func(i int) []float64 {
+		if cfg.Drafter == Chain && i < len(b.Tokens) {
+			return w.s.q[i]
+		}
+		return nil
 	}
 	for i := 0; i < n; i++ {
-		w.emit(rng, w.s.p[i], b.Tokens[i])
+		w.emit(rng, w.s.p[i], qOf(i), b.Tokens[i])
 	}
 	if o.Next != sim.NoToken {
-		w.emit(rng, w.s.p[n], o.Next)
+		w.emit(rng, w.s.p[n], qOf(n), o.Next)
 	}
 	st.Emitted += int64(o.Emitted())
 }
@@ -385,10 +402,10 @@ func (w *worker) treeStep(rng *rand.Rand, st *PromptStats) {
 		n = t.Nodes[n].Parent
 	}
 	for k := 0; k < d; k++ {
-		w.emit(rng, rowOf(t.Nodes[nodes[k]].P, &w.s), w.ts.path[k])
+		w.emit(rng, rowOf(t.Nodes[nodes[k]].P, &w.s), nil, w.ts.path[k])
 	}
 	if o.Next != sim.NoToken {
-		w.emit(rng, rowOf(t.Nodes[nodes[d]].P, &w.s), o.Next)
+		w.emit(rng, rowOf(t.Nodes[nodes[d]].P, &w.s), nil, o.Next)
 	}
 	st.Emitted += int64(d)
 	if o.Next != sim.NoToken {
@@ -404,12 +421,20 @@ func rowOf(r sim.Row, s *scratch) []float64 {
 }
 
 // emit tests and appends one emitted token.
-func (w *worker) emit(rng *rand.Rand, p []float64, x int) {
+//
+// q is the draft model's row after the same prefix when the caller has it
+// (nil: it is computed here).
+func (w *worker) emit(rng *rand.Rand, p, q []float64, x int) {
 	prev := -1
 	if len(w.ctx) > 0 {
 		prev = w.ctx[len(w.ctx)-1]
 	}
-	w.tally.add(rng.Float64(), prev, p, x)
+	if q == nil {
+		w.qemit = grow(w.qemit, len(p))
+		w.cfg.Pair.Q.Next(w.ctx, w.qemit)
+		q = w.qemit
+	}
+	w.tally.add(rng.Float64(), prev, p, q, x)
 	w.ctx = append(w.ctx, x)
 }
 

@@ -30,14 +30,14 @@ type tally struct {
 	obs, exp   []int64 // groups × V
 	bobs, bexp []int64 // buckets
 	zero       int64   // emitted tokens of target probability 0
-	pit        []int64 // pitBins
+	pit, pitq  []int64 // pitBins
 	n          int64
 	greedy     bool
 }
 
 func newTally(v int, greedy bool) *tally {
 	return &tally{v: v, obs: make([]int64, groups*v), exp: make([]int64, groups*v),
-		bobs: make([]int64, buckets), bexp: make([]int64, buckets), pit: make([]int64, pitBins), greedy: greedy}
+		bobs: make([]int64, buckets), bexp: make([]int64, buckets), pit: make([]int64, pitBins), pitq: make([]int64, pitBins), greedy: greedy}
 }
 
 func bucket(p float64) int {
@@ -53,8 +53,11 @@ func bucket(p float64) int {
 // U = F(x-) + u·p(x) is exactly Uniform(0, 1) given the prefix under
 // losslessness, so the U of successive positions are i.i.d. uniform (a
 // martingale argument) and the pit test's χ² over pitBins equal bins is
-// exact rather than conservative.
-func (t *tally) add(u float64, prev int, p []float64, x int) {
+// exact rather than conservative. The pit-q test is the same transform
+// with tokens ordered by the draft model's row q after the same prefix (a
+// function of the prefix only, so the transform stays exactly uniform):
+// it is the most sensitive to rules that lean towards the draft.
+func (t *tally) add(u float64, prev int, p, q []float64, x int) {
 	g := 0
 	if prev >= 0 {
 		g = prev % groups
@@ -66,8 +69,9 @@ func (t *tally) add(u float64, prev int, p []float64, x int) {
 		exp[sim.Argmax(p)] += fixScale
 		return
 	}
-	px := p[x]
-	before := 0.0
+	px, qx := p[x], q[x]
+	before, beforeQ := 0.0, 0.0
+	q = q[:len(p)]
 	for w, e := range p[:t.v] {
 		if e > 0 {
 			exp[w] += int64(e*fixScale + 0.5)
@@ -75,9 +79,13 @@ func (t *tally) add(u float64, prev int, p []float64, x int) {
 			if e > px || e == px && w < x {
 				before += e
 			}
+			if qw := q[w]; qw > qx || qw == qx && w < x {
+				beforeQ += e
+			}
 		}
 	}
 	t.pit[min(int((before+u*px)*pitBins), pitBins-1)]++
+	t.pitq[min(int((beforeQ+u*px)*pitBins), pitBins-1)]++
 	if p[x] > 0 {
 		t.bobs[bucket(p[x])]++
 	} else {
@@ -97,6 +105,7 @@ func (t *tally) merge(o *tally) {
 	t.zero += o.zero
 	for i := range t.pit {
 		t.pit[i] += o.pit[i]
+		t.pitq[i] += o.pitq[i]
 	}
 	t.n += o.n
 }
@@ -175,6 +184,9 @@ func (t *tally) verdict(level, power float64) Verdict {
 		}
 		_ = pt.Add(t.pit, p)
 		tabs, names = append(tabs, pt), append(names, "pit")
+		pq := &stattest.Table{}
+		_ = pq.Add(t.pitq, p)
+		tabs, names = append(tabs, pq), append(names, "pit-q")
 	}
 	ps := make([]float64, len(tabs))
 	for i, tb := range tabs {
