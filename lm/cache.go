@@ -16,7 +16,8 @@ type Cached struct {
 	M        sim.Model
 	Lambda   float64
 	MaxMatch int
-	// Window bounds the scanned context (0 means 4096 tokens).
+	// Window bounds the scanned context (0 means 1024 tokens: the cost of a
+	// row grows with it).
 	Window int
 }
 
@@ -25,51 +26,57 @@ func (c Cached) Vocab() int { return c.M.Vocab() }
 
 // Next writes the interpolated row into dst.
 func (c Cached) Next(ctx []int, dst []float64) {
-	c.M.Next(ctx, dst)
-	if c.Lambda == 0 {
-		return
-	}
 	win := c.Window
 	if win <= 0 {
-		win = 4096
+		win = 1024
 	}
 	lo := max(0, len(ctx)-win)
-	for m := min(c.MaxMatch, len(ctx)-1); m >= 1; m-- {
-		suf := ctx[len(ctx)-m:]
-		hits := 0
-		for j := lo + m; j < len(ctx); j++ {
-			if matchAt(ctx, j, suf) {
-				hits++
-			}
+	// one pass: hits[m] counts earlier positions j whose preceding m
+	// tokens match the context's last m (m ≤ MaxMatch)
+	var hits [17]int
+	mm := min(c.MaxMatch, len(ctx)-1, 16)
+	for j := lo + 1; j < len(ctx); j++ {
+		if l := matchLen(ctx, j, mm); l > 0 {
+			hits[l]++
 		}
-		if hits == 0 {
-			continue
+	}
+	m, n := 0, 0
+	for l := mm; l >= 1 && c.Lambda > 0; l-- {
+		n += hits[l] // positions matching at least l tokens
+		if n > 0 {
+			m = l
+			break
 		}
+	}
+	if m == 0 {
+		c.M.Next(ctx, dst)
+		return
+	}
+	if kn, ok := c.M.(*KN); ok {
+		kn.nextScaled(ctx, dst, 1-c.Lambda)
+	} else {
+		c.M.Next(ctx, dst)
 		for w := range dst {
 			dst[w] *= 1 - c.Lambda
 		}
-		inc := c.Lambda / float64(hits)
-		for j := lo + m; j < len(ctx); j++ {
-			if matchAt(ctx, j, suf) {
-				dst[ctx[j]] += inc
-			}
+	}
+	inc := c.Lambda / float64(n)
+	for j := lo + 1; j < len(ctx); j++ {
+		if matchLen(ctx, j, mm) >= m {
+			dst[ctx[j]] += inc
 		}
-		return
 	}
 }
 
-// matchAt reports whether ctx[j-m:j] equals suf (m = len(suf)).
-func matchAt(ctx []int, j int, suf []int) bool {
-	m := len(suf)
-	if ctx[j-1] != suf[m-1] {
-		return false
+// matchLen returns the largest l ≤ mm with ctx[j-l:j] equal to the last l
+// tokens of ctx (0 when the token before j differs from the last token).
+func matchLen(ctx []int, j, mm int) int {
+	L := len(ctx)
+	l := 0
+	for l < mm && j-1-l >= 0 && ctx[j-1-l] == ctx[L-1-l] {
+		l++
 	}
-	for k := 0; k < m-1; k++ {
-		if ctx[j-m+k] != suf[k] {
-			return false
-		}
-	}
-	return true
+	return l
 }
 
 // Temp is a temperature variant of a model: rows norm(p^(1/T)).

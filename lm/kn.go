@@ -234,7 +234,10 @@ func (m *KN) Vocab() int { return m.V }
 
 // Next writes p(.|ctx) into dst (length V). It allocates nothing and is
 // safe for concurrent use.
-func (m *KN) Next(ctx []int, dst []float64) {
+func (m *KN) Next(ctx []int, dst []float64) { m.nextScaled(ctx, dst, 1) }
+
+// nextScaled writes scale·p(.|ctx) into dst.
+func (m *KN) nextScaled(ctx []int, dst []float64, scale float64) {
 	var idx [MaxOrder + 1]int32
 	var wt [MaxOrder + 1]float64
 	h := uint64(hashSeed)
@@ -244,7 +247,7 @@ func (m *KN) Next(ctx []int, dst []float64) {
 		idx[n] = m.Levels[n-2].find(h)
 		top = n
 	}
-	g := 1.0
+	g := scale
 	for n := top; n >= 2; n-- {
 		wt[n] = g
 		if i := idx[n]; i >= 0 {
