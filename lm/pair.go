@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -160,6 +161,9 @@ type Pair struct {
 	Provenance Provenance
 	// docs are the draft's training streams (for Heads).
 	docs [][]int
+
+	headsMu sync.Mutex
+	heads   []sim.Model
 }
 
 // Heads trains n Medusa-style heads of the draft's order and temperature
@@ -167,20 +171,23 @@ type Pair struct {
 // head i's row after a prefix is the law of the token i positions after
 // the next one, given the prefix only. Head 0 is the draft model itself
 // (without its cache term: heads see the prefix through n-grams only).
+// Heads are trained once per pair and shared; Heads is safe for
+// concurrent use.
 func (p *Pair) Heads(n int) ([]sim.Model, error) {
 	if n < 1 || n > sim.MaxGamma {
 		return nil, fmt.Errorf("heads: n = %d; use 1 <= n <= %d", n, sim.MaxGamma)
 	}
 	ds := p.Provenance.Draft
-	out := make([]sim.Model, n)
-	for i := range out {
+	p.headsMu.Lock()
+	defer p.headsMu.Unlock()
+	for i := len(p.heads); i < n; i++ {
 		m, err := TrainSkipKN(p.docs, p.P.Vocab(), ds.Order, i)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = wrap(m, ModelSpec{T: ds.T})
+		p.heads = append(p.heads, wrap(m, ModelSpec{T: ds.T}))
 	}
-	return out, nil
+	return p.heads[:n:n], nil
 }
 
 // Options are the environment of NewPair.

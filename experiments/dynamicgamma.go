@@ -1,0 +1,90 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/seq"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// In dynamic-gamma rows, gain is the mean over prompts of the per-prompt
+// speedup minus the best fixed γ's (the fixed γ of largest overall
+// speedup), gain_lo and gain_hi its 95% normal interval, and
+// exceeds_oracle flags a policy whose speedup is above the oracle's.
+
+// DynamicGammaThresholds are the confidence thresholds dynamic-gamma runs.
+var DynamicGammaThresholds = []float64{0.1, 0.3, 0.5}
+
+func init() {
+	Register(Experiment{
+		Name:    "dynamic-gamma",
+		Summary: "draft length policies (fixed gamma, confidence threshold, oracle) on code and prose: speedup and gain over the best fixed gamma with paired 95% intervals",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, c := range []string{lm.Code, lm.Prose} {
+				for _, cost := range []float64{0.05, 0.2} {
+					cells = append(cells, Cell{Key: []KV{{"corpus", c}, {"c", cost}}})
+				}
+			}
+			return cells, nil
+		},
+		Run: runDynamicGamma,
+	})
+}
+
+func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
+	corpus := cell.Key[0].V.(string)
+	cost := cell.Key[1].V.(float64)
+	pr, err := seqPair(corpus)
+	if err != nil {
+		return nil, err
+	}
+	type run struct {
+		pol   seq.Policy
+		gamma int
+		r     seq.Report
+	}
+	var runs []run
+	for g := 1; g <= seqMaxGamma; g++ {
+		runs = append(runs, run{pol: seq.Policy{Kind: seq.Fixed}, gamma: g})
+	}
+	for _, t := range DynamicGammaThresholds {
+		runs = append(runs, run{pol: seq.Policy{Kind: seq.Conf, Threshold: t}, gamma: seqMaxGamma})
+	}
+	runs = append(runs, run{pol: seq.Policy{Kind: seq.Oracle}, gamma: seqMaxGamma})
+	best := -1
+	for i := range runs {
+		r, err := seq.RunPair(ctx, pr, seqSpec(cfg, seed, seq.Config{Drafter: seq.Chain, Algo: "token", Gamma: runs[i].gamma,
+			Policy: runs[i].pol, Cost: cost}))
+		if err != nil {
+			return nil, err
+		}
+		if r.Interrupted {
+			return nil, fmt.Errorf("dynamic-gamma %s: interrupted", cell.ID())
+		}
+		runs[i].r = r
+		if runs[i].pol.Kind == seq.Fixed && (best < 0 || r.Speedup > runs[best].r.Speedup) {
+			best = i
+		}
+	}
+	oracle := runs[len(runs)-1].r.Speedup
+	perPrompt := func(r seq.Report, i int) float64 { return float64(r.PerPrompt[i].Emitted) / r.PerPrompt[i].Cost }
+	var rows []Row
+	for _, rn := range runs {
+		var d stattest.Moments
+		for i := range rn.r.PerPrompt {
+			d.Add(perPrompt(rn.r, i) - perPrompt(runs[best].r, i))
+		}
+		s := d.Summary(0.95)
+		rows = append(rows, Row{{"policy", rn.pol.String()}, {"gamma", int64(rn.gamma)},
+			{"speedup", rn.r.Speedup}, {"speedup_lo", rn.r.SpeedupCI[0]}, {"speedup_hi", rn.r.SpeedupCI[1]},
+			{"tokens_per_call", rn.r.TokensPerCall}, {"mean_accepted_length", rn.r.MeanAcceptedLength},
+			{"drafted_per_call", float64(rn.r.Drafted) / float64(rn.r.TargetCalls)},
+			{"best_fixed_gamma", int64(runs[best].gamma)}, {"gain", s.Mean},
+			{"gain_lo", s.Lo}, {"gain_hi", s.Hi}, {"oracle_speedup", oracle},
+			{"exceeds_oracle", rn.r.Speedup > oracle}, {"verdict", rn.r.Verdict.Verdict}})
+	}
+	return rows, nil
+}
