@@ -40,7 +40,7 @@ import (
 const (
 	seqPrompts    = 6
 	seqPromptLen  = 128
-	seqTokens     = 250
+	seqTokens     = 150
 	drafterCost   = 0.05
 	seqTargetSpec = ":order=6,cache=0.5"
 	seqDraftSpec  = "order=2"

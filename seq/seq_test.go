@@ -10,6 +10,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
 
@@ -208,6 +209,17 @@ func TestConfigErrors(t *testing.T) {
 		c.Pair, c.Prompts = p.Pair, ps
 		if _, err := Generate(context.Background(), c); err == nil {
 			t.Errorf("%+v accepted", c)
+		}
+	}
+}
+
+func TestTopK(t *testing.T) {
+	q := []float64{0.1, 0.3, 0, 0.3, 0.05, 0.25}
+	for k := 1; k <= 6; k++ {
+		got := topK(nil, q, k)
+		want := sim.TopTokens(nil, q, k)
+		if !slices.Equal(got, want) {
+			t.Errorf("k = %d: topK = %v, sim.TopTokens = %v", k, got, want)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func (d *treeDrafter) draft(rng *rand.Rand, s *treeScratch, ctx []int, depth int
 			s.path = t.Path(append(s.path[:0], ctx...), n)
 			d.q.Next(s.path, row)
 			t.Nodes[n].Q = sim.F64(row)
-			s.order = sim.TopTokens(s.order[:0], row, d.k)
+			s.order = topK(s.order[:0], row, d.k)
 			for _, x := range s.order {
 				s.cands = append(s.cands, treeCand{s.val[n] * row[x], n, x})
 			}
@@ -102,4 +102,32 @@ func (d *treeDrafter) draft(rng *rand.Rand, s *treeScratch, ctx []int, depth int
 		}
 	}
 	return depth
+}
+
+// topK appends the indices of the k largest entries of q with q > 0,
+// largest first, ties to the lowest index: sim.TopTokens's order, by
+// insertion into a sorted list of at most k (O(V·k) rather than a sort of
+// V entries).
+func topK(dst []int, q []float64, k int) []int {
+	start := len(dst)
+	for x, v := range q {
+		if !(v > 0) {
+			continue
+		}
+		n := len(dst) - start
+		if n == k && v <= q[dst[len(dst)-1]] {
+			continue
+		}
+		if n < k {
+			dst = append(dst, x)
+		} else {
+			dst[len(dst)-1] = x
+		}
+		// bubble x up past strictly smaller entries (equal ones keep
+		// their lower index first)
+		for i := len(dst) - 1; i > start && q[dst[i-1]] < v; i-- {
+			dst[i], dst[i-1] = dst[i-1], dst[i]
+		}
+	}
+	return dst
 }
