@@ -15,7 +15,7 @@ import (
 // exceeds_oracle flags a policy whose speedup is above the oracle's.
 
 // DynamicGammaThresholds are the confidence thresholds dynamic-gamma runs.
-var DynamicGammaThresholds = []float64{0.1, 0.3, 0.5}
+var DynamicGammaThresholds = []float64{0.02, 0.05, 0.1, 0.3}
 
 func init() {
 	Register(Experiment{
