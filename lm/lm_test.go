@@ -150,3 +150,41 @@ func (u uniform) Next(_ []int, dst []float64) {
 		dst[i] = 1 / float64(u)
 	}
 }
+
+// TestDiskCache: a second NewPair reads the models from the cache
+// directory and gives the same rows and prompts.
+func TestDiskCache(t *testing.T) {
+	dir := t.TempDir()
+	spec := "prose:order=3,V=300,bytes=30000,cache=0.2"
+	a, err := NewPair(spec, "order=1,T=1.5", Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewPair(spec, "order=1,T=1.5", Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Provenance.Cached || !b.Provenance.Cached {
+		t.Fatalf("cached flags %v, %v; want false then true", a.Provenance.Cached, b.Provenance.Cached)
+	}
+	pa, _ := a.Prompts(2, 20)
+	pb, _ := b.Prompts(2, 20)
+	ra, rb := make([]float64, a.P.Vocab()), make([]float64, b.P.Vocab())
+	for i := range pa {
+		for _, m := range [][2]interface{ Next([]int, []float64) }{{a.P, b.P}, {a.Q, b.Q}} {
+			m[0].Next(pa[i], ra)
+			m[1].Next(pb[i], rb)
+			for w := range ra {
+				if ra[w] != rb[w] {
+					t.Fatalf("cached model differs at prompt %d token %d: %g vs %g", i, w, ra[w], rb[w])
+				}
+			}
+		}
+	}
+	if _, err := NewPair("prose:order=7", "order=2", Options{}); err == nil {
+		t.Error("order 7 accepted")
+	}
+	if _, err := NewPair("prose:order=3", "code:order=2", Options{}); err == nil {
+		t.Error("a draft on another corpus accepted")
+	}
+}
