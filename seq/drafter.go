@@ -198,6 +198,21 @@ type Sequence struct {
 	passes int
 }
 
+// NewSequence returns the chain drafter of pair after prompt as a block
+// source: each Next drafts up to gamma tokens from pair.Q (under the
+// policy's stopping rule) and fills the target rows of pair.P.
+func NewSequence(pair sim.Pair, prompt []int, gamma int, pol Policy) (*Sequence, error) {
+	if gamma < 1 || gamma > sim.MaxGamma {
+		return nil, fmt.Errorf("sequence: gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma)
+	}
+	if pair.P == nil || pair.Q == nil || pair.P.Vocab() != pair.Q.Vocab() {
+		return nil, fmt.Errorf("sequence: the pair needs a target and a draft over one vocabulary")
+	}
+	ctx := make([]int, len(prompt), len(prompt)+1024)
+	copy(ctx, prompt)
+	return &Sequence{target: pair.P, d: chainDrafter{pair.Q}, gamma: gamma, pol: pol, s: scratch{v: pair.P.Vocab()}, ctx: ctx}, nil
+}
+
 // Next drafts the next step after the current context into dst (its
 // slices are reused) and fills its target rows.
 func (q *Sequence) Next(rng *rand.Rand, dst *sim.Block) error {

@@ -223,3 +223,34 @@ func TestTopK(t *testing.T) {
 		}
 	}
 }
+
+// TestSequenceSource drives the BlockSource form by hand: valid blocks, a
+// context that grows by what each outcome emits.
+func TestSequenceSource(t *testing.T) {
+	p := testPair(t)
+	ps, _ := p.Prompts(1, 16)
+	sq, err := NewSequence(p.Pair, ps[0], 3, Policy{Kind: Fixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := algos.New("token", nil)
+	rng := sim.NewRand(1, 2)
+	var b sim.Block
+	for range 20 {
+		before := len(sq.Context())
+		if err := sq.Next(rng, &b); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Check(); err != nil || b.Gamma() != 3 {
+			t.Fatalf("block: %v, gamma %d", err, b.Gamma())
+		}
+		o := a.Accept(rng, &b)
+		sq.Commit(&b, o)
+		if got := len(sq.Context()) - before; got != o.Emitted() {
+			t.Fatalf("context grew by %d, outcome emitted %d", got, o.Emitted())
+		}
+	}
+	if _, err := NewSequence(p.Pair, ps[0], 0, Policy{}); err == nil {
+		t.Error("gamma 0 accepted")
+	}
+}
