@@ -12,12 +12,13 @@ import (
 
 // The sequence experiments run whole generations (package seq) on the
 // real-text n-gram pairs of package lm: a 6-gram interpolated Kneser–Ney
-// target with a cache model (λ = 0.5, so it copies from its context as a
-// real model does on editing tasks) and a bigram draft, both on the BPE
-// tokenizer (V = 4096) of the corpus: the Go source tree (code) or the
-// Debian licence texts (prose). Prompts are 128 tokens of held-out files.
+// target and a bigram draft, both on the BPE tokenizer (V = 4096) of the
+// corpus: the Go source tree (code) or the Debian licence texts (prose).
+// Prompts are 256 tokens of held-out files.
 //
-// drafters: for each corpus, drafter (chain, heads, lookup, tree) and γ,
+// drafters: for each corpus, target cache weight λ (0: a plain n-gram
+// target; 0.8: the target copies from its context as a real model does on
+// editing tasks), drafter (chain, heads, lookup, tree) and γ,
 // tokens per target call and speedup (walltime model of package seq with
 // c = drafterCost and v = 0), with 95% intervals over the prompts, the
 // acceptance, the sequence-level verdict, and beside them Leviathan et
@@ -31,7 +32,7 @@ import (
 // per layer, depth γ) verified by target-only.
 //
 // dynamic-gamma: for each corpus and draft cost c, the speedup of fixed γ =
-// 1..8, of the confidence policies conf:τ (stop after a token drafted with
+// 1..8 (target cache λ = 0.5), of the confidence policies conf:τ (stop after a token drafted with
 // q < τ; cap 8) and of the oracle (charged only for the accepted draft; cap
 // 8, an upper bound), each with the gain over the best fixed γ and its
 // paired 95% interval over prompts (same prompts and keyed streams).
@@ -39,10 +40,10 @@ import (
 // Sizes and settings of the sequence experiments.
 const (
 	seqPrompts    = 6
-	seqPromptLen  = 128
+	seqPromptLen  = 256
 	seqTokens     = 150
 	drafterCost   = 0.05
-	seqTargetSpec = ":order=6,cache=0.5"
+	seqTargetSpec = ":order=6,cache="
 	seqDraftSpec  = "order=2"
 	seqMaxGamma   = 8
 )
@@ -52,31 +53,35 @@ var (
 	seqPairs   = map[string]*lm.Pair{}
 )
 
-// seqPair trains (once per process) the pair of a corpus.
-func seqPair(corpus string) (*lm.Pair, error) {
+// seqPair trains (once per process; the disk cache keeps it across runs)
+// the pair of a corpus with target cache weight λ.
+func seqPair(corpus string, cache float64) (*lm.Pair, error) {
 	seqPairsMu.Lock()
 	defer seqPairsMu.Unlock()
-	if p, ok := seqPairs[corpus]; ok {
+	spec := fmt.Sprintf("%s%s%g", corpus, seqTargetSpec, cache)
+	if p, ok := seqPairs[spec]; ok {
 		return p, nil
 	}
-	p, err := lm.NewPair(corpus+seqTargetSpec, seqDraftSpec, lm.Options{CacheDir: lm.DefaultCacheDir()})
+	p, err := lm.NewPair(spec, seqDraftSpec, lm.Options{CacheDir: lm.DefaultCacheDir()})
 	if err != nil {
 		return nil, err
 	}
-	seqPairs[corpus] = p
+	seqPairs[spec] = p
 	return p, nil
 }
 
 func init() {
 	Register(Experiment{
 		Name:    "drafters",
-		Summary: "whole generations on code and prose: tokens per call and speedup vs gamma for chain, heads, lookup and tree drafters, with Leviathan's closed form from the measured mean beta",
+		Summary: "whole generations on code and prose, plain and copying targets: tokens per call and speedup vs gamma for chain, heads, lookup and tree drafters, with Leviathan's closed form from the measured mean beta",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for _, c := range []string{lm.Code, lm.Prose} {
-				for _, d := range seq.Drafters() {
-					for _, g := range []int64{1, 2, 3, 4, 6, 8} {
-						cells = append(cells, Cell{Key: []KV{{"corpus", c}, {"drafter", d}, {"gamma", g}}})
+				for _, lam := range []float64{0, 0.8} {
+					for _, d := range seq.Drafters() {
+						for _, g := range []int64{1, 2, 4, 8} {
+							cells = append(cells, Cell{Key: []KV{{"corpus", c}, {"cache", lam}, {"drafter", d}, {"gamma", g}}})
+						}
 					}
 				}
 			}
@@ -94,9 +99,9 @@ func seqSpec(cfg Config, seed uint64, c seq.Config) seq.Spec {
 }
 
 func runDrafters(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
-	corpus, drafter := cell.Key[0].V.(string), cell.Key[1].V.(string)
-	g := int(cell.Key[2].V.(int64))
-	pr, err := seqPair(corpus)
+	corpus, cache, drafter := cell.Key[0].V.(string), cell.Key[1].V.(float64), cell.Key[2].V.(string)
+	g := int(cell.Key[3].V.(int64))
+	pr, err := seqPair(corpus, cache)
 	if err != nil {
 		return nil, err
 	}

@@ -16,12 +16,12 @@ func TestSeqExperiments(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells, _ := e.Cells(cfg)
-	if len(cells) != 2*4*6 {
-		t.Fatalf("drafters has %d cells, want 48", len(cells))
+	if len(cells) != 2*2*4*4 {
+		t.Fatalf("drafters has %d cells, want 64", len(cells))
 	}
 	for _, c := range []Cell{
-		{Key: []KV{{"corpus", "prose"}, {"drafter", "chain"}, {"gamma", int64(1)}}},
-		{Key: []KV{{"corpus", "prose"}, {"drafter", "lookup"}, {"gamma", int64(4)}}},
+		{Key: []KV{{"corpus", "prose"}, {"cache", 0.0}, {"drafter", "chain"}, {"gamma", int64(1)}}},
+		{Key: []KV{{"corpus", "prose"}, {"cache", 0.8}, {"drafter", "lookup"}, {"gamma", int64(4)}}},
 	} {
 		rows, err := e.Run(context.Background(), cfg, c, CellSeed(cfg.Seed, e.Name, c))
 		if err != nil {
@@ -37,7 +37,7 @@ func TestSeqExperiments(t *testing.T) {
 		if !(lo <= tpc && tpc <= hi && tpc >= 1) {
 			t.Errorf("%s: tokens per call %g outside [%g, %g] or below 1", c.ID(), tpc, lo, hi)
 		}
-		if c.Key[1].V == "chain" {
+		if c.Key[2].V == "chain" {
 			b, _ := r.Float("mean_beta")
 			lt, _ := r.Float("leviathan_tokens")
 			if math.Abs(lt-(1+b)) > 1e-12 {

@@ -26,23 +26,24 @@ func drafterColor(d string) color.RGBA {
 	return color.RGBA{A: 255}
 }
 
-// Drafters draws the drafters experiment on one corpus: tokens per target
+// Drafters draws the drafters experiment on one corpus and target cache
+// weight λ: tokens per target
 // call (top) and speedup (bottom) vs γ for each drafter, with 95% bands
 // over prompts, and Leviathan's closed forms from the chain drafter's
 // measured mean β (dashed).
-func Drafters(rows []experiments.Row, corpus string) (*Figure, error) {
-	if err := need("drafters", rows, "corpus", "drafter", "gamma", "tokens_per_call", "tokens_per_call_lo", "tokens_per_call_hi",
+func Drafters(rows []experiments.Row, corpus string, cache float64) (*Figure, error) {
+	if err := need("drafters", rows, "corpus", "cache", "drafter", "gamma", "tokens_per_call", "tokens_per_call_lo", "tokens_per_call_hi",
 		"speedup", "speedup_lo", "speedup_hi", "leviathan_tokens", "leviathan_speedup"); err != nil {
 		return nil, err
 	}
-	rows = where(rows, eq("corpus", corpus))
+	rows = where(rows, func(r experiments.Row) bool { return r.String("corpus") == corpus && num(r, "cache") == cache })
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("plots: drafters has no rows for corpus %q", corpus)
+		return nil, fmt.Errorf("plots: drafters has no rows for corpus %q and cache %g", corpus, cache)
 	}
 	top := newPanel("draft length γ (tokens)", "tokens per target call")
 	bot := newPanel("draft length γ (tokens)", "speedup (walltime model)")
-	f := &Figure{Name: "drafters-" + corpus, Panels: []*plot.Plot{top, bot}, LegendCols: 3,
-		Caption: fmt.Sprintf("Whole generations on the %s corpus (6-gram KN target with a cache model, bigram draft, BPE V = 4096): tokens per target call and speedup vs γ for each drafter, with 95%% intervals over prompts (bands), and Leviathan et al.'s closed forms from the chain drafter's measured mean β (dashed). Where the markers leave the dashed line, acceptance is not i.i.d. along the sequence.", corpus)}
+	f := &Figure{Name: fmt.Sprintf("drafters-%s-cache%g", corpus, cache), Panels: []*plot.Plot{top, bot}, LegendCols: 3,
+		Caption: fmt.Sprintf("Whole generations on the %s corpus (6-gram KN target with cache weight λ = %g, bigram draft, BPE V = 4096): tokens per target call and speedup vs γ for each drafter, with 95%% intervals over prompts (bands), and Leviathan et al.'s closed forms from the chain drafter's measured mean β (dashed). Where the markers leave the dashed line, acceptance is not i.i.d. along the sequence.", corpus, cache)}
 	for _, d := range distinctS(rows, "drafter") {
 		sub := where(rows, eq("drafter", d))
 		c := drafterColor(d)
