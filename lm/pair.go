@@ -236,6 +236,9 @@ func NewPair(target, draft string, opt Options) (*Pair, error) {
 		return nil, err
 	}
 	prov := Provenance{Corpus: corp, Target: ts, Draft: ds, V: ts.V}
+	// The key names what training reads (corpus hash, V, orders and
+	// fractions; T, cache and match wrap the trained models). Bump the
+	// version when training or the cached layout changes.
 	key := fmt.Sprintf("v3|%s|V=%d|%d/%g|%d/%g", corp.SHA256, ts.V, ts.Order, ts.Frac, ds.Order, ds.Frac)
 	sum := sha256.Sum256([]byte(key))
 	file := ""
