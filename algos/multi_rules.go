@@ -172,17 +172,7 @@ func init() {
 type SpecInfer struct{}
 
 func (SpecInfer) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
-	nd := &t.Nodes[n]
-	r := t.Scratch(0)
-	loadRow(r, nd.P)
-	for _, c := range nd.Draws {
-		x := t.Nodes[c].Token
-		if rng.Float64() < r[x]/nd.Q.At(x) {
-			return c, 0
-		}
-		residualStep(r, nd.Q.At)
-	}
-	return -1, sampleMass(rng.Float64(), r)
+	return specInferStep(rng, t, n) // scalar form, multi_fast.go
 }
 
 func (SpecInfer) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
@@ -270,7 +260,7 @@ func (RRSWithout) run(rng *rand.Rand, t *sim.Tree, n int, kid, emit []float64) (
 }
 
 func (w RRSWithout) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
-	return w.run(rng, t, n, nil, nil)
+	return rrsWithoutStep(rng, t, n) // scalar form, multi_fast.go
 }
 
 func (w RRSWithout) stepLaw(t *sim.Tree, n int, kid, emit []float64) { w.run(nil, t, n, kid, emit) }

@@ -1,0 +1,142 @@
+package algos
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// TreeBenchConfig describes the tree-verification benchmark: the rows of
+// the chain benchmark (sim.BenchConfig: per position p ~ Dirichlet(0.1)
+// over V and q a log-normal perturbation calibrated to mean Σmin(p, q) =
+// Beta), one context per pre-drafted tree, node rows depending on the
+// node's depth only, and K candidates of length Depth drawn by the rule's
+// own drafter kind (K i.i.d. chains for SpecInfer, K-SEQ and naive; K
+// children without replacement at the root and chains below for RRS
+// without replacement; the top-K or greedy children at the root for the
+// deterministic kinds). Trees are drawn before timing and cycled; their
+// rows are the pool's float32 rows.
+type TreeBenchConfig struct {
+	V, K, Depth int
+	Beta        float64
+	// Trees is the number of distinct pre-drafted trees (default 8).
+	Trees    int
+	Duration time.Duration
+	Seed     uint64
+}
+
+// TreeBenchResult reports one rule's tree benchmark.
+type TreeBenchResult struct {
+	Rule           string  `json:"rule"`
+	Draft          string  `json:"draft"`
+	Trees          int64   `json:"trees"`
+	Seconds        float64 `json:"seconds"`
+	TreesPerSecond float64 `json:"trees_per_second"`
+	// CPUSeconds is the timed loop's CPU time on its own thread (Linux;
+	// 0 elsewhere) and TreesPerCPUSecond the trees per CPU-second, the
+	// one-core figure that does not depend on other load.
+	CPUSeconds        float64 `json:"cpu_seconds"`
+	TreesPerCPUSecond float64 `json:"trees_per_cpu_second"`
+	// MeanAccepted is the mean depth of the accepted node.
+	MeanAccepted float64 `json:"mean_accepted"`
+	// MeanNodes is the mean node count of the trees (root included).
+	MeanNodes float64 `json:"mean_nodes"`
+}
+
+// depthModel is a model whose row depends on the context's length only:
+// row i of one pool context (target rows P, draft rows Q).
+type depthModel struct {
+	pl     *sim.Pool
+	c      int
+	target bool
+}
+
+func (m depthModel) Vocab() int { return m.pl.V }
+
+func (m depthModel) Next(ctx []int, dst []float64) {
+	i := len(ctx)
+	if m.target {
+		sim.Float64s(dst[:0], m.pl.PRow(m.c, i))
+		return
+	}
+	sim.Float64s(dst[:0], m.pl.QRow(m.c, min(i, m.pl.Gamma-1)))
+}
+
+// BenchTree times the tree rule e on one core for cfg.Duration.
+func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBenchResult, error) {
+	if cfg.Trees == 0 {
+		cfg.Trees = 8
+	}
+	switch {
+	case cfg.V < 2 || cfg.K < 1 || cfg.Depth < 1 || cfg.Depth > sim.MaxTreeDepth:
+		return TreeBenchResult{}, fmt.Errorf("tree bench: V = %d, k = %d, depth = %d; use V >= 2, k >= 1, 1 <= depth <= %d", cfg.V, cfg.K, cfg.Depth, sim.MaxTreeDepth)
+	case cfg.Duration <= 0:
+		return TreeBenchResult{}, fmt.Errorf("tree bench: duration %v; time at least a moment", cfg.Duration)
+	case cfg.Trees < 1:
+		return TreeBenchResult{}, fmt.Errorf("tree bench: trees = %d; draw at least one", cfg.Trees)
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	pl, err := sim.NewPool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")), sim.PoolConfig{Kind: "dirichlet", V: cfg.V,
+		Gamma: cfg.Depth, Contexts: cfg.Trees, A: 0.1, Beta: cfg.Beta})
+	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	trees := make([]sim.Tree, cfg.Trees)
+	nodes := 0
+	drng := sim.NewRand(cfg.Seed, sim.StreamID("treebench/draft"))
+	for c := range trees {
+		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: depthModel{pl, c, false}, K: cfg.K, Depth: cfg.Depth})
+		if err != nil {
+			return TreeBenchResult{}, err
+		}
+		sim.DraftTree(drng, d, depthModel{pl, c, true}, nil, &trees[c])
+		// verify on the pool's float32 rows themselves, as the chain
+		// benchmark does (logged rows are float32)
+		for i := range trees[c].Nodes {
+			nd := &trees[c].Nodes[i]
+			nd.P = sim.F32(pl.PRow(c, nd.Depth))
+			if !nd.Q.IsZero() {
+				nd.Q = sim.F32(pl.QRow(c, nd.Depth))
+			}
+		}
+		if err := trees[c].Check(); err != nil {
+			return TreeBenchResult{}, err
+		}
+		nodes += len(trees[c].Nodes)
+	}
+	rng := sim.NewRand(cfg.Seed, sim.StreamID("treebench/rule"))
+	r := TreeBenchResult{Rule: e.Name, Draft: e.Draft.String(), MeanNodes: float64(nodes) / float64(len(trees))}
+	var depth int64
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0 := threadCPU()
+	start := time.Now()
+	deadline := start.Add(cfg.Duration)
+	for c := 0; ctx.Err() == nil; {
+		for range 64 {
+			o := a.AcceptTree(rng, &trees[c])
+			depth += int64(trees[c].Nodes[o.Node].Depth)
+			r.Trees++
+			if c++; c == len(trees) {
+				c = 0
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	r.Seconds = time.Since(start).Seconds()
+	if cpu := threadCPU() - cpu0; cpu > 0 {
+		r.CPUSeconds = cpu.Seconds()
+		r.TreesPerCPUSecond = float64(r.Trees) / r.CPUSeconds
+	}
+	r.TreesPerSecond = float64(r.Trees) / r.Seconds
+	r.MeanAccepted = float64(depth) / float64(r.Trees)
+	return r, ctx.Err()
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/specsim/specsim/internal/cliutil"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/seq"
+	"github.com/specsim/specsim/sim/check"
+)
+
+func init() { register(generateCommand) }
+
+func generateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "generate",
+		Usage: "whole generations on real-text n-gram pairs: tokens per target call, speedup, and a sequence-level losslessness verdict",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "target", Value: "code:order=6,cache=0.5", Usage: "target model: code|prose:order=N,cache=λ,match=M,T=t,frac=f,V=vocab,bytes=B,root=DIR"},
+			&cli.StringFlag{Name: "draft", Value: "order=2", Usage: "draft model (shares the target's corpus and tokenizer): order=N,cache=λ,T=t,frac=f"},
+			&cli.StringFlag{Name: "drafter", Value: "chain", Usage: "chain, heads, lookup or tree"},
+			algoFlag("token"), paramFlag(),
+			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ (the cap for conf/oracle; the tree's depth)"},
+			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree drafter: children kept per layer (EAGLE-2) or chains/branching"},
+			&cli.IntFlag{Name: "max-ngram", Value: 3, Usage: "lookup drafter: max_ngram_size"},
+			&cli.StringFlag{Name: "policy", Value: "fixed", Usage: "draft length: fixed, conf:THRESHOLD or oracle"},
+			&cli.IntFlag{Name: "prompts", Value: 16, Usage: "number of prompts (cut from held-out files)"},
+			&cli.IntFlag{Name: "prompt-len", Value: 128, Usage: "prompt length in tokens"},
+			&cli.IntFlag{Name: "tokens", Value: 1000, Usage: "new tokens per prompt"},
+			&cli.Float64Flag{Name: "cost", Value: 0.05, Usage: "c: draft cost per forward pass, in target passes"},
+			&cli.Float64Flag{Name: "verify-cost", Value: 0, Usage: "v: extra target cost per verified row beyond the first"},
+			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level of the verdict"},
+			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which min_detectable_tv is reported"},
+			&cli.StringFlag{Name: "cache", Value: lm.DefaultCacheDir(), Usage: "directory of trained models (empty: no disk cache)"},
+			workersFlag(0), seedFlag(), jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			ps, err := parseParams(c.StringSlice("param"))
+			if err != nil {
+				return cliutil.Usage(err)
+			}
+			pol, err := seq.ParsePolicy(c.String("policy"))
+			if err != nil {
+				return cliutil.Usage(err)
+			}
+			seed := masterSeed(c)
+			fmt.Fprintf(c.App.ErrWriter, "simulate: generate %s with %s, seed %d\n", c.String("drafter"), c.String("algo"), seed)
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			total := int64(c.Int("prompts")) * int64(c.Int("tokens"))
+			bar := newProgress(c.App.ErrWriter, total, "tokens")
+			spec := seq.Spec{Target: c.String("target"), Draft: c.String("draft"), CacheDir: c.String("cache"),
+				NumPrompts: c.Int("prompts"), PromptLen: c.Int("prompt-len"),
+				Config: seq.Config{Tokens: c.Int("tokens"), Drafter: c.String("drafter"), Algo: c.String("algo"), Params: ps,
+					Gamma: c.Int("gamma"), K: c.Int("k"), MaxNgram: c.Int("max-ngram"), Policy: pol,
+					Cost: c.Float64("cost"), VerifyCost: c.Float64("verify-cost"), Seed: seed, Workers: c.Int("workers"),
+					Level: c.Float64("level"), Power: c.Float64("power"), Progress: bar.update}}
+			rep, err := seq.Run(ctx, spec)
+			bar.finish()
+			if err != nil {
+				return cliutil.Usage(err)
+			}
+			if c.Bool("json") {
+				if err := cliutil.WriteJSON(c.App.Writer, rep); err != nil {
+					return err
+				}
+			} else {
+				printGenerate(c.App.Writer, rep)
+			}
+			switch {
+			case rep.Interrupted:
+				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d tokens; the report above covers them", rep.Emitted, total))
+			case rep.Verdict.Verdict == check.Violated:
+				return cliutil.Violated(fmt.Errorf("%s violates the target law at sequence level (p = %.3g)", rep.Algo, rep.Verdict.PValue))
+			}
+			return nil
+		},
+	}
+}
+
+func printGenerate(w io.Writer, r seq.Report) {
+	pv := r.Provenance
+	fmt.Fprintf(w, "target %s, draft %s: %s corpus, %d files, %d bytes (sha256 %.12s), %s tokenizer V = %d, cached %v\n",
+		r.Target, r.Draft, pv.Corpus.Kind, pv.Corpus.Files, pv.Corpus.Bytes, pv.Corpus.SHA256, pv.Tokenizer, pv.V, pv.Cached)
+	fmt.Fprintf(w, "%s drafter, %s, gamma %d, policy %s: %d prompts x %d tokens, seed %d\n", r.Drafter, r.Algo, r.Gamma, r.Policy, r.Prompts, r.Tokens, r.Seed)
+	fmt.Fprintf(w, "tokens per target call %.4f [%.4f, %.4f]; acceptance %.4f (accepted / drafted); mean accepted length %.4f; mean beta %.4f\n",
+		r.TokensPerCall, r.TokensPerCallCI[0], r.TokensPerCallCI[1], r.Acceptance, r.MeanAcceptedLength, r.MeanBeta)
+	fmt.Fprintf(w, "speedup %.4f [%.4f, %.4f] (c = %g, v = %g)\n", r.Speedup, r.SpeedupCI[0], r.SpeedupCI[1], r.Cost, r.Verify)
+	v := r.Verdict
+	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g over %d emitted tokens); detects TV >= %.4g with power %g\n",
+		v.Verdict, v.PValue, v.Level, v.Positions, v.MinDetectableTV, v.Power)
+	for _, t := range v.Tests {
+		fmt.Fprintf(w, "  %-8s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g\n", t.Name, t.Stat, t.DF, t.PValue, t.PHolm)
+	}
+	fmt.Fprintf(w, "%.0f tokens/s on %d workers (%.2f s)\n", r.TokensPerSecond, r.Workers, r.Seconds)
+}

@@ -1,0 +1,134 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/seq"
+)
+
+// The sequence experiments run whole generations (package seq) on the
+// real-text n-gram pairs of package lm: a 6-gram interpolated Kneser–Ney
+// target and a bigram draft, both on the BPE tokenizer (V = 4096) of the
+// corpus: the Go source tree (code) or the Debian licence texts (prose).
+// Prompts are 256 tokens of held-out files.
+//
+// drafters: for each corpus, target cache weight λ (0: a plain n-gram
+// target; 0.8: the target copies from its context as a real model does on
+// editing tasks), drafter (chain, heads, lookup, tree) and γ,
+// tokens per target call and speedup (walltime model of package seq with
+// c = drafterCost and v = 0), with 95% intervals over the prompts, the
+// acceptance, the sequence-level verdict, and beside them Leviathan et
+// al.'s closed forms drawn from the measured mean β (mean_beta):
+// leviathan_tokens = (1 - α^(γ+1))/(1 - α) and leviathan_speedup = that
+// over γc + 1. Where β varies along the sequence (and for drafters that
+// are not i.i.d. chains) the measured values leave the closed forms: that
+// is where the i.i.d. assumption breaks. Chain, heads and lookup are
+// verified by token verification (lookup's one-hot rows make it the
+// membership rule); the tree is EAGLE-2's dynamic tree (k = 4 nodes kept
+// per layer, depth γ) verified by target-only.
+//
+// dynamic-gamma: for each corpus and draft cost c, the speedup of fixed γ =
+// 1..8 (target cache λ = 0.5), of the confidence policies conf:τ (stop after a token drafted with
+// q < τ; cap 8) and of the oracle (charged only for the accepted draft; cap
+// 8, an upper bound), each with the gain over the best fixed γ and its
+// paired 95% interval over prompts (same prompts and keyed streams).
+
+// Sizes and settings of the sequence experiments.
+const (
+	seqPrompts    = 6
+	seqPromptLen  = 256
+	seqTokens     = 150
+	drafterCost   = 0.05
+	seqTargetSpec = ":order=6,cache="
+	seqDraftSpec  = "order=2"
+	seqMaxGamma   = 8
+)
+
+var (
+	seqPairsMu sync.Mutex
+	seqPairs   = map[string]*lm.Pair{}
+)
+
+// seqPair trains (once per process; the disk cache keeps it across runs)
+// the pair of a corpus with target cache weight λ.
+func seqPair(corpus string, cache float64) (*lm.Pair, error) {
+	seqPairsMu.Lock()
+	defer seqPairsMu.Unlock()
+	spec := fmt.Sprintf("%s%s%g", corpus, seqTargetSpec, cache)
+	if p, ok := seqPairs[spec]; ok {
+		return p, nil
+	}
+	p, err := lm.NewPair(spec, seqDraftSpec, lm.Options{CacheDir: lm.DefaultCacheDir()})
+	if err != nil {
+		return nil, err
+	}
+	seqPairs[spec] = p
+	return p, nil
+}
+
+func init() {
+	Register(Experiment{
+		Name:    "drafters",
+		Summary: "whole generations on code and prose, plain and copying targets: tokens per call and speedup vs gamma for chain, heads, lookup and tree drafters, with Leviathan's closed form from the measured mean beta",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, c := range []string{lm.Code, lm.Prose} {
+				for _, lam := range []float64{0, 0.8} {
+					for _, d := range seq.Drafters() {
+						for _, g := range []int64{1, 2, 4, 8} {
+							cells = append(cells, Cell{Key: []KV{{K: "corpus", V: c}, {K: "cache", V: lam}, {K: "drafter", V: d}, {K: "gamma", V: g}}})
+						}
+					}
+				}
+			}
+			return cells, nil
+		},
+		Run: runDrafters,
+	})
+}
+
+// seqSpec is the generation of one sequence-experiment cell.
+func seqSpec(cfg Config, seed uint64, c seq.Config) seq.Spec {
+	c.Tokens = int(cfg.Trials(seqTokens))
+	c.Seed, c.Workers, c.Progress = seed, cfg.Workers, cfg.Progress
+	return seq.Spec{NumPrompts: seqPrompts, PromptLen: seqPromptLen, Config: c}
+}
+
+func runDrafters(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
+	corpus, cache, drafter := cell.Key[0].V.(string), cell.Key[1].V.(float64), cell.Key[2].V.(string)
+	g := int(cell.Key[3].V.(int64))
+	pr, err := seqPair(corpus, cache)
+	if err != nil {
+		return nil, err
+	}
+	algo := "token"
+	if drafter == seq.Tree {
+		algo = "target-only"
+	}
+	r, err := seq.RunPair(ctx, pr, seqSpec(cfg, seed, seq.Config{Drafter: drafter, Algo: algo, Gamma: g, Cost: drafterCost}))
+	if err != nil {
+		return nil, err
+	}
+	row := Row{{K: "algo", V: algo}, {K: "tokens_per_call", V: r.TokensPerCall}, {K: "tokens_per_call_lo", V: r.TokensPerCallCI[0]}, {K: "tokens_per_call_hi", V: r.TokensPerCallCI[1]},
+		{K: "speedup", V: r.Speedup}, {K: "speedup_lo", V: r.SpeedupCI[0]}, {K: "speedup_hi", V: r.SpeedupCI[1]},
+		{K: "acceptance", V: r.Acceptance}, {K: "mean_accepted_length", V: r.MeanAcceptedLength}, {K: "mean_beta", V: r.MeanBeta}}
+	lt, ls := 0.0, 0.0
+	if r.MeanBeta > 0 && r.MeanBeta < 1 {
+		if lt, err = algos.ExpectedTokens(r.MeanBeta, g); err != nil {
+			return nil, err
+		}
+		if ls, err = algos.WalltimeImprovement(r.MeanBeta, g, drafterCost); err != nil {
+			return nil, err
+		}
+	}
+	row = append(row, KV{K: "leviathan_tokens", V: lt}, KV{K: "leviathan_speedup", V: ls},
+		KV{K: "verdict", V: r.Verdict.Verdict}, KV{K: "p_value", V: r.Verdict.PValue}, KV{K: "emitted", V: r.Emitted}, KV{K: "target_calls", V: r.TargetCalls})
+	if r.Interrupted {
+		return nil, fmt.Errorf("drafters %s: interrupted", cell.ID())
+	}
+	return []Row{row}, nil
+}

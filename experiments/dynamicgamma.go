@@ -1,0 +1,90 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/seq"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// In dynamic-gamma rows, gain is the mean over prompts of the per-prompt
+// speedup minus the best fixed γ's (the fixed γ of largest overall
+// speedup), gain_lo and gain_hi its 95% normal interval, and
+// exceeds_oracle flags a policy whose speedup is above the oracle's.
+
+// DynamicGammaThresholds are the confidence thresholds dynamic-gamma runs.
+var DynamicGammaThresholds = []float64{0.02, 0.05, 0.1, 0.3}
+
+func init() {
+	Register(Experiment{
+		Name:    "dynamic-gamma",
+		Summary: "draft length policies (fixed gamma, confidence threshold, oracle) on code and prose: speedup and gain over the best fixed gamma with paired 95% intervals",
+		Cells: func(Config) ([]Cell, error) {
+			var cells []Cell
+			for _, c := range []string{lm.Code, lm.Prose} {
+				for _, cost := range []float64{0.05, 0.2} {
+					cells = append(cells, Cell{Key: []KV{{K: "corpus", V: c}, {K: "c", V: cost}}})
+				}
+			}
+			return cells, nil
+		},
+		Run: runDynamicGamma,
+	})
+}
+
+func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
+	corpus := cell.Key[0].V.(string)
+	cost := cell.Key[1].V.(float64)
+	pr, err := seqPair(corpus, 0.5)
+	if err != nil {
+		return nil, err
+	}
+	type run struct {
+		pol   seq.Policy
+		gamma int
+		r     seq.Report
+	}
+	var runs []run
+	for g := 1; g <= seqMaxGamma; g++ {
+		runs = append(runs, run{pol: seq.Policy{Kind: seq.Fixed}, gamma: g})
+	}
+	for _, t := range DynamicGammaThresholds {
+		runs = append(runs, run{pol: seq.Policy{Kind: seq.Conf, Threshold: t}, gamma: seqMaxGamma})
+	}
+	runs = append(runs, run{pol: seq.Policy{Kind: seq.Oracle}, gamma: seqMaxGamma})
+	best := -1
+	for i := range runs {
+		r, err := seq.RunPair(ctx, pr, seqSpec(cfg, seed, seq.Config{Drafter: seq.Chain, Algo: "token", Gamma: runs[i].gamma,
+			Policy: runs[i].pol, Cost: cost}))
+		if err != nil {
+			return nil, err
+		}
+		if r.Interrupted {
+			return nil, fmt.Errorf("dynamic-gamma %s: interrupted", cell.ID())
+		}
+		runs[i].r = r
+		if runs[i].pol.Kind == seq.Fixed && (best < 0 || r.Speedup > runs[best].r.Speedup) {
+			best = i
+		}
+	}
+	oracle := runs[len(runs)-1].r.Speedup
+	perPrompt := func(r seq.Report, i int) float64 { return float64(r.PerPrompt[i].Emitted) / r.PerPrompt[i].Cost }
+	var rows []Row
+	for _, rn := range runs {
+		var d stattest.Moments
+		for i := range rn.r.PerPrompt {
+			d.Add(perPrompt(rn.r, i) - perPrompt(runs[best].r, i))
+		}
+		s := d.Summary(0.95)
+		rows = append(rows, Row{{K: "policy", V: rn.pol.String()}, {K: "gamma", V: int64(rn.gamma)},
+			{K: "speedup", V: rn.r.Speedup}, {K: "speedup_lo", V: rn.r.SpeedupCI[0]}, {K: "speedup_hi", V: rn.r.SpeedupCI[1]},
+			{K: "tokens_per_call", V: rn.r.TokensPerCall}, {K: "mean_accepted_length", V: rn.r.MeanAcceptedLength},
+			{K: "drafted_per_call", V: float64(rn.r.Drafted) / float64(rn.r.TargetCalls)},
+			{K: "best_fixed_gamma", V: int64(runs[best].gamma)}, {K: "gain", V: s.Mean},
+			{K: "gain_lo", V: s.Lo}, {K: "gain_hi", V: s.Hi}, {K: "oracle_speedup", V: oracle},
+			{K: "exceeds_oracle", V: rn.r.Speedup > oracle}, {K: "verdict", V: rn.r.Verdict.Verdict}})
+	}
+	return rows, nil
+}

@@ -1,0 +1,447 @@
+package seq
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// Config is one generation experiment on built models.
+type Config struct {
+	Pair sim.Pair
+	// Heads are the drafter heads' models (drafter heads only).
+	Heads []sim.Model
+	// Prompts are the contexts generation starts from.
+	Prompts [][]int
+	// Tokens is the number of new tokens per prompt.
+	Tokens int
+	// Drafter is chain, heads, lookup or tree.
+	Drafter string
+	// Algo is a chain rule (chain, heads, lookup) or a tree rule (tree);
+	// Params its parameters.
+	Algo   string
+	Params algos.Params
+	// Gamma is the draft length (the cap for conf and oracle; the depth
+	// for trees); K the tree's branching (default 4); MaxNgram lookup's
+	// max_ngram_size (default 3).
+	Gamma, K, MaxNgram int
+	Policy             Policy
+	// Cost is c, the draft's cost per forward pass, and VerifyCost v, the
+	// extra cost per verified row beyond the first, both in units of one
+	// target forward pass on one token.
+	Cost, VerifyCost float64
+	Seed             uint64
+	Workers          int
+	// Level and Power of the verdict (defaults check.DefaultLevel and
+	// check.DefaultPower).
+	Level, Power float64
+	// Progress, if set, receives the emitted tokens so far.
+	Progress func(done, total int64)
+}
+
+// PromptStats are one prompt's totals.
+type PromptStats struct {
+	Steps    int64   `json:"target_calls"`
+	Emitted  int64   `json:"emitted"`
+	Drafted  int64   `json:"drafted"`
+	Accepted int64   `json:"accepted"`
+	Cost     float64 `json:"cost"`
+	// BetaSum and BetaN sum β over the examined draft positions.
+	BetaSum float64 `json:"beta_sum"`
+	BetaN   int64   `json:"beta_n"`
+}
+
+// Result reports a generation experiment.
+type Result struct {
+	Drafter string  `json:"drafter"`
+	Algo    string  `json:"algo"`
+	Gamma   int     `json:"gamma"`
+	K       int     `json:"k,omitempty"`
+	Policy  string  `json:"policy"`
+	Prompts int     `json:"prompts"`
+	Tokens  int     `json:"tokens"`
+	Cost    float64 `json:"cost"`
+	Verify  float64 `json:"verify_cost"`
+	Seed    uint64  `json:"seed"`
+	V       int     `json:"V"`
+	// TargetCalls counts verification steps (target forward passes).
+	TargetCalls int64 `json:"target_calls"`
+	Emitted     int64 `json:"emitted"`
+	Drafted     int64 `json:"drafted"`
+	Accepted    int64 `json:"accepted"`
+	// TokensPerCall is Emitted / TargetCalls.
+	TokensPerCall float64 `json:"tokens_per_target_call"`
+	// TokensPerCallCI is a 95% normal interval over prompts.
+	TokensPerCallCI [2]float64 `json:"tokens_per_target_call_ci95"`
+	// Acceptance is Accepted / Drafted: the fraction of drafted tokens
+	// kept (0 when nothing was drafted).
+	Acceptance float64 `json:"acceptance"`
+	// MeanAcceptedLength is Accepted / TargetCalls: draft tokens kept per
+	// step (the bonus or correction token not counted).
+	MeanAcceptedLength float64 `json:"mean_accepted_length"`
+	// MeanBeta is the mean of β = Σ_x min(p(x), q(x)) over the examined
+	// draft positions of chain blocks (Leviathan's α estimate); 0 for trees.
+	MeanBeta float64 `json:"mean_beta"`
+	// Speedup is Emitted / Σ step costs (see the package comment).
+	Speedup   float64    `json:"speedup"`
+	SpeedupCI [2]float64 `json:"speedup_ci95"`
+	Verdict   Verdict    `json:"verdict"`
+	// PerPrompt holds each prompt's totals, in prompt order.
+	PerPrompt       []PromptStats `json:"per_prompt"`
+	Seconds         float64       `json:"seconds"`
+	TokensPerSecond float64       `json:"tokens_per_second"`
+	Workers         int           `json:"workers"`
+	Interrupted     bool          `json:"interrupted"`
+}
+
+// rule is the verifier of a generation: a chain or a tree rule.
+type rule struct {
+	chain  sim.Algorithm
+	tree   sim.TreeAlgorithm
+	greedy bool
+	kind   sim.DraftKind
+}
+
+func buildRule(c *Config) (rule, error) {
+	if c.Drafter == Tree {
+		e, err := algos.LookupTree(c.Algo)
+		if err != nil {
+			return rule{}, fmt.Errorf("drafter tree needs a tree rule: %w", err)
+		}
+		a, err := e.Build(c.Params)
+		return rule{tree: a, greedy: e.Greedy, kind: e.Draft}, err
+	}
+	if algos.IsTree(c.Algo) {
+		return rule{}, fmt.Errorf("algorithm %s is a tree rule; use --drafter tree", c.Algo)
+	}
+	e, err := algos.Lookup(c.Algo)
+	if err != nil {
+		return rule{}, err
+	}
+	a, err := e.Build(c.Params)
+	return rule{chain: a, greedy: e.Greedy}, err
+}
+
+func (c *Config) check() error {
+	if c.Pair.P == nil || c.Pair.Q == nil {
+		return fmt.Errorf("generate: no model pair")
+	}
+	if c.Pair.P.Vocab() != c.Pair.Q.Vocab() {
+		return fmt.Errorf("generate: target has %d tokens and draft %d; use one vocabulary", c.Pair.P.Vocab(), c.Pair.Q.Vocab())
+	}
+	if c.K == 0 {
+		c.K = 4
+	}
+	if c.MaxNgram == 0 {
+		c.MaxNgram = 3
+	}
+	if c.Level == 0 {
+		c.Level = check.DefaultLevel
+	}
+	if c.Power == 0 {
+		c.Power = check.DefaultPower
+	}
+	if c.Policy.Kind == "" {
+		c.Policy.Kind = Fixed
+	}
+	switch {
+	case len(c.Prompts) == 0:
+		return fmt.Errorf("generate: no prompts; use --prompts >= 1")
+	case c.Tokens < 1:
+		return fmt.Errorf("generate: tokens = %d; generate at least 1 token per prompt", c.Tokens)
+	case c.Gamma < 1 || c.Gamma > sim.MaxGamma:
+		return fmt.Errorf("generate: gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
+	case !(c.Cost >= 0) || !(c.VerifyCost >= 0):
+		return fmt.Errorf("generate: cost = %g, verify cost = %g; costs must be >= 0", c.Cost, c.VerifyCost)
+	case c.MaxNgram < 1:
+		return fmt.Errorf("generate: max ngram = %d; use >= 1", c.MaxNgram)
+	case !(c.Level > 0 && c.Level < 1) || !(c.Power > c.Level && c.Power < 1):
+		return fmt.Errorf("generate: level = %g, power = %g; use 0 < level < power < 1", c.Level, c.Power)
+	case c.Drafter == Heads && len(c.Heads) < c.Gamma:
+		return fmt.Errorf("generate: drafter heads needs %d heads, has %d", c.Gamma, len(c.Heads))
+	case c.Drafter == Tree && c.Policy.Kind != Fixed:
+		return fmt.Errorf("generate: policy %s applies to chain drafters; trees use a fixed depth", c.Policy)
+	case c.Drafter == Lookup && c.Policy.Kind == Conf:
+		return fmt.Errorf("generate: lookup candidates have no draft confidence; use policy fixed or oracle")
+	}
+	for i, p := range c.Prompts {
+		if len(p) == 0 {
+			return fmt.Errorf("generate: prompt %d is empty", i)
+		}
+	}
+	switch c.Drafter {
+	case Chain, Heads, Lookup, Tree:
+		return nil
+	}
+	return fmt.Errorf("generate: unknown drafter %q; use chain, heads, lookup or tree", c.Drafter)
+}
+
+// worker is one goroutine's state.
+type worker struct {
+	cfg    *Config
+	rule   rule
+	d      drafter
+	td     *treeDrafter
+	s      scratch
+	ts     treeScratch
+	b      sim.Block
+	tally  *tally
+	ctx    []int
+	stream *sim.Stream
+	qemit  []float64
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// Generate runs the generations of cfg: every prompt with its own keyed
+// stream (seed, "seq/prompt", index), so results do not depend on the
+// worker count. Cancelling ctx stops early with Interrupted set.
+func Generate(ctx context.Context, cfg Config) (Result, error) {
+	if err := cfg.check(); err != nil {
+		return Result{}, err
+	}
+	r0, err := buildRule(&cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	v := cfg.Pair.P.Vocab()
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(cfg.Prompts))
+	res := Result{Drafter: cfg.Drafter, Algo: cfg.Algo, Gamma: cfg.Gamma, Policy: cfg.Policy.String(),
+		Prompts: len(cfg.Prompts), Tokens: cfg.Tokens, Cost: cfg.Cost, Verify: cfg.VerifyCost, Seed: cfg.Seed, V: v,
+		Workers: workers, PerPrompt: make([]PromptStats, len(cfg.Prompts))}
+	if cfg.Drafter == Tree {
+		res.K = cfg.K
+	}
+	ws := make([]*worker, workers)
+	for i := range ws {
+		w := &worker{cfg: &cfg, rule: r0, s: scratch{v: v}, tally: newTally(v, r0.greedy), stream: sim.NewStream()}
+		switch cfg.Drafter {
+		case Chain:
+			w.d = chainDrafter{cfg.Pair.Q}
+		case Heads:
+			w.d = headsDrafter{cfg.Heads}
+		case Lookup:
+			w.d = lookupDrafter{cfg.MaxNgram}
+		case Tree:
+			if w.td, err = newTreeDrafter(cfg.Pair.Q, r0.kind, cfg.K, cfg.Gamma); err != nil {
+				return Result{}, err
+			}
+		}
+		ws[i] = w
+	}
+	var next, done atomic.Int64
+	total := int64(len(cfg.Prompts)) * int64(cfg.Tokens)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cfg.Prompts) || ctx.Err() != nil {
+					return
+				}
+				rng := w.stream.Reset(cfg.Seed, sim.StreamID("seq/prompt", uint64(i)))
+				res.PerPrompt[i] = w.run(ctx, rng, cfg.Prompts[i], &done)
+				if cfg.Progress != nil {
+					cfg.Progress(done.Load(), total)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.Seconds = time.Since(start).Seconds()
+	res.Interrupted = ctx.Err() != nil
+	tl := newTally(v, r0.greedy)
+	for _, w := range ws {
+		tl.merge(w.tally)
+	}
+	var beta float64
+	var betaN int64
+	var tpc, spd stattest.Moments
+	var cost float64
+	for _, p := range res.PerPrompt {
+		res.TargetCalls += p.Steps
+		res.Emitted += p.Emitted
+		res.Drafted += p.Drafted
+		res.Accepted += p.Accepted
+		cost += p.Cost
+		beta += p.BetaSum
+		betaN += p.BetaN
+		if p.Steps > 0 {
+			tpc.Add(float64(p.Emitted) / float64(p.Steps))
+			spd.Add(float64(p.Emitted) / p.Cost)
+		}
+	}
+	if res.TargetCalls > 0 {
+		res.TokensPerCall = float64(res.Emitted) / float64(res.TargetCalls)
+		res.MeanAcceptedLength = float64(res.Accepted) / float64(res.TargetCalls)
+		res.Speedup = float64(res.Emitted) / cost
+		s := tpc.Summary(0.95)
+		res.TokensPerCallCI = [2]float64{s.Lo, s.Hi}
+		s = spd.Summary(0.95)
+		res.SpeedupCI = [2]float64{s.Lo, s.Hi}
+	}
+	if res.Drafted > 0 {
+		res.Acceptance = float64(res.Accepted) / float64(res.Drafted)
+	}
+	if betaN > 0 {
+		res.MeanBeta = beta / float64(betaN)
+	}
+	if res.Seconds > 0 {
+		res.TokensPerSecond = float64(res.Emitted) / res.Seconds
+	}
+	res.Verdict = tl.verdict(cfg.Level, cfg.Power)
+	return res, nil
+}
+
+// run generates one prompt's tokens.
+func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *atomic.Int64) PromptStats {
+	cfg := w.cfg
+	need := len(prompt) + cfg.Tokens + 2*sim.MaxGamma + 2
+	if cap(w.ctx) < need {
+		w.ctx = make([]int, 0, need)
+	}
+	w.ctx = append(w.ctx[:0], prompt...)
+	var st PromptStats
+	end := len(prompt) + cfg.Tokens
+	for len(w.ctx) < end && ctx.Err() == nil {
+		before := len(w.ctx)
+		if cfg.Drafter == Tree {
+			w.treeStep(rng, &st)
+		} else {
+			w.chainStep(rng, &st)
+		}
+		done.Add(int64(len(w.ctx) - before))
+	}
+	// tokens past the requested length are still counted: they were
+	// emitted by the last step and tested.
+	return st
+}
+
+func (w *worker) chainStep(rng *rand.Rand, st *PromptStats) {
+	cfg := w.cfg
+	b := &w.b
+	passes := w.d.draft(rng, &w.s, w.ctx, cfg.Gamma, cfg.Policy, b)
+	fillTarget(cfg.Pair.P, &w.s, w.ctx, b)
+	o := w.rule.chain.Accept(rng, b)
+	n := o.Accepted
+	rows := len(b.P)
+	if cfg.Policy.Kind == Oracle {
+		// charged as if exactly the accepted draft had been proposed:
+		// n draft passes (none for lookup), n+1 verified rows.
+		if passes > 0 {
+			passes = min(passes, n)
+			if cfg.Drafter == Heads {
+				passes = min(1, n)
+			}
+		}
+		rows = n + 1
+	}
+	st.Steps++
+	st.Drafted += int64(len(b.Tokens))
+	st.Accepted += int64(n)
+	st.Cost += cfg.Cost*float64(passes) + 1 + cfg.VerifyCost*float64(rows-1)
+	for i := 0; i <= n && i < len(b.Tokens); i++ {
+		st.BetaSum += betaOf(w.s.p[i], w.s.q[i])
+		st.BetaN++
+	}
+	// the chain drafter's q_i is the draft model's row after the emitted
+	// prefix for every kept position and the one after them.
+	qOf := func(i int) []float64 {
+		if cfg.Drafter == Chain && i < len(b.Tokens) {
+			return w.s.q[i]
+		}
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		w.emit(rng, w.s.p[i], qOf(i), b.Tokens[i])
+	}
+	if o.Next != sim.NoToken {
+		w.emit(rng, w.s.p[n], qOf(n), o.Next)
+	}
+	st.Emitted += int64(o.Emitted())
+}
+
+func (w *worker) treeStep(rng *rand.Rand, st *PromptStats) {
+	cfg := w.cfg
+	t := &w.ts.t
+	passes := w.td.draft(rng, &w.ts, w.ctx, cfg.Gamma)
+	t.FillTarget(cfg.Pair.P, w.ctx)
+	o := w.rule.tree.AcceptTree(rng, t)
+	w.ts.path = t.Path(w.ts.path[:0], o.Node)
+	st.Steps++
+	st.Drafted += int64(len(t.Nodes) - 1)
+	st.Accepted += int64(len(w.ts.path))
+	st.Cost += cfg.Cost*float64(passes) + 1 + cfg.VerifyCost*float64(len(t.Nodes)-1)
+	// the rows along the accepted path: node n's P is p(.|ctx, path(n)).
+	n := o.Node
+	var nodes [sim.MaxTreeDepth + 1]int
+	d := t.Nodes[n].Depth
+	for k := d; k >= 0; k-- {
+		nodes[k] = n
+		n = t.Nodes[n].Parent
+	}
+	for k := 0; k < d; k++ {
+		w.emit(rng, rowOf(t.Nodes[nodes[k]].P, &w.s), nil, w.ts.path[k])
+	}
+	if o.Next != sim.NoToken {
+		w.emit(rng, rowOf(t.Nodes[nodes[d]].P, &w.s), nil, o.Next)
+	}
+	st.Emitted += int64(d)
+	if o.Next != sim.NoToken {
+		st.Emitted++
+	}
+}
+
+// rowOf returns r's float64 values (the tree's target rows are float64;
+// other storage is copied into scratch).
+func rowOf(r sim.Row, s *scratch) []float64 {
+	p := s.prow(0)
+	return r.Float64s(p[:0])
+}
+
+// emit tests and appends one emitted token.
+//
+// q is the draft model's row after the same prefix when the caller has it
+// (nil: it is computed here).
+func (w *worker) emit(rng *rand.Rand, p, q []float64, x int) {
+	prev := -1
+	if len(w.ctx) > 0 {
+		prev = w.ctx[len(w.ctx)-1]
+	}
+	if q == nil {
+		w.qemit = grow(w.qemit, len(p))
+		w.cfg.Pair.Q.Next(w.ctx, w.qemit)
+		q = w.qemit
+	}
+	w.tally.add(rng.Float64(), prev, p, q, x)
+	w.ctx = append(w.ctx, x)
+}
+
+func betaOf(p, q []float64) float64 {
+	s := 0.0
+	for i, a := range p {
+		s += min(a, q[i])
+	}
+	return s
+}

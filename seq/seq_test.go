@@ -1,0 +1,256 @@
+package seq
+
+import (
+	"context"
+	"flag"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+)
+
+var long = flag.Bool("seq.long", false, "run the sequence verdicts of every rule and mutant at the CLI's default size (slow)")
+
+var (
+	pairOnce sync.Once
+	pair     *lm.Pair
+	pairErr  error
+)
+
+// testPair is a small prose pair (V = 512) shared by the tests.
+func testPair(t *testing.T) *lm.Pair {
+	pairOnce.Do(func() {
+		pair, pairErr = lm.NewPair("prose:order=4,V=512,cache=0.3,bytes=80000", "order=2", lm.Options{})
+	})
+	if pairErr != nil {
+		t.Fatal(pairErr)
+	}
+	return pair
+}
+
+func run(t *testing.T, s Spec) Report {
+	t.Helper()
+	if s.NumPrompts == 0 {
+		s.NumPrompts = 8
+	}
+	if s.Tokens == 0 {
+		s.Tokens = 500
+	}
+	if s.PromptLen == 0 {
+		s.PromptLen = 64
+	}
+	if s.Gamma == 0 {
+		s.Gamma = 4
+	}
+	if s.Seed == 0 {
+		s.Seed = 7
+	}
+	r, err := RunPair(context.Background(), testPair(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestFindCandidates(t *testing.T) {
+	for _, c := range []struct {
+		ids         []int
+		n, num      int
+		want        []int
+		description string
+	}{
+		{[]int{1, 2, 3, 4, 1, 2}, 3, 2, []int{3, 4}, "bigram 1 2 matches at 0, continuation 3 4"},
+		{[]int{1, 2, 3, 4, 1, 2}, 3, 5, nil, "continuation would run past the end: no candidates"},
+		{[]int{5, 1, 2, 9, 1, 2}, 2, 1, []int{9}, "first match wins"},
+		{[]int{7, 8, 9}, 3, 1, nil, "no earlier occurrence"},
+		{[]int{1, 1, 1, 1}, 1, 2, []int{1, 1}, "overlapping windows, self match excluded"},
+	} {
+		got := FindCandidates(nil, c.ids, c.n, c.num)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: FindCandidates(%v, %d, %d) = %v, want %v", c.description, c.ids, c.n, c.num, got, c.want)
+		}
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	for in, want := range map[string]Policy{"fixed": {Kind: Fixed}, "oracle": {Kind: Oracle}, "conf:0.3": {Kind: Conf, Threshold: 0.3}} {
+		got, err := ParsePolicy(in)
+		if err != nil || got != want {
+			t.Errorf("ParsePolicy(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if got.String() != in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), in)
+		}
+	}
+	for _, bad := range []string{"conf:1", "conf:x", "dynamic"} {
+		if _, err := ParsePolicy(bad); err == nil {
+			t.Errorf("ParsePolicy(%q) accepted", bad)
+		}
+	}
+}
+
+// TestSequenceVerdicts runs whole generations: lossless rules with every
+// drafter are preserved, mutants violated. 4,000 tokens per run; the
+// level is 0.01 family-wise, so one false alarm in the lossless cases
+// happens with probability < 0.01 per case under H0 (fixed seed: the
+// outcome is deterministic).
+func TestSequenceVerdicts(t *testing.T) {
+	cases := []struct {
+		drafter, algo, policy string
+		want                  string
+	}{
+		{Chain, "token", "", check.Preserved},
+		{Chain, "block", "", check.Preserved},
+		{Chain, "token", "conf:0.3", check.Preserved},
+		{Heads, "token", "", check.Preserved},
+		{Lookup, "token", "", check.Preserved},
+		{Tree, "target-only", "", check.Preserved},
+		{Tree, "specinfer", "", check.Preserved},
+		{Tree, "rrs-wor", "", check.Preserved},
+		{Chain, "mutant-always-accept", "", check.Violated},
+		{Chain, "mutant-resample-p", "", check.Violated},
+		{Chain, "mutant-q-mismatch", "", check.Violated},
+		{Chain, "mutant-bonus-row", "", check.Violated},
+		{Chain, "lenience", "", check.Violated},
+		{Tree, "topk-ratio", "", check.Violated},
+	}
+	for _, c := range cases {
+		pol, _ := ParsePolicy(c.policy)
+		r := run(t, Spec{Config: Config{Drafter: c.drafter, Algo: c.algo, Policy: pol, Workers: 2}})
+		if r.Verdict.Verdict != c.want {
+			t.Errorf("%s/%s/%s: verdict %s (p = %.3g, tests %+v), want %s", c.drafter, c.algo, c.policy, r.Verdict.Verdict, r.Verdict.PValue, r.Verdict.Tests, c.want)
+		}
+		if r.Emitted < int64(r.Prompts*r.Tokens) || r.TargetCalls == 0 {
+			t.Errorf("%s/%s: emitted %d in %d calls", c.drafter, c.algo, r.Emitted, r.TargetCalls)
+		}
+		t.Logf("%s/%s/%s: %s p=%.3g tokens/call %.3f acceptance %.3f speedup %.3f", c.drafter, c.algo, c.policy, r.Verdict.Verdict, r.Verdict.PValue, r.TokensPerCall, r.Acceptance, r.Speedup)
+	}
+}
+
+// TestSequenceVerdictsLong runs every chain rule and mutant at the CLI's
+// default size (16 prompts x 1000 tokens): lossless rules preserved,
+// mutants (but mutant-zero-coin, whose fault needs a coin of exactly 0
+// and is caught by check.EdgeCheck) and lossy rules violated.
+func TestSequenceVerdictsLong(t *testing.T) {
+	if !*long {
+		t.Skip("run with -seq.long")
+	}
+	for _, e := range algos.All() {
+		if e.Name == "mutant-zero-coin" || e.Greedy {
+			continue
+		}
+		r := run(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: Chain, Algo: e.Name, Tokens: 1000}})
+		want := check.Preserved
+		if e.Mutant {
+			want = check.Violated
+		}
+		if (r.Verdict.Verdict != want) && !(e.Lossy && want == check.Preserved) {
+			t.Errorf("%s: verdict %s (p = %.3g), want %s", e.Name, r.Verdict.Verdict, r.Verdict.PValue, want)
+		}
+		t.Logf("%s: %s p = %.3g", e.Name, r.Verdict.Verdict, r.Verdict.PValue)
+	}
+}
+
+// TestWorkersDeterministic: the same seed gives the same result for any
+// worker count.
+func TestWorkersDeterministic(t *testing.T) {
+	for _, d := range []string{Chain, Tree} {
+		algo := "token"
+		if d == Tree {
+			algo = "specinfer"
+		}
+		a := run(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 1}})
+		b := run(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 3}})
+		for _, r := range []*Report{&a, &b} {
+			r.Seconds, r.TokensPerSecond, r.Workers = 0, 0, 0
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: workers 1 and 3 differ:\n%+v\n%+v", d, a.Result, b.Result)
+		}
+	}
+}
+
+// TestOracleBound: the oracle emits the same tokens as fixed γ (same seed)
+// and is charged no more, so its speedup is at least fixed γ's; and with
+// c = v = 0 and the chain drafter speedup equals tokens per call.
+func TestOracleBound(t *testing.T) {
+	f := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6}})
+	o := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6, Policy: Policy{Kind: Oracle}}})
+	if f.Emitted != o.Emitted || f.TargetCalls != o.TargetCalls {
+		t.Fatalf("oracle changed the generation: %d/%d vs %d/%d", o.Emitted, o.TargetCalls, f.Emitted, f.TargetCalls)
+	}
+	if !(o.Speedup > f.Speedup) {
+		t.Errorf("oracle speedup %g <= fixed %g", o.Speedup, f.Speedup)
+	}
+	z := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token"}})
+	if z.Speedup != z.TokensPerCall {
+		t.Errorf("c = v = 0: speedup %g != tokens per call %g", z.Speedup, z.TokensPerCall)
+	}
+	if z.MeanAcceptedLength+1 < z.TokensPerCall-1e-12 || z.MeanAcceptedLength+1 > z.TokensPerCall+1e-12 {
+		t.Errorf("token rule emits one token beyond the accepted ones: %g + 1 != %g", z.MeanAcceptedLength, z.TokensPerCall)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	p := testPair(t)
+	ps, _ := p.Prompts(1, 8)
+	for _, c := range []Config{
+		{Drafter: "nope", Algo: "token", Gamma: 4, Tokens: 1},
+		{Drafter: Chain, Algo: "specinfer", Gamma: 4, Tokens: 1},
+		{Drafter: Tree, Algo: "token", Gamma: 4, Tokens: 1},
+		{Drafter: Chain, Algo: "token", Gamma: 0, Tokens: 1},
+		{Drafter: Lookup, Algo: "token", Gamma: 4, Tokens: 1, Policy: Policy{Kind: Conf, Threshold: 0.5}},
+	} {
+		c.Pair, c.Prompts = p.Pair, ps
+		if _, err := Generate(context.Background(), c); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}
+
+func TestTopK(t *testing.T) {
+	q := []float64{0.1, 0.3, 0, 0.3, 0.05, 0.25}
+	for k := 1; k <= 6; k++ {
+		got := topK(nil, q, k)
+		want := sim.TopTokens(nil, q, k)
+		if !slices.Equal(got, want) {
+			t.Errorf("k = %d: topK = %v, sim.TopTokens = %v", k, got, want)
+		}
+	}
+}
+
+// TestSequenceSource drives the BlockSource form by hand: valid blocks, a
+// context that grows by what each outcome emits.
+func TestSequenceSource(t *testing.T) {
+	p := testPair(t)
+	ps, _ := p.Prompts(1, 16)
+	sq, err := NewSequence(p.Pair, ps[0], 3, Policy{Kind: Fixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := algos.New("token", nil)
+	rng := sim.NewRand(1, 2)
+	var b sim.Block
+	for range 20 {
+		before := len(sq.Context())
+		if err := sq.Next(rng, &b); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Check(); err != nil || b.Gamma() != 3 {
+			t.Fatalf("block: %v, gamma %d", err, b.Gamma())
+		}
+		o := a.Accept(rng, &b)
+		sq.Commit(&b, o)
+		if got := len(sq.Context()) - before; got != o.Emitted() {
+			t.Fatalf("context grew by %d, outcome emitted %d", got, o.Emitted())
+		}
+	}
+	if _, err := NewSequence(p.Pair, ps[0], 0, Policy{}); err == nil {
+		t.Error("gamma 0 accepted")
+	}
+}
