@@ -17,6 +17,9 @@ const MaxGamma = 64
 type Block struct {
 	Tokens []int
 	Q, P   []Row
+	// Ctx is the index of the source context the rows came from (a pool's
+	// context), or -1 when the source has none.
+	Ctx int
 }
 
 // Gamma returns the draft length.
