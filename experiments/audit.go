@@ -332,7 +332,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 		statVerdict = Lossy
 	}
 	row = append(row, KV{"statistical_verdict", statVerdict}, KV{"p_value", res.PValue}, KV{"min_detectable_tv", res.MinDetectableTV},
-		KV{"tv_estimate", res.TVEstimate}, KV{"alpha_hat", res.AlphaHat}, KV{"mean_emitted", res.MeanEmitted}, KV{"trials", res.Trials})
+		KV{"alpha_hat", res.AlphaHat}, KV{"mean_emitted", res.MeanEmitted}, KV{"trials", res.Trials})
 
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA

@@ -28,6 +28,10 @@ const (
 	ExitInterrupted = 4
 	// ExitIO: reading or writing a file failed.
 	ExitIO = 5
+	// ExitInconclusive: a check ran and found no violation, but some of
+	// its tests had no power (no degrees of freedom, or too few trials to
+	// detect even a total deviation); rerun with more trials.
+	ExitInconclusive = 6
 )
 
 type exitErr struct {
@@ -47,6 +51,9 @@ func IO(err error) error { return exitErr{ExitIO, err} }
 
 // Violated marks a check that found the target law violated.
 func Violated(err error) error { return exitErr{ExitViolated, err} }
+
+// Inconclusive marks a check whose tests could not decide.
+func Inconclusive(err error) error { return exitErr{ExitInconclusive, err} }
 
 // Interrupted marks a run stopped by a signal.
 func Interrupted(err error) error { return exitErr{ExitInterrupted, err} }
