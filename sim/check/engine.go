@@ -51,11 +51,12 @@ type world struct {
 	// pools: fine bins per (context, position) sorted by p/q, their target
 	// masses, the target alias tables, and the coarse bins of the joint
 	// test.
-	bins   int
-	binOf  []uint16
-	binP   []float64
-	pAlias []*sim.Alias
-	jb     int
+	bins     int
+	binOf    []uint16
+	lawBinOf []uint8
+	binP     []float64
+	pAlias   []*sim.Alias
+	jb       int
 	// pairs: target states (the last `order` tokens), their rows, the law
 	// bins of each state's tokens, and the full joint when it fits.
 	states   int
@@ -73,10 +74,32 @@ func (w *world) poolIdx(c, i int) int { return c*(w.g+1) + i }
 // lawBin returns the law-test bin of token tok at position i after prefix
 // in context c.
 func (w *world) lawBin(c int, prefix []int, i, tok int) int {
+	return int(w.lawBinsAt(c, prefix, i)[tok])
+}
+
+// lawBinsAt returns the law-test bins of every token at position i after
+// prefix in context c.
+func (w *world) lawBinsAt(c int, prefix []int, i int) []uint8 {
 	if w.pool != nil {
-		return int(w.binOf[w.poolIdx(c, i)*w.v+tok]) * lawBins / w.bins
+		k := w.poolIdx(c, i) * w.v
+		return w.lawBinOf[k : k+w.v]
 	}
-	return int(w.stateBin[w.stateOf(prefix)][tok])
+	return w.stateBin[w.stateOf(prefix)]
+}
+
+// addLawRow adds row (Pr(Next = t) for t = NoToken, 0, ..., V-1 at
+// accepted length a) into the law test's cells.
+func (w *world) addLawRow(cells []float64, c int, prefix []int, a int, row []float64) {
+	if row[0] > 0 {
+		cells[len(cells)-1] += row[0]
+	}
+	bins := w.lawBinsAt(c, prefix, a)
+	dst := cells[a*lawBins : (a+1)*lawBins]
+	for t, p := range row[1:] {
+		if p > 0 {
+			dst[bins[t]] += p
+		}
+	}
 }
 
 func newPoolWorld(pl *sim.Pool, trials int64) *world {
@@ -126,6 +149,10 @@ func newPoolWorld(pl *sim.Pool, trials int64) *world {
 				cum += p64[x]
 			}
 		}
+	}
+	w.lawBinOf = make([]uint8, len(w.binOf))
+	for i, b := range w.binOf {
+		w.lawBinOf[i] = uint8(int(b) * lawBins / bins)
 	}
 	pl.BuildAliases()
 	return w
@@ -406,11 +433,7 @@ func (rn *runner) unit(u, n int64, t *tally) error {
 			rn.rule.Law.Law(b, &sc.law)
 			clear(sc.cells)
 			for a := 0; a <= g; a++ {
-				for tok := sim.NoToken; tok < w.v; tok++ {
-					if p := sc.law.At(a, tok); p > 0 {
-						sc.cells[rn.lawCell(c, b.Tokens[:a], a, tok)] += p
-					}
-				}
+				w.addLawRow(sc.cells, c, b.Tokens[:a], a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
 			}
 			t.het.Add(sc.cells, rn.lawCell(c, b.Tokens[:o.Accepted], o.Accepted, o.Next))
 		}
@@ -477,12 +500,7 @@ func (rn *runner) treeStep(tr int64, rd, ra, rc *rand.Rand, t *tally) error {
 		clear(sc.cells)
 		for nd := range tree.Nodes {
 			sc.path = tree.Path(sc.path[:0], nd)
-			a := len(sc.path)
-			for tok := sim.NoToken; tok < w.v; tok++ {
-				if p := sc.tlaw.At(nd, tok); p > 0 {
-					sc.cells[rn.lawCell(c, sc.path, a, tok)] += p
-				}
-			}
+			w.addLawRow(sc.cells, c, sc.path, len(sc.path), sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
 		}
 		sc.path = tree.Path(sc.path[:0], o.Node)
 		t.het.Add(sc.cells, rn.lawCell(c, sc.path, depth, o.Next))
