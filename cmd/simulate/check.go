@@ -33,6 +33,7 @@ func checkCommand() *cli.Command {
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
+			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
 			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
 			workersFlag(0), seedFlag(), jsonFlag(),
@@ -44,7 +45,7 @@ func checkCommand() *cli.Command {
 			}
 			seed := masterSeed(c)
 			req := check.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), K: c.Int("k"), Draft: c.String("draft"),
-				Conform: c.String("conform"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
+				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
 					Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
 			if c.IsSet("p") || c.IsSet("q") {
 				pr, err := pairFromFlags(c, seed)

@@ -126,6 +126,19 @@ func TestTreeVerdicts(t *testing.T) {
 	_ = src
 }
 
+// TestSkipLaw: without the law test a pool check has γ+2 tests.
+func TestSkipLaw(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
+		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tests) != 4 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" {
+		t.Errorf("skip law: %d tests, want 4 ending with the dependence test", len(rep.Tests))
+	}
+}
+
 // TestZeroCoinExit: the edge cases enter the verdict.
 func TestZeroCoinVerdict(t *testing.T) {
 	t.Parallel()

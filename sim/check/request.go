@@ -27,6 +27,10 @@ type Request struct {
 	// Conform names the rule whose exact conditional law the steps are
 	// tested against ("" runs the losslessness check).
 	Conform string
+	// SkipLaw leaves out the sampler-vs-law test (the lossless check then
+	// tests the target law only; faster where the rule's law costs more
+	// than its step).
+	SkipLaw bool
 	Config
 }
 
@@ -141,6 +145,9 @@ func Run(ctx context.Context, req Request) (Report, error) {
 			}
 			rule.Law = lw
 		}
+	}
+	if req.SkipLaw && !rule.Conform {
+		rule.Law, rule.TreeLaw = nil, nil
 	}
 	cfg := req.Config
 	cfg.Greedy = greedy
