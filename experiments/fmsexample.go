@@ -131,7 +131,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		if name == "fms-example" {
 			return first == tokA
 		}
-		return sim.RootAccepted(t, o)
+		return o.Node != 0
 	}
 	type acc struct {
 		k    int64
@@ -152,7 +152,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		return nil, err
 	}
 	lo, hi := stattest.Wilson(total.k, n, ScenarioConfidence)
-	exact := res.Acceptance
+	exact := res.FirstAccepted
 	field := "acceptance"
 	if name == "fms-example" {
 		exact = res.First[tokA]
