@@ -14,3 +14,11 @@ package sim
 func RootAccepted(t *Tree, o TreeOutcome) bool {
 	return o.Node != 0 || (o.Next != NoToken && t.Child(0, o.Next) >= 0)
 }
+
+// DraftAccepted reports whether a tree step accepted a drafted node as
+// such (o.Node != 0): the narrower event reported as first_accepted
+// (TreeExactResult.FirstAccepted, the scenarios), which leaves out a
+// correction or bonus token that happens to equal a root draft. Outputs
+// name RootAccepted "acceptance" and DraftAccepted "first_accepted", never
+// the other way round.
+func DraftAccepted(o TreeOutcome) bool { return o.Node != 0 }

@@ -108,7 +108,7 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 				if RootAccepted(t, TreeOutcome{Node: n, Next: tok}) {
 					res.Acceptance += mw
 				}
-				if n != 0 {
+				if DraftAccepted(TreeOutcome{Node: n, Next: tok}) {
 					res.FirstAccepted += mw
 				}
 			}
