@@ -256,7 +256,8 @@ func TestFalseAlarmRate(t *testing.T) {
 	pl := pool(t, "dirichlet:V=64,a=0.3,beta=0.7,contexts=4,seed=4", 2)
 	alarms := 0
 	for s := 1; s <= faChecks; s++ {
-		r, err := check.Pool(context.Background(), pl, algos.Token{}, check.Config{Trials: 3000, Seed: uint64(s), Level: faLevel, Workers: 1})
+		r, err := check.Check(context.Background(), sim.Source{Pool: pl}, check.ChainRule("token", algos.Token{}),
+			check.Config{Trials: 3000, Seed: uint64(s), Level: faLevel, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
