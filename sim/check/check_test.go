@@ -354,3 +354,17 @@ func TestPower(t *testing.T) {
 		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
 	}
 }
+
+// TestSeconds: a time budget replaces the trial count; the check runs at
+// least the pilot's 4096 trials and reports how many it ran.
+func TestSeconds(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "token", Source: "dirichlet:V=100,contexts=2",
+		Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
+		t.Errorf("budget: %d trials, verdict %s, min TV %g", rep.Trials, rep.Verdict, rep.MinDetectableTV)
+	}
+}
