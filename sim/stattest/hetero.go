@@ -32,6 +32,7 @@ type Hetero struct {
 	k          int
 	n          int64
 	impossible int64
+	random     int64 // observations whose law has more than one possible cell
 	obs        []int64
 	exp        []float64
 	cov        []float64 // k×k, row-major
@@ -72,6 +73,9 @@ func (h *Hetero) Add(law []float64, obs int) {
 		}
 	}
 	h.nz = nz
+	if len(nz) > 1 {
+		h.random++
+	}
 	for _, i := range nz {
 		pi := law[i]
 		row := h.cov[i*h.k:]
@@ -89,6 +93,7 @@ func (h *Hetero) Merge(o *Hetero) {
 	}
 	h.n += o.n
 	h.impossible += o.impossible
+	h.random += o.random
 	for i := range h.obs {
 		h.obs[i] += o.obs[i]
 		h.exp[i] += o.exp[i]
@@ -111,6 +116,9 @@ type HeteroResult struct {
 	Cells, Pooled int
 	// Impossible counts observations of probability zero under their law.
 	Impossible int64
+	// Deterministic is set when every law had a single possible cell: the
+	// test is then "no impossible observation" (see MinDetectableTV).
+	Deterministic bool
 	// Spread is M = max over sign vectors w ∈ {±1}^cells of wᵀ Σ̄ w,
 	// Σ̄ = Σ/N: the largest variance of a ±1 function of one observation,
 	// averaged over observations (at most 1). It converts the test's
@@ -129,8 +137,15 @@ type HeteroResult struct {
 // by Cauchy–Schwarz with w = sign(δ), (2·TV)² = (wᵀδ)² ≤ (wᵀ Σ̄ w)(δᵀ Σ̄⁺ δ)
 // ≤ M·λ/N. For a fixed law (all L_s equal) M ≤ 1 and the bound is the
 // Pearson test's sqrt(λ_req/(4N)); M < 1 is the control variate's gain.
-// It returns +Inf when N or DF is 0.
+// When every law was deterministic the test rejects exactly when some
+// observation is impossible; a step-averaged TV ε is then detected with
+// probability at least 1 - Π_s(1-ε_s) ≥ 1 - exp(-N·ε), so TV_min =
+// -ln(1-power)/N at any level. It returns +Inf when N is 0, or DF is 0
+// with random laws.
 func (r HeteroResult) MinDetectableTV(level, power float64) float64 {
+	if r.N > 0 && r.Deterministic {
+		return -math.Log1p(-power) / float64(r.N)
+	}
 	if r.N == 0 || r.DF == 0 {
 		return math.Inf(1)
 	}
@@ -147,7 +162,7 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 	if !(minExpected > 0) {
 		minExpected = DefaultMinExpected
 	}
-	r := HeteroResult{N: h.n, Impossible: h.impossible}
+	r := HeteroResult{N: h.n, Impossible: h.impossible, Deterministic: h.n > 0 && h.random == 0}
 	group := make([]int, h.k)
 	cells, acc, open := 0, 0.0, []int(nil)
 	for c := 0; c < h.k; c++ {

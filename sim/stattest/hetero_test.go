@@ -43,8 +43,12 @@ func TestHeteroDeterministic(t *testing.T) {
 		law[i%3] = 1
 		h.Add(law, i%3)
 	}
-	if r := h.Test(0); r.Stat != 0 || r.Spread != 0 {
-		t.Errorf("deterministic: stat %v spread %v, want 0 and 0", r.Stat, r.Spread)
+	r := h.Test(0)
+	if r.Stat != 0 || r.Spread != 0 || !r.Deterministic {
+		t.Errorf("deterministic: stat %v spread %v deterministic %v, want 0, 0, true", r.Stat, r.Spread, r.Deterministic)
+	}
+	if got, want := r.MinDetectableTV(0.01, 0.9), math.Log(10)/300; math.Abs(got-want) > 1e-15 {
+		t.Errorf("deterministic min TV %v, want ln(10)/300 = %v", got, want)
 	}
 	h.Add([]float64{1, 0, 0}, 1)
 	if r := h.Test(0); !math.IsInf(r.Stat, 1) || r.PValue != 0 || r.Impossible != 1 {
