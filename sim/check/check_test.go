@@ -102,10 +102,6 @@ func TestBonusRowEveryPosition(t *testing.T) {
 // preserved, the biased ones violated, with the same tests as chain rules.
 func TestTreeVerdicts(t *testing.T) {
 	t.Parallel()
-	src, err := sim.NewSource("markov:V=4,order=2,seed=3", 3, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		name string
 		want string
@@ -123,7 +119,6 @@ func TestTreeVerdicts(t *testing.T) {
 			t.Errorf("%s: verdict %s (p = %.3g), want %s", c.name, rep.Verdict, rep.PValue, c.want)
 		}
 	}
-	_ = src
 }
 
 // TestSkipLaw: without the law test a pool check has γ+2 tests.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -224,7 +225,7 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 	}
 	q := make([]float64, v)
 	order := make([]int, v)
-	for s, rep := range reps {
+	for _, rep := range reps {
 		row := make([]float64, v)
 		w.target.Next(rep, row)
 		pr.Q.Next(rep, q)
@@ -246,7 +247,6 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 			cum += row[x]
 		}
 		w.stateBin = append(w.stateBin, bin)
-		_ = s
 	}
 	if pow(v, g+1) <= maxJointCells {
 		w.jointLen = g + 1
@@ -332,20 +332,32 @@ type runner struct {
 	lawOn  bool
 	posLen int
 	jLen   int
+	// scratch recycles the chunks' working storage.
+	scratch sync.Pool
 }
 
 func (rn *runner) newTally() *tally {
-	w := rn.w
-	t := &tally{sc: &scratch{draft: sim.NewStream(), rule: sim.NewStream(), cont: sim.NewStream()}}
+	t := &tally{}
 	if rn.marg {
 		t.pos = make([]int64, rn.posLen)
 		t.joint = make([]int64, rn.jLen)
 	}
 	if rn.lawOn {
-		t.het = stattest.NewHetero(w.lawCells())
-		t.sc.cells = make([]float64, w.lawCells())
+		t.het = stattest.NewHetero(rn.w.lawCells())
 	}
-	sc := t.sc
+	return t
+}
+
+// getScratch returns working storage for one chunk; a chunk hands it back
+// after its last unit, so the storage kept is one per worker, not one per
+// chunk (memory does not grow with the trial count).
+func (rn *runner) getScratch() *scratch {
+	if sc, ok := rn.scratch.Get().(*scratch); ok {
+		return sc
+	}
+	w := rn.w
+	sc := &scratch{draft: sim.NewStream(), rule: sim.NewStream(), cont: sim.NewStream()}
+	sc.cells = make([]float64, w.lawCells())
 	sc.seq = make([]int, 0, w.g+2)
 	sc.row = make([]float64, w.v)
 	if rn.rule.Tree == nil {
@@ -371,7 +383,7 @@ func (rn *runner) newTally() *tally {
 			}
 		}
 	}
-	return t
+	return sc
 }
 
 // newDrafter builds the tree drafter for context c's draft model.
@@ -382,6 +394,13 @@ func (rn *runner) newDrafter(q sim.Model) (sim.Drafter, error) {
 
 // unit runs the steps of batch u (trials [u·batch, min((u+1)·batch, n))).
 func (rn *runner) unit(u, n int64, t *tally) error {
+	if t.sc == nil {
+		t.sc = rn.getScratch()
+	}
+	units := (n + batch - 1) / batch
+	if (u+1)%sim.ChunkSize == 0 || u == units-1 { // the chunk's last unit
+		defer func() { rn.scratch.Put(t.sc); t.sc = nil }()
+	}
 	w, sc, seed := rn.w, t.sc, rn.cfg.Seed
 	rd := sc.draft.Reset(seed, sim.StreamID("check/draft", uint64(u)))
 	ra := sc.rule.Reset(seed, sim.StreamID("check/rule", uint64(u)))

@@ -80,8 +80,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		start := time.Now()
 		pilot := cfg
 		pilot.Progress = nil
-		prn := *rn
-		prn.cfg = pilot
+		prn := &runner{w: rn.w, rule: rn.rule, cfg: pilot, marg: rn.marg, lawOn: rn.lawOn, posLen: rn.posLen, jLen: rn.jLen}
 		if _, _, err := prn.run(ctx, pilotTrials); err != nil {
 			return Result{}, err
 		}
