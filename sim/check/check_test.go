@@ -363,3 +363,30 @@ func TestSeconds(t *testing.T) {
 		t.Errorf("budget: %d trials, verdict %s, min TV %g", rep.Trials, rep.Verdict, rep.MinDetectableTV)
 	}
 }
+
+// TestWorkersPairTree: pair and tree checks, the law test included, do not
+// depend on the worker count either.
+func TestWorkersPairTree(t *testing.T) {
+	t.Parallel()
+	for _, algo := range []string{"token", "specinfer"} {
+		var prev check.Report
+		for i, w := range []int{1, 3} {
+			rep, err := check.Run(context.Background(), check.Request{Algo: algo, K: treeK(algo), Source: "markov:V=4,order=2,seed=1",
+				Config: check.Config{Gamma: 2, Trials: 40000, Seed: 2, Workers: w}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 && (rep.PValue != prev.PValue || rep.MeanEmitted != prev.MeanEmitted || rep.Tests[len(rep.Tests)-1].Stat != prev.Tests[len(prev.Tests)-1].Stat) {
+				t.Errorf("%s workers %d: p %v emitted %v, workers 1: p %v emitted %v", algo, w, rep.PValue, rep.MeanEmitted, prev.PValue, prev.MeanEmitted)
+			}
+			prev = rep
+		}
+	}
+}
+
+func treeK(algo string) int {
+	if algos.IsTree(algo) {
+		return 2
+	}
+	return 1
+}
