@@ -206,7 +206,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	}
 	return []Row{{{"expected", expected}, {"exact_verdict", exactVerdict}, {"max_abs_error", maxErr}, {"kl", maxKL},
 		{"expected_emitted", eEmit}, {"statistical_verdict", NA}, {"p_value", math.NaN()}, {"min_detectable_tv", math.NaN()},
-		{"tv_estimate", math.NaN()}, {"alpha_hat", math.NaN()}, {"mean_emitted", math.NaN()}, {"trials", int64(0)},
+		{"alpha_hat", math.NaN()}, {"mean_emitted", math.NaN()}, {"trials", int64(0)},
 		{"edge_verdict", batch}, {"verdict", verdict}, {"ok", verdict == expected}}}, nil
 }
 
