@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
 
@@ -16,86 +16,68 @@ func init() { register(checkCommand) }
 
 // checkJSON is the JSON form of 'simulate check'.
 type checkJSON struct {
-	Algorithm string             `json:"algorithm"`
-	Params    map[string]float64 `json:"params"`
-	Source    string             `json:"source"`
-	Gamma     int                `json:"gamma"`
-	check.Result
-	Edge    string  `json:"edge_verdict"`
-	EdgeMsg string  `json:"edge_message,omitempty"`
+	check.Report
 	Elapsed float64 `json:"elapsed_seconds"`
 }
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
-		Usage: "statistical losslessness check: emitted tokens against the target law, with stated power",
+		Usage: "statistical check of a chain or tree rule: emitted tokens against the target law (or, with --conform, outcomes against a rule's law), with stated power",
 		Flags: append([]cli.Flag{
 			algoFlag("token"), paramFlag(),
 			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
 			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ"},
+			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ (tree depth)"},
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
+			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
+			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
+			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
-			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which min_detectable_tv is reported"},
+			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
 			workersFlag(0), seedFlag(), jsonFlag(),
-		}, externalFlags()...),
+		}, append(treeFlags(), externalFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.IsSet("external") {
 				return checkExternal(c)
 			}
-			e, a, ps, err := buildAlgo(c)
+			ps, err := parseParams(c.StringSlice("param"))
 			if err != nil {
-				return err
+				return cliutil.Usage(err)
 			}
 			seed := masterSeed(c)
-			cfg := check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seed: seed, Level: c.Float64("level"),
-				Power: c.Float64("power"), Greedy: e.Greedy, Workers: c.Int("workers")}
-			fmt.Fprintf(c.App.ErrWriter, "simulate: check %s, seed %d\n", e.Name, seed)
-			var pair *sim.Pair
-			var pool *sim.Pool
-			source := c.String("source")
+			req := check.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), K: c.Int("k"), Draft: c.String("draft"),
+				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
+					Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
 			if c.IsSet("p") || c.IsSet("q") {
 				pr, err := pairFromFlags(c, seed)
 				if err != nil {
 					return err
 				}
-				pair, source = &pr, "fixed"
-			} else {
-				if cfg.Gamma < 1 || cfg.Gamma > sim.MaxGamma {
-					return cliutil.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", cfg.Gamma, sim.MaxGamma))
-				}
-				src, err := sim.NewSource(source, cfg.Gamma, seed)
-				if err != nil {
+				req.Pair = &pr
+			}
+			if c.IsSet("branch") {
+				if req.Branch, err = parseBranch(c.String("branch")); err != nil {
 					return cliutil.Usage(err)
 				}
-				if pr, ok := sim.PairOf(src); ok {
-					pair = &pr
-				}
-				pool, _ = sim.PoolOf(src)
-				source = src.Spec
 			}
+			fmt.Fprintf(c.App.ErrWriter, "simulate: check %s, seed %d\n", req.Algo, seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
-			bar := newProgress(c.App.ErrWriter, cfg.Trials, "trials")
-			cfg.Progress = bar.update
+			bar := newProgress(c.App.ErrWriter, req.Trials, "trials")
+			req.Progress = bar.update
 			start := time.Now()
-			var res check.Result
-			if pool != nil {
-				res, err = check.Pool(ctx, pool, a, cfg)
-			} else {
-				res, err = check.Pair(ctx, *pair, a, cfg)
-			}
+			rep, err := check.Run(ctx, req)
 			bar.finish()
-			if err != nil && ctx.Err() == nil {
+			var ue check.ErrUsage
+			if errors.As(err, &ue) {
 				return cliutil.Usage(err)
 			}
-			out := checkJSON{Algorithm: e.Name, Params: ps, Source: source, Gamma: cfg.Gamma, Result: res,
-				Edge: check.Preserved, Elapsed: time.Since(start).Seconds()}
-			if eerr := check.EdgeCheck(a); eerr != nil {
-				out.Edge, out.EdgeMsg = check.Violated, eerr.Error()
+			if err != nil && ctx.Err() == nil {
+				return err
 			}
+			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
 			if c.Bool("json") {
 				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
 					return werr
@@ -105,9 +87,11 @@ func checkCommand() *cli.Command {
 			}
 			switch {
 			case ctx.Err() != nil:
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", res.Trials, cfg.Trials))
-			case res.Verdict == check.Violated:
-				return cliutil.Violated(fmt.Errorf("%s violates the target law (p = %.3g)", e.Name, res.PValue))
+				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, req.Trials))
+			case rep.Verdict == check.Violated:
+				return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Algorithm, rep.PValue, rep.Edge, rep.Invalid))
+			case rep.Verdict == check.Inconclusive:
+				return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Algorithm))
 			}
 			return nil
 		},
@@ -116,11 +100,12 @@ func checkCommand() *cli.Command {
 
 func printCheck(c *cli.Context, o checkJSON) {
 	w := c.App.Writer
-	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed)
-	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g); edge cases: %s %s\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg)
-	fmt.Fprintf(w, "detects TV >= %.4g with power %g; binned TV estimate %.4g\n", o.MinDetectableTV, o.Power, o.TVEstimate)
+	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
+	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
 	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])
+	fmt.Fprintf(w, "each test detects, with power %g at its Holm share of the level, a deviation of at least min TV in the quantity named:\n", o.Power)
 	for _, t := range o.Tests {
-		fmt.Fprintf(w, "  %-28s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g\n", t.Name, t.Stat, t.DF, t.PValue, t.PHolm)
+		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
+			t.Name, t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, t.Quantity)
 	}
 }

@@ -79,7 +79,9 @@ func checkExternal(c *cli.Context) error {
 			return werr
 		}
 	} else {
-		printCheck(c, checkJSON{Algorithm: rep.Implementation, Source: rep.Source, Gamma: rep.Gamma, Result: rep.Result, Edge: rep.Edge, EdgeMsg: rep.EdgeMsg})
+		res := rep.Result
+		res.Edge, res.EdgeMsg = rep.Edge, rep.EdgeMsg
+		printCheck(c, checkJSON{Report: check.Report{Algorithm: rep.Implementation, Source: rep.Source, Gamma: rep.Gamma, Result: res}, Elapsed: rep.Elapsed})
 		fmt.Fprintf(c.App.Writer, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.Mode, rep.Batch, rep.StepsPerSecond)
 	}
 	switch {

@@ -120,7 +120,7 @@ func TestCheckCLI(t *testing.T) {
 	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("check token: exit %d: %s", code, errs)
 	}
-	for _, k := range []string{"verdict", "p_value", "tv_estimate", "min_detectable_tv", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict"} {
+	for _, k := range []string{"verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("check JSON lacks %q", k)
 		}
@@ -130,6 +130,18 @@ func TestCheckCLI(t *testing.T) {
 	}
 	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != cliutil.ExitViolated {
 		t.Errorf("check of a mutant exited %d, want %d", code, cliutil.ExitViolated)
+	}
+	// The edge cases are part of the verdict and the exit code.
+	if code, out, _ := runCLI(append(args, "--algo", "mutant-zero-coin")...); code != cliutil.ExitViolated || !strings.Contains(out, `"verdict": "violated"`) {
+		t.Errorf("check mutant-zero-coin exited %d, want %d with verdict violated", code, cliutil.ExitViolated)
+	}
+	// Tree rules are checked too; too few trials are inconclusive.
+	tree := []string{"check", "--algo", "specinfer", "--k", "2", "--source", "markov:V=4,order=2", "--gamma", "2", "--seed", "1", "--json"}
+	if code, _, errs := runCLI(append(tree, "--trials", "5000")...); code != cliutil.ExitOK {
+		t.Errorf("check specinfer exited %d: %s", code, errs)
+	}
+	if code, _, _ := runCLI(append(tree, "--trials", "3")...); code != cliutil.ExitInconclusive {
+		t.Errorf("check with 3 trials exited %d, want %d (inconclusive)", code, cliutil.ExitInconclusive)
 	}
 }
 

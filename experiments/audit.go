@@ -184,7 +184,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	}
 	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: exactVerdict}, {K: "max_abs_error", V: maxErr}, {K: "kl", V: maxKL},
 		{K: "expected_emitted", V: eEmit}, {K: "statistical_verdict", V: NA}, {K: "p_value", V: math.NaN()}, {K: "min_detectable_tv", V: math.NaN()},
-		{K: "tv_estimate", V: math.NaN()}, {K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: math.NaN()}, {K: "trials", V: int64(0)},
+		{K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: math.NaN()}, {K: "trials", V: int64(0)},
 		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected}}}, nil
 }
 
@@ -312,7 +312,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 		statVerdict = Lossy
 	}
 	row = append(row, KV{K: "statistical_verdict", V: statVerdict}, KV{K: "p_value", V: res.PValue}, KV{K: "min_detectable_tv", V: res.MinDetectableTV},
-		KV{K: "tv_estimate", V: res.TVEstimate}, KV{K: "alpha_hat", V: res.AlphaHat}, KV{K: "mean_emitted", V: res.MeanEmitted}, KV{K: "trials", V: res.Trials})
+		KV{K: "alpha_hat", V: res.AlphaHat}, KV{K: "mean_emitted", V: res.MeanEmitted}, KV{K: "trials", V: res.Trials})
 
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA

@@ -131,7 +131,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		if name == "fms-example" {
 			return first == tokA
 		}
-		return o.Node != 0
+		return sim.DraftAccepted(o)
 	}
 	type acc struct {
 		k    int64
@@ -153,7 +153,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	}
 	lo, hi := stattest.Wilson(total.k, n, ScenarioConfidence)
 	exact := res.FirstAccepted
-	field := "acceptance"
+	field := "first_accepted" // sim.DraftAccepted, as 'exact --k' names it
 	if name == "fms-example" {
 		exact = res.First[tokA]
 		field = "p_first_a"

@@ -169,7 +169,7 @@ func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafte
 			o := a.AcceptTree(rng, ac.tree)
 			dep := ac.tree.Nodes[o.Node].Depth
 			ac.emitted += int64(dep + 1)
-			if dep > 0 || ac.tree.Child(0, o.Next) >= 0 {
+			if sim.RootAccepted(ac.tree, o) {
 				ac.hits++
 			}
 		},

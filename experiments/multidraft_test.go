@@ -50,7 +50,7 @@ func TestFMSCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, _ := row.Float("acceptance_exact")
+		exact, _ := row.Float("first_accepted_exact")
 		lo, _ := row.Float("ci_lo")
 		hi, _ := row.Float("ci_hi")
 		if math.Abs(exact-c.want) > 1e-12 || !(lo <= exact && exact <= hi) {

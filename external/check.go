@@ -388,7 +388,7 @@ func finish(r *check.Result, cfg CheckConfig, names []string, tables []*stattest
 			return err
 		}
 		t := check.Test{Name: names[i], Stat: res.Stat, DF: res.DF, PValue: res.PValue, Cells: res.Cells, Pooled: res.Pooled,
-			TVBinned: tvs[i], MinDetTV: stattest.MinDetectableTV(res.N, max(res.DF, 1), cfg.Level, cfg.Power)}
+			MinDetTV: stattest.MinDetectableTV(res.N, max(res.DF, 1), cfg.Level, cfg.Power)}
 		for _, w := range res.Warnings {
 			t.Warnings = append(t.Warnings, w.Error())
 		}
@@ -406,7 +406,6 @@ func finish(r *check.Result, cfg CheckConfig, names []string, tables []*stattest
 		r.Verdict = check.Violated
 	}
 	if len(r.Tests) > 0 {
-		r.TVEstimate = r.Tests[0].TVBinned
 		r.MinDetectableTV = r.Tests[0].MinDetTV
 	}
 	return nil

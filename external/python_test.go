@@ -141,8 +141,8 @@ func TestNumpyExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%-30s %-6s batch %4d: %-9s (statistical %s, edge %s) p_holm %.3g, detects TV >= %.4f, binned TV %.4f, %.0f steps/s",
-				c.fn, c.mode, rep.Batch, rep.Verdict, rep.StatVerdict, rep.Edge, rep.PValue, rep.MinDetectableTV, rep.TVEstimate, rep.StepsPerSecond)
+			t.Logf("%-30s %-6s batch %4d: %-9s (statistical %s, edge %s) p_holm %.3g, detects TV >= %.4f, %.0f steps/s",
+				c.fn, c.mode, rep.Batch, rep.Verdict, rep.StatVerdict, rep.Edge, rep.PValue, rep.MinDetectableTV, rep.StepsPerSecond)
 			if rep.Verdict != c.want || rep.Edge != c.edge {
 				t.Errorf("verdict %s, edge %s (%s); want %s, edge %s", rep.Verdict, rep.Edge, rep.EdgeMsg, c.want, c.edge)
 			}

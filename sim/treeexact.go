@@ -23,8 +23,7 @@ type TreeExactResult struct {
 	// Trees is the number of distinct draft trees enumerated.
 	Trees int
 	// Acceptance is Pr(the first emitted token is among the tokens
-	// drafted at the root), the multi-draft acceptance of SpecTr, Hu et
-	// al. and Khisti et al.
+	// drafted at the root), RootAccepted's definition.
 	Acceptance float64
 	// FirstAccepted is Pr(the accepted node is below the root): a drafted
 	// token was accepted as such. It can be below Acceptance for rules
@@ -84,7 +83,6 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 		if tot := law.Total(); math.Abs(tot-1) > 1e-9 {
 			return fmt.Errorf("exact tree: the rule's law sums to %.12g, not 1", tot)
 		}
-		root := t.Nodes[0].Kids
 		for n := range t.Nodes {
 			path = t.Path(path[:0], n)
 			for tok := NoToken; tok < v; tok++ {
@@ -109,16 +107,11 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 				dep := t.Nodes[n].Depth
 				res.ExpectedAccepted += mw * float64(dep)
 				res.ExpectedEmitted += mw * float64(len(seq))
-				if n != 0 {
+				if RootAccepted(t, TreeOutcome{Node: n, Next: tok}) {
 					res.Acceptance += mw
+				}
+				if DraftAccepted(TreeOutcome{Node: n, Next: tok}) {
 					res.FirstAccepted += mw
-				} else if tok != NoToken {
-					for _, c := range root {
-						if t.Nodes[c].Token == tok {
-							res.Acceptance += mw
-							break
-						}
-					}
 				}
 			}
 		}

@@ -30,22 +30,27 @@ const (
 	ExitInterrupted = 4
 	// ExitIO: reading or writing a file failed.
 	ExitIO = 5
+	// ExitInconclusive: a check ran and found no violation, but some of
+	// its tests had no power (no degrees of freedom, or too few trials to
+	// detect even a total deviation); rerun with more trials.
+	ExitInconclusive = 6
 )
 
 // Usage, IO, Violated and Interrupted mark an error with its kind
 // (job.ErrUsage, …), which fixes the exit code; they are job's.
 var (
-	Usage       = job.Usage
-	IO          = job.IO
-	Violated    = job.Violated
-	Interrupted = job.Interrupted
+	Usage        = job.Usage
+	IO           = job.IO
+	Violated     = job.Violated
+	Interrupted  = job.Interrupted
+	Inconclusive = job.Inconclusive
 )
 
 // kindCodes maps the kinds of failure to exit codes.
 var kindCodes = []struct {
 	kind error
 	code int
-}{{job.ErrUsage, ExitUsage}, {job.ErrIO, ExitIO}, {job.ErrViolated, ExitViolated}, {job.ErrInterrupted, ExitInterrupted}}
+}{{job.ErrUsage, ExitUsage}, {job.ErrIO, ExitIO}, {job.ErrViolated, ExitViolated}, {job.ErrInterrupted, ExitInterrupted}, {job.ErrInconclusive, ExitInconclusive}}
 
 // CodeOf maps an error to its exit code: its kind (the outermost one when
 // marked twice), else urfave/cli's exit coder, else a cancelled context

@@ -13,6 +13,9 @@ var (
 	ErrViolated = errors.New("check violated")
 	// ErrInterrupted: stopped by SIGINT/SIGTERM; finished work was kept.
 	ErrInterrupted = errors.New("interrupted")
+	// ErrInconclusive: a check ran and found no violation, but some of its
+	// tests had no power to detect one.
+	ErrInconclusive = errors.New("check inconclusive")
 )
 
 // kindErr is err marked with a kind; its message is err's alone.
@@ -34,6 +37,9 @@ func IO(err error) error { return mark(ErrIO, err) }
 
 // Violated marks err as a check that found the target law violated.
 func Violated(err error) error { return mark(ErrViolated, err) }
+
+// Inconclusive marks err as a check whose tests could not decide.
+func Inconclusive(err error) error { return mark(ErrInconclusive, err) }
 
 // Interrupted marks err as a run stopped by a signal.
 func Interrupted(err error) error { return mark(ErrInterrupted, err) }

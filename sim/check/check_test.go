@@ -3,10 +3,13 @@ package check_test
 import (
 	"context"
 	"flag"
+	"math"
+	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -14,23 +17,23 @@ import (
 
 var prob = flag.Bool("prob", false, "run the false-alarm-rate test (200 checks of a lossless rule; minutes)")
 
-func pool(t *testing.T, spec string, gamma int) *sim.Pool {
+func pool(t testing.TB, spec string, gamma int) *sim.Pool {
 	t.Helper()
 	src, err := sim.NewSource(spec, gamma, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, _ := sim.PoolOf(src)
+	pl, _ := sim.PoolOf(src.BlockSource)
 	return pl
 }
 
-// TestCheckVerdicts: on a V = 2048 Dirichlet pool with 100000 trials (the
-// audit's setting) token verification is preserved and every mutant with a
-// sampling-visible bug is violated; on a Markov pair the joint tests do
-// the same. Seeds are fixed, so the verdicts are deterministic; the level
-// is 0.01.
+// TestCheckVerdicts: on a V = 512 Dirichlet pool token verification is
+// preserved and every mutant with a sampling-visible bug is violated; on a
+// Markov pair the per-position and joint tests do the same; the
+// zero-coin mutant is violated through its edge cases. Seeds are fixed, so
+// the verdicts are deterministic; the level is 0.01.
 func TestCheckVerdicts(t *testing.T) {
-	pl := pool(t, "dirichlet:V=2048,a=0.1,beta=0.7,contexts=16,seed=11", 4)
+	pl := pool(t, "dirichlet:V=512,a=0.1,beta=0.7,contexts=8,seed=11", 4)
 	src, err := sim.NewSource("markov:V=4,order=2,quality=0.5,seed=3", 3, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -45,25 +48,133 @@ func TestCheckVerdicts(t *testing.T) {
 		{"mutant-always-accept", check.Violated},
 		{"mutant-q-mismatch", check.Violated},
 		{"mutant-bonus-row", check.Violated},
+		{"mutant-zero-coin", check.Violated},
 	} {
 		a, err := algos.New(c.name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := check.Pool(context.Background(), pl, a, check.Config{Trials: 100000, Seed: 5})
+		r, err := check.Pool(context.Background(), pl, a, check.Config{Trials: 30000, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Verdict != c.want {
 			t.Errorf("pool: %s verdict %s (p = %.3g), want %s", c.name, r.Verdict, r.PValue, c.want)
 		}
-		pair, _ := sim.PairOf(src)
-		r, err = check.Pair(context.Background(), pair, a, check.Config{Gamma: 3, Trials: 50000, Seed: 5})
+		r, err = check.Pair(context.Background(), mustPair(t, src), a, check.Config{Gamma: 3, Trials: 30000, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Verdict != c.want {
 			t.Errorf("markov: %s verdict %s (p = %.3g), want %s", c.name, r.Verdict, r.PValue, c.want)
+		}
+	}
+}
+
+// TestBonusRowEveryPosition: the bonus-row mutant only changes the last
+// position's law; the per-position tests conditional on the Markov state
+// catch it at the default trial count on the three sources where the old
+// 4096-cell cap left that position untested.
+func TestBonusRowEveryPosition(t *testing.T) {
+	t.Parallel()
+	a, err := algos.New("mutant-bonus-row", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec  string
+		gamma int
+	}{{"markov:V=6,order=2,seed=4", 4}, {"markov:V=8", 4}, {"markov:V=17", 2}} {
+		src, err := sim.NewSource(c.spec, c.gamma, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := check.Pair(context.Background(), mustPair(t, src), a, check.Config{Gamma: c.gamma, Trials: 200000, Seed: 7, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != check.Violated {
+			t.Errorf("%s γ=%d: verdict %s (p = %.3g), want violated", c.spec, c.gamma, r.Verdict, r.PValue)
+		}
+	}
+}
+
+// TestTreeVerdicts: lossless tree rules with their own draft kind are
+// preserved, the biased ones violated, with the same tests as chain rules.
+func TestTreeVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		want string
+	}{
+		{"specinfer", check.Preserved}, {"rrs-wor", check.Preserved}, {"kseq", check.Preserved},
+		{"target-only", check.Preserved}, {"greedy-draft", check.Preserved},
+		{"topk-ratio", check.Violated}, {"naive", check.Violated},
+	} {
+		rep, err := check.Run(context.Background(), check.Request{Algo: c.name, Source: "markov:V=4,order=2,seed=3", K: 3,
+			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 4, Workers: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != c.want {
+			t.Errorf("%s: verdict %s (p = %.3g), want %s", c.name, rep.Verdict, rep.PValue, c.want)
+		}
+	}
+}
+
+// TestSkipLaw: without the law test a pool check has γ+2 tests.
+func TestSkipLaw(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
+		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tests) != 4 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" {
+		t.Errorf("skip law: %d tests, want 4 ending with the dependence test", len(rep.Tests))
+	}
+}
+
+// TestZeroCoinExit: the edge cases enter the verdict.
+func TestZeroCoinVerdict(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "mutant-zero-coin", Source: "dirichlet:V=200,contexts=2",
+		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != check.Violated || rep.Edge != check.Violated {
+		t.Errorf("mutant-zero-coin: verdict %s, edge %s; want violated twice", rep.Verdict, rep.Edge)
+	}
+}
+
+// TestInconclusive: with a handful of trials no test can detect anything.
+func TestInconclusive(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "token", Source: "dirichlet:V=200,contexts=2",
+		Config: check.Config{Gamma: 2, Trials: 3, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != check.Inconclusive {
+		t.Errorf("3 trials: verdict %s, want inconclusive", rep.Verdict)
+	}
+}
+
+// TestConformance: token verification conforms to its own law and not to
+// the law of mutant-resample-p.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ algo, law, want string }{
+		{"token", "token", check.Preserved}, {"mutant-resample-p", "token", check.Violated},
+	} {
+		rep, err := check.Run(context.Background(), check.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
+			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != c.want || len(rep.Tests) != 1 {
+			t.Errorf("%s conform %s: verdict %s with %d tests, want %s with 1", c.algo, c.law, rep.Verdict, len(rep.Tests), c.want)
 		}
 	}
 }
@@ -95,21 +206,54 @@ func TestCheckConfigErrors(t *testing.T) {
 	}
 }
 
-// TestFalseAlarmRate (opt-in with -prob): 200 checks of token verification
-// under different seeds at level 0.05; the number of "violated" verdicts
-// must not exceed the upper end of the central 1-1e-6 range of
-// Binomial(200, 0.05). Holm's correction across the γ+1 position tests
-// makes the family-wise rate at most the level, so only the upper end is a
-// bound; the logged count shows how conservative the check is.
-func TestFalseAlarmRate(t *testing.T) {
-	if !*prob && !longtest.Enabled() {
-		t.Skip("opt-in: go test ./sim/check -run FalseAlarm -prob, or SPECSIM_LONG=1")
+// False-alarm test design (TestFalseAlarmRate). With n checks at level
+// α = 0.05 and a lossless rule, the number of violated verdicts X is
+// Binomial(n, r) with r ≤ α (Holm keeps the family-wise rate at most α).
+// The test fails when X > T, T the smallest count with
+// P(Binomial(n, α) > T) ≤ 1e-3 (a false failure at most once in a
+// thousand runs). It must also fail with high probability when the true
+// rate is 1.5·α: at n = 2500, T = 160 and P(Binomial(2500, 0.075) > 160)
+// = 0.98 (TestFalseAlarmDesign recomputes both from the binomial law).
+const (
+	faChecks = 2500
+	faLevel  = 0.05
+	faDelta  = 1e-3
+)
+
+// faThreshold returns T and P(Binomial(n, 1.5α) > T).
+func faThreshold() (int, float64) {
+	b := distuv.Binomial{N: faChecks, P: faLevel}
+	t := 0
+	for 1-b.CDF(float64(t)) > faDelta {
+		t++
 	}
-	pl := pool(t, "dirichlet:V=512,a=0.1,beta=0.7,contexts=8,seed=4", 3)
-	const n = 200
+	return t, 1 - distuv.Binomial{N: faChecks, P: 1.5 * faLevel}.CDF(float64(t))
+}
+
+// TestFalseAlarmDesign: the threshold rejects a rate of 1.5× nominal with
+// probability at least 0.95.
+func TestFalseAlarmDesign(t *testing.T) {
+	t.Parallel()
+	thr, pow := faThreshold()
+	t.Logf("threshold %d of %d; P(fail | rate %.3g) = %.4f", thr, faChecks, 1.5*faLevel, pow)
+	if pow < 0.95 {
+		t.Errorf("a false-alarm rate of 1.5× nominal fails the test with probability %.3f only", pow)
+	}
+}
+
+// TestFalseAlarmRate (opt-in with -prob): faChecks checks of token
+// verification (every test, the law test included) under different seeds
+// at level faLevel; the count of violated verdicts must not exceed the
+// threshold of faThreshold.
+func TestFalseAlarmRate(t *testing.T) {
+	if !*prob {
+		t.Skip("opt-in: go test ./sim/check -run FalseAlarmRate -prob")
+	}
+	pl := pool(t, "dirichlet:V=64,a=0.3,beta=0.7,contexts=4,seed=4", 2)
 	alarms := 0
-	for s := 1; s <= n; s++ {
-		r, err := check.Pool(context.Background(), pl, algos.Token{}, check.Config{Trials: 20000, Seed: uint64(s), Level: 0.05})
+	for s := 1; s <= faChecks; s++ {
+		r, err := check.Check(context.Background(), sim.Source{BlockSource: pl}, check.ChainRule("token", algos.Token{}),
+			check.Config{Trials: 3000, Seed: uint64(s), Level: faLevel, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,9 +261,146 @@ func TestFalseAlarmRate(t *testing.T) {
 			alarms++
 		}
 	}
-	lo, hi := stattest.BinomialAcceptance(n, 0.05, 1e-6)
-	t.Logf("%d false alarms in %d checks at level 0.05 (accepted range [%d, %d])", alarms, n, lo, hi)
-	if alarms > hi {
-		t.Errorf("%d false alarms in %d checks exceeds the binomial bound %d", alarms, n, hi)
+	thr, _ := faThreshold()
+	t.Logf("%d false alarms in %d checks at level %g (threshold %d)", alarms, faChecks, faLevel, thr)
+	if alarms > thr {
+		t.Errorf("%d false alarms in %d checks exceeds the threshold %d", alarms, faChecks, thr)
 	}
+}
+
+// planted ignores the draft and emits the first token from pi: a rule
+// whose first-position law deviates from the target by exactly TV(pi, p).
+type planted struct{ pi []float64 }
+
+func (p planted) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	return sim.Outcome{Accepted: 0, Next: sim.SampleCDF(rng.Float64(), p.pi)}
+}
+
+// powerRun plants, on a uniform context-free target over 8 tokens (γ = 1),
+// a first-position deviation π_i = p_i(1 ± 2·TV) with balanced signs, TV
+// being the stated minimum detectable TV of the position-1 test. That is
+// where the Cauchy–Schwarz bound behind it is tight: Σ(π-p)²/p = 4·TV², so
+// the noncentrality is exactly the required one and the power of that test
+// alone, at its Holm share level/m, is the stated 0.9. It returns the
+// number of seeds (of n) with verdict violated.
+func powerRun(t *testing.T, n int, trials int64) int {
+	t.Helper()
+	const v = 8
+	p := make([]float64, v)
+	for i := range p {
+		p[i] = 1.0 / v
+	}
+	pr := sim.Pair{Name: "uniform", P: sim.Fixed(p), Q: sim.Fixed(p)}
+	ch, err := sim.NewChain(pr, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sim.Source{Spec: "uniform", BlockSource: ch}
+	cfg := check.Config{Gamma: 1, Trials: trials, Workers: 1}
+	base, err := check.Check(context.Background(), src, check.Rule{Name: "exact", Steps: check.AlgorithmStepper{A: planted{p}}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv := base.Tests[0].MinDetTV
+	if base.Tests[0].DF != v-1 {
+		t.Fatalf("position 1 has %d degrees of freedom, want %d (no pooling)", base.Tests[0].DF, v-1)
+	}
+	pi := make([]float64, v)
+	for i := range pi {
+		s := 1.0
+		if i%2 == 1 {
+			s = -1
+		}
+		pi[i] = p[i] * (1 + 2*tv*s)
+	}
+	if d := sim.TV(pi, p); math.Abs(d-tv) > 1e-12 {
+		t.Fatalf("planted TV %g, want %g", d, tv)
+	}
+	hits := 0
+	for s := 1; s <= n; s++ {
+		cfg.Seed = uint64(s)
+		r, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: check.AlgorithmStepper{A: planted{pi}}}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict == check.Violated {
+			hits++
+		}
+	}
+	t.Logf("stated min TV %.4g (position 1, level share %.3g): detected in %d of %d seeds", tv, base.Tests[0].LevelShare, hits, n)
+	return hits
+}
+
+// TestPowerShort: the default-suite version of TestPower (50 seeds).
+func TestPowerShort(t *testing.T) {
+	t.Parallel()
+	const n = 50
+	hits := powerRun(t, n, 5000)
+	if lo, _ := stattest.BinomialAcceptance(n, 0.9, 1e-3); hits < lo {
+		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
+	}
+}
+
+// TestPower (opt-in with -prob): 300 seeds at exactly the stated TV must
+// be detected at least as often as Binomial(300, 0.9) allows with
+// probability 1-1e-3 (its lower end, 254).
+func TestPower(t *testing.T) {
+	if !*prob {
+		t.Skip("opt-in: go test ./sim/check -run 'TestPower$' -prob")
+	}
+	const n = 300
+	hits := powerRun(t, n, 20000)
+	if lo, _ := stattest.BinomialAcceptance(n, 0.9, 1e-3); hits < lo {
+		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
+	}
+}
+
+// TestSeconds: a time budget replaces the trial count; the check runs at
+// least the pilot's 4096 trials and reports how many it ran.
+func TestSeconds(t *testing.T) {
+	t.Parallel()
+	rep, err := check.Run(context.Background(), check.Request{Algo: "token", Source: "dirichlet:V=100,contexts=2",
+		Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
+		t.Errorf("budget: %d trials, verdict %s, min TV %g", rep.Trials, rep.Verdict, rep.MinDetectableTV)
+	}
+}
+
+// TestWorkersPairTree: pair and tree checks, the law test included, do not
+// depend on the worker count either.
+func TestWorkersPairTree(t *testing.T) {
+	t.Parallel()
+	for _, algo := range []string{"token", "specinfer"} {
+		var prev check.Report
+		for i, w := range []int{1, 3} {
+			rep, err := check.Run(context.Background(), check.Request{Algo: algo, K: treeK(algo), Source: "markov:V=4,order=2,seed=1",
+				Config: check.Config{Gamma: 2, Trials: 40000, Seed: 2, Workers: w}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 && (rep.PValue != prev.PValue || rep.MeanEmitted != prev.MeanEmitted || rep.Tests[len(rep.Tests)-1].Stat != prev.Tests[len(prev.Tests)-1].Stat) {
+				t.Errorf("%s workers %d: p %v emitted %v, workers 1: p %v emitted %v", algo, w, rep.PValue, rep.MeanEmitted, prev.PValue, prev.MeanEmitted)
+			}
+			prev = rep
+		}
+	}
+}
+
+func treeK(algo string) int {
+	if algos.IsTree(algo) {
+		return 2
+	}
+	return 1
+}
+
+func mustPair(t *testing.T, src sim.Source) sim.Pair {
+	t.Helper()
+	pr, ok := sim.PairOf(src.BlockSource)
+	if !ok {
+		t.Fatalf("source %s is not a model pair", src.Spec)
+	}
+	return pr
 }

@@ -2,26 +2,45 @@
 // the target law, with stated power, and checks the edge cases no sampling
 // test can see.
 //
-// A statistical check runs in four steps:
+// Check drives a Rule — a chain Stepper (the harness's rules through
+// AlgorithmStepper, or an external implementation in verify or step mode)
+// or a tree rule with its drafter (kind, k candidates, branching) — on a
+// source, in five steps:
 //
-//  1. Trials: trial t draws a draft from the source with its own keyed
-//     stream and runs the rule with another (common random numbers: every
-//     rule sees the same drafts for the same seed); when the step emits
-//     fewer than γ+1 tokens the rest are sampled from the target, so every
-//     trial yields the first γ+1 tokens of the sequence.
-//  2. Cells: for a positional pool (large synthetic vocabularies) the law
-//     of the i-th token in context c is the pool's row p_{c,i}; tokens are
-//     grouped into bins of equal target mass after sorting them by p/q, so
-//     the bins separate the tokens a biased rule over- and under-emits. For
-//     a small model pair the cells are the tokens themselves: the first
-//     token, the first two jointly, and the whole first γ+1.
-//  3. Tests: one chi-squared test per position (pools) or per joint
-//     (model pairs), exact p-values, sparse cells pooled, Holm's correction
-//     across the tests.
-//  4. Verdict: "violated" when the smallest Holm-adjusted p-value is below
-//     the level, else "preserved", reported with the minimum TV distance
-//     the first test detects at that level and power.
+//  1. Trials: the steps of batch u draw their drafts from the keyed stream
+//     ("check/draft", u), the rule's coins from ("check/rule", u) and the
+//     continuation from ("check/continue", u), so results are bit-identical
+//     for any worker count (common random numbers: every rule sees the
+//     same drafts for the same seed). When a step emits fewer than γ+1
+//     tokens the rest are sampled from the target, so every trial yields
+//     the first γ+1 tokens.
+//  2. Lossless tests. On a positional pool the law of the i-th token in
+//     context c is the row p_{c,i}, and positions are independent: one
+//     chi-squared test per position (tokens of each (context, position)
+//     sorted by p/q and grouped into equal-mass bins, the contexts pooled
+//     as groups of one table), and one dependence test of the joint of
+//     all positions, each coarsely binned, against the product law, per
+//     context. On a model pair, one test per position of the emitted
+//     token given the target's state (the last `order` tokens,
+//     sim.Markov.State): one table per position with a group per state,
+//     which together cover the whole emitted law; plus the full joint of
+//     the first γ+1 tokens where V^(γ+1) ≤ 65536 cells (sparse cells
+//     pooled).
+//  3. Law test: each step's outcome against an exact conditional law given
+//     that step's drafts (stattest.Hetero, a control-variate test). With
+//     the rule's own law it is the sampler-vs-law test, which ties the
+//     rule's Law to its sampler on every block the source produces; with
+//     Rule.Conform it is the conformance test against a named rule
+//     ("implements rule R", not "lossless") and runs alone.
+//  4. Holm's correction across the tests; each test's minimum detectable
+//     TV is computed at its Holm share Level/m, with power Power, and
+//     named for the quantity it bounds.
+//  5. Verdict: violated if any Holm-adjusted p-value is below the level,
+//     an outcome breaks sim.CheckOutcome, or the edge cases fail;
+//     inconclusive if none fails but some test could not detect even a
+//     total deviation (no degrees of freedom or too few trials); else
+//     preserved.
 //
-// EdgeCheck runs a rule with scripted coins (exactly 0, and just below 1)
-// on blocks built to expose inclusive comparisons.
+// EdgeCheck runs a chain rule with scripted coins (exactly 0, and just
+// below 1) on blocks built to expose inclusive comparisons.
 package check // import "github.com/specsim/specsim/sim/check"

@@ -1,0 +1,182 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+)
+
+// Request is a check named the way the command line names it.
+type Request struct {
+	// Algo is a chain or tree rule of the algos registry, Params its
+	// parameters.
+	Algo   string
+	Params algos.Params
+	// Source is a source spec (pools or markov:...), or Pair a fixed pair
+	// given instead.
+	Source string
+	Pair   *sim.Pair
+	// K, Draft ("" for the rule's own kind) and Branch configure the
+	// drafter of tree rules.
+	K      int
+	Draft  string
+	Branch []int
+	// Conform names the rule whose exact conditional law the steps are
+	// tested against ("" runs the losslessness check).
+	Conform string
+	// SkipLaw leaves out the sampler-vs-law test (the lossless check then
+	// tests the target law only; faster where the rule's law costs more
+	// than its step).
+	SkipLaw bool
+	Config
+}
+
+// Report is a check's result with what was checked.
+type Report struct {
+	Algorithm string             `json:"algorithm"`
+	Params    map[string]float64 `json:"params"`
+	Source    string             `json:"source"`
+	Gamma     int                `json:"gamma"`
+	K         int                `json:"k,omitempty"`
+	Draft     string             `json:"draft,omitempty"`
+	Result
+}
+
+// ErrUsage wraps errors in a Request (unknown names, bad parameters or
+// sources); other errors are internal.
+type ErrUsage struct{ Err error }
+
+func (e ErrUsage) Error() string { return e.Err.Error() }
+func (e ErrUsage) Unwrap() error { return e.Err }
+
+// ParseDraftKind parses iid, wor, topk or greedy.
+func ParseDraftKind(s string) (sim.DraftKind, error) {
+	for _, k := range []sim.DraftKind{sim.DraftIID, sim.DraftWOR, sim.DraftTopK, sim.DraftGreedy} {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("draft kind %q: use iid, wor, topk or greedy", s)
+}
+
+// Run builds the rule, the source and (with Conform) the law a Request
+// names and runs Check.
+func Run(ctx context.Context, req Request) (Report, error) {
+	usage := func(err error) (Report, error) { return Report{}, ErrUsage{err} }
+	rep := Report{Algorithm: req.Algo}
+	var rule Rule
+	greedy := false
+	if algos.IsTree(req.Algo) {
+		e, err := algos.LookupTree(req.Algo)
+		if err != nil {
+			return usage(err)
+		}
+		full, err := e.Resolve(req.Params)
+		if err != nil {
+			return usage(err)
+		}
+		a, err := e.New(full)
+		if err != nil {
+			return usage(err)
+		}
+		kind := e.Draft
+		if req.Draft != "" {
+			if kind, err = ParseDraftKind(req.Draft); err != nil {
+				return usage(err)
+			}
+		}
+		if req.K < 1 || req.K > 64 {
+			return usage(fmt.Errorf("k = %d; use 1 <= k <= 64 candidates", req.K))
+		}
+		rule = Rule{Name: e.Name, Tree: a, Draft: kind, K: req.K, Branch: req.Branch, LawName: e.Name}
+		if lw, ok := a.(sim.TreeLawer); ok {
+			rule.TreeLaw = lw
+		}
+		rep.Params, rep.K, rep.Draft = full, req.K, kind.String()
+	} else {
+		e, err := algos.Lookup(req.Algo)
+		if err != nil {
+			return usage(fmt.Errorf("%w; tree rules: %s", err, strings.Join(algos.TreeNames(), ", ")))
+		}
+		if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 {
+			return usage(fmt.Errorf("algorithm %s verifies a single chain; k, draft and branch need a tree rule: %s", e.Name, strings.Join(algos.TreeNames(), ", ")))
+		}
+		full, err := e.Resolve(req.Params)
+		if err != nil {
+			return usage(err)
+		}
+		a, err := e.New(full)
+		if err != nil {
+			return usage(err)
+		}
+		rule, greedy, rep.Params = ChainRule(e.Name, a), e.Greedy, full
+	}
+	if req.Conform != "" {
+		rule.Conform, rule.LawName, rule.Law, rule.TreeLaw = true, req.Conform, nil, nil
+		if rule.Tree != nil {
+			e, err := algos.LookupTree(req.Conform)
+			if err != nil {
+				return usage(err)
+			}
+			a, err := e.Build(nil)
+			if err != nil {
+				return usage(err)
+			}
+			lw, ok := a.(sim.TreeLawer)
+			if !ok {
+				return usage(fmt.Errorf("conform: tree rule %s has no exact law", e.Name))
+			}
+			rule.TreeLaw = lw
+		} else {
+			e, err := algos.Lookup(req.Conform)
+			if err != nil {
+				return usage(err)
+			}
+			a, err := e.Build(nil)
+			if err != nil {
+				return usage(err)
+			}
+			lw, ok := a.(sim.Lawer)
+			if !ok {
+				return usage(fmt.Errorf("conform: rule %s has no exact law", e.Name))
+			}
+			rule.Law = lw
+		}
+	}
+	if req.SkipLaw && !rule.Conform {
+		rule.Law, rule.TreeLaw = nil, nil
+	}
+	cfg := req.Config
+	cfg.Greedy = greedy
+	gamma := cfg.Gamma
+	if len(req.Branch) > 0 {
+		gamma = len(req.Branch)
+	}
+	src := sim.Source{Spec: "fixed"}
+	if req.Pair != nil {
+		ch, err := sim.NewChain(*req.Pair, gamma)
+		if err != nil {
+			return usage(err)
+		}
+		src.BlockSource = ch
+	} else {
+		if gamma < 1 || gamma > sim.MaxGamma {
+			return usage(fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
+		}
+		s, err := sim.NewSource(req.Source, gamma, cfg.Seed)
+		if err != nil {
+			return usage(err)
+		}
+		src = s
+	}
+	rep.Source, rep.Gamma = src.Spec, gamma
+	res, err := Check(ctx, src, rule, cfg)
+	rep.Result = res
+	if err != nil && ctx.Err() == nil && res.Verdict == "" {
+		return rep, ErrUsage{err}
+	}
+	return rep, err
+}

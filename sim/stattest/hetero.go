@@ -1,0 +1,284 @@
+package stattest
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// MaxExactSpread is the largest number of pooled cells for which
+// Hetero.Test computes the spread M exactly (by enumerating the 2^(K-1)
+// sign vectors); above it M is bounded by 1.
+const MaxExactSpread = 22
+
+// Hetero accumulates independent categorical observations over the same K
+// cells, each drawn from its own known law L_s (a control-variate test:
+// the variation of the laws between observations is removed instead of
+// counted as noise). Under the hypothesis that observation s follows L_s,
+//
+//	d = O - E,  O_c = #{s: X_s = c},  E_c = Σ_s L_s(c),
+//
+// is a sum of independent centred vectors with covariance
+//
+//	Σ = Σ_s (diag(L_s) - L_s L_sᵀ),
+//
+// so by the Lindeberg central limit theorem X² = dᵀ Σ⁺ d is approximately
+// χ²(rank Σ). Observations in a cell of probability zero under their own
+// law are impossible under the hypothesis and make X² = +Inf.
+//
+// The zero value is not usable; call NewHetero.
+type Hetero struct {
+	k          int
+	n          int64
+	impossible int64
+	random     int64 // observations whose law has more than one possible cell
+	obs        []int64
+	exp        []float64
+	cov        []float64 // k×k, row-major
+	nz         []int
+}
+
+// NewHetero returns an empty accumulator over k cells.
+func NewHetero(k int) *Hetero {
+	if k < 1 {
+		panic("stattest: Hetero needs at least one cell")
+	}
+	return &Hetero{k: k, obs: make([]int64, k), exp: make([]float64, k), cov: make([]float64, k*k)}
+}
+
+// K returns the number of cells.
+func (h *Hetero) K() int { return h.k }
+
+// N returns the number of observations.
+func (h *Hetero) N() int64 { return h.n }
+
+// Add records one observation in cell obs drawn from law (length K,
+// summing to 1; it is not validated, as this is a per-observation hot
+// path). It panics if obs is out of range.
+func (h *Hetero) Add(law []float64, obs int) {
+	if len(law) != h.k {
+		panic("stattest: Hetero law of the wrong length")
+	}
+	h.n++
+	h.obs[obs]++
+	if law[obs] <= 0 {
+		h.impossible++
+	}
+	nz := h.nz[:0]
+	for c, p := range law {
+		if p > 0 {
+			nz = append(nz, c)
+			h.exp[c] += p
+		}
+	}
+	h.nz = nz
+	if len(nz) > 1 {
+		h.random++
+	}
+	for _, i := range nz {
+		pi := law[i]
+		row := h.cov[i*h.k:]
+		row[i] += pi
+		for _, j := range nz {
+			row[j] -= pi * law[j]
+		}
+	}
+}
+
+// Merge adds o's observations to h (same K).
+func (h *Hetero) Merge(o *Hetero) {
+	if o.k != h.k {
+		panic("stattest: Hetero merge of different cell counts")
+	}
+	h.n += o.n
+	h.impossible += o.impossible
+	h.random += o.random
+	for i := range h.obs {
+		h.obs[i] += o.obs[i]
+		h.exp[i] += o.exp[i]
+	}
+	for i := range h.cov {
+		h.cov[i] += o.cov[i]
+	}
+}
+
+// HeteroResult is the outcome of Hetero.Test.
+type HeteroResult struct {
+	// Stat is dᵀ Σ⁺ d over the pooled cells (+Inf with impossible
+	// observations), DF the rank of Σ and PValue P(χ²(DF) > Stat).
+	Stat   float64
+	DF     int
+	PValue float64
+	N      int64
+	// Cells is the number of pooled cells, Pooled the input cells merged
+	// away or dropped.
+	Cells, Pooled int
+	// Impossible counts observations of probability zero under their law.
+	Impossible int64
+	// Deterministic is set when every law had a single possible cell: the
+	// test is then "no impossible observation" (see MinDetectableTV).
+	Deterministic bool
+	// Spread is M = max over sign vectors w ∈ {±1}^cells of wᵀ Σ̄ w,
+	// Σ̄ = Σ/N: the largest variance of a ±1 function of one observation,
+	// averaged over observations (at most 1). It converts the test's
+	// noncentrality into a TV bound; see MinDetectableTV.
+	Spread float64
+}
+
+// MinDetectableTV returns the smallest TV between the average true law and
+// the average hypothesised law, ½ Σ_c |mean_s (π_s(c) - L_s(c))| on the
+// pooled cells, that the test detects with probability at least power at
+// the given level:
+//
+//	TV_min = ½·sqrt(λ_req·M/N),  λ_req = RequiredNoncentrality(DF, level, power).
+//
+// Derivation: the noncentrality is λ = N·δᵀ Σ̄⁺ δ with δ the mean deviation;
+// by Cauchy–Schwarz with w = sign(δ), (2·TV)² = (wᵀδ)² ≤ (wᵀ Σ̄ w)(δᵀ Σ̄⁺ δ)
+// ≤ M·λ/N. For a fixed law (all L_s equal) M ≤ 1 and the bound is the
+// Pearson test's sqrt(λ_req/(4N)); M < 1 is the control variate's gain.
+// When every law was deterministic the test rejects exactly when some
+// observation is impossible; a step-averaged TV ε is then detected with
+// probability at least 1 - Π_s(1-ε_s) ≥ 1 - exp(-N·ε), so TV_min =
+// -ln(1-power)/N at any level. It returns +Inf when N is 0, or DF is 0
+// with random laws.
+func (r HeteroResult) MinDetectableTV(level, power float64) float64 {
+	if r.N > 0 && r.Deterministic {
+		return -math.Log1p(-power) / float64(r.N)
+	}
+	if r.N == 0 || r.DF == 0 {
+		return math.Inf(1)
+	}
+	return 0.5 * math.Sqrt(RequiredNoncentrality(r.DF, level, power)*r.Spread/float64(r.N))
+}
+
+// Test pools cells with expected count below minExpected (non-positive
+// means DefaultMinExpected) into the next cell in order, the last remainder
+// into the last kept cell, drops cells never possible, and computes the
+// quadratic-form statistic. Eigenvalues of Σ below 1e-9 of the largest
+// are treated as zero (directions the hypothesis fixes exactly: the total
+// count, and cells that are deterministic given the step).
+func (h *Hetero) Test(minExpected float64) HeteroResult {
+	if !(minExpected > 0) {
+		minExpected = DefaultMinExpected
+	}
+	r := HeteroResult{N: h.n, Impossible: h.impossible, Deterministic: h.n > 0 && h.random == 0}
+	group := make([]int, h.k)
+	cells, acc, open := 0, 0.0, []int(nil)
+	for c := 0; c < h.k; c++ {
+		group[c] = -1
+		if h.exp[c] == 0 && h.obs[c] == 0 {
+			continue
+		}
+		open = append(open, c)
+		acc += h.exp[c]
+		if acc >= minExpected {
+			for _, o := range open {
+				group[o] = cells
+			}
+			cells, acc, open = cells+1, 0, open[:0]
+		}
+	}
+	if len(open) > 0 { // the remainder joins the last cell, or stands alone
+		if cells == 0 {
+			cells = 1
+		}
+		for _, o := range open {
+			group[o] = cells - 1
+		}
+	}
+	r.Cells, r.Pooled = cells, h.k-cells
+	if h.n == 0 || cells < 2 {
+		r.PValue = 1
+		if r.Impossible > 0 {
+			r.Stat, r.PValue = math.Inf(1), 0
+		}
+		return r
+	}
+	d := make([]float64, cells)
+	dense := make([]float64, cells*cells)
+	for c := 0; c < h.k; c++ {
+		gc := group[c]
+		if gc < 0 {
+			continue
+		}
+		d[gc] += float64(h.obs[c]) - h.exp[c]
+		for c2 := 0; c2 < h.k; c2++ {
+			if g2 := group[c2]; g2 >= 0 {
+				dense[gc*cells+g2] += h.cov[c*h.k+c2]
+			}
+		}
+	}
+	s := mat.NewSymDense(cells, dense)
+	var eig mat.EigenSym
+	if !eig.Factorize(s, true) {
+		r.Stat, r.PValue = math.NaN(), 1
+		return r
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	top := 0.0
+	for _, v := range vals {
+		top = math.Max(top, v)
+	}
+	for j, v := range vals {
+		if v <= 1e-9*top {
+			continue
+		}
+		r.DF++
+		u := 0.0
+		for i := range d {
+			u += vecs.At(i, j) * d[i]
+		}
+		r.Stat += u * u / v
+	}
+	r.Spread = spread(s, float64(h.n))
+	switch {
+	case r.Impossible > 0:
+		r.Stat, r.PValue = math.Inf(1), 0
+	case r.DF == 0:
+		r.PValue = 1
+	default:
+		r.PValue = distuv.ChiSquared{K: float64(r.DF)}.Survival(r.Stat)
+	}
+	return r
+}
+
+// spread returns max_{w ∈ {±1}^K} wᵀ S w / n, exactly by a Gray-code walk
+// over the 2^(K-1) sign vectors (w and -w agree) when K ≤ MaxExactSpread,
+// else the bound 1.
+func spread(s *mat.SymDense, n float64) float64 {
+	k := s.SymmetricDim()
+	if k > MaxExactSpread {
+		return 1
+	}
+	w := make([]float64, k)
+	for i := range w {
+		w[i] = 1
+	}
+	// sw = S w, q = wᵀ S w, updated in O(K) per flip.
+	sw := make([]float64, k)
+	q := 0.0
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			sw[i] += s.At(i, j)
+		}
+		q += sw[i]
+	}
+	best := q
+	for g := uint64(1); g < 1<<(k-1); g++ {
+		i := 0
+		for (g>>i)&1 == 0 {
+			i++
+		}
+		// flip w_i: q' = q - 4 w_i (S w)_i + 4 S_ii
+		q += -4*w[i]*sw[i] + 4*s.At(i, i)
+		w[i] = -w[i]
+		for j := 0; j < k; j++ {
+			sw[j] += 2 * w[i] * s.At(j, i)
+		}
+		best = math.Max(best, q)
+	}
+	return math.Min(1, best/n)
+}
