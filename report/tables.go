@@ -249,12 +249,12 @@ func AuditTable(rows []table.Row) Table {
 
 // ScenarioTable is the fms-extras multi-candidate bias scenarios.
 func ScenarioTable(rows []table.Row) Table {
-	t := Table{Name: "fms-scenarios", Caption: "Multi-candidate bias (seed 002's fms-extras scenarios): fms-example reports P(first token = a) (target ½), fms-coverage the first-token acceptance; exact value, simulation with its 1−10⁻⁶ interval, and the exact TV of the first token's law to p.",
+	t := Table{Name: "fms-scenarios", Caption: "Multi-candidate bias (seed 002's fms-extras scenarios): fms-example reports P(first token = a) (target ½), fms-coverage the probability that the first token is accepted as drafted (first_accepted); exact value, simulation with its 1−10⁻⁶ interval, and the exact TV of the first token's law to p.",
 		Header: []string{"scenario", "algorithm", "measure", "exact", "simulated", "interval", "first-token TV", "lossless"}, Right: rightCols(8, 3, 4, 6)}
 	for _, r := range rows {
 		m := "p_first_a"
 		if _, ok := r.Get(m); !ok {
-			m = "acceptance"
+			m = "first_accepted"
 		}
 		t.Rows = append(t.Rows, []string{r.String("scenario"), r.String("algorithm"), m, col(r, m+"_exact", 4), col(r, m, 4),
 			"[" + col(r, "ci_lo", 4) + ", " + col(r, "ci_hi", 4) + "]", col(r, "first_tv_exact", 4), check(r, "lossless")})
