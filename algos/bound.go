@@ -73,7 +73,7 @@ func OptimalAcceptanceExhaustive(p, q []float64, k int, replacement bool) (float
 	full := n - 1
 	var inB []float64 // Pr(S ⊆ B), without replacement
 	if !replacement {
-		m := min(k, support(q))
+		m := min(k, sim.Support(q))
 		f := make([]float64, n)
 		f[0] = 1
 		for t := 1; t < n; t++ {
@@ -119,16 +119,6 @@ func OptimalAcceptanceExhaustive(p, q []float64, k int, replacement bool) (float
 		best = math.Min(best, 1-pA[a]+meet)
 	}
 	return math.Max(0, math.Min(1, best)), nil
-}
-
-func support(q []float64) int {
-	n := 0
-	for _, v := range q {
-		if v > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // DraftSetLaw returns the law of the set S of distinct drafted tokens for
@@ -377,7 +367,7 @@ func (f *flow) maxflow(s, t int) float64 {
 // (among q > 0, ties to the lowest index) plus one token x drawn from q
 // restricted to V \ D, so Pr(S = D ∪ {x}) = q(x)/(1 - q(D)).
 func GreedyDraftSetLaw(q []float64, k int) ([][]int, []float64) {
-	sup := support(q)
+	sup := sim.Support(q)
 	top := sim.TopTokens(nil, q, min(k-1, sup-1))
 	rest := 1.0
 	in := map[int]bool{}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -173,13 +175,7 @@ func (l *Law) AddResidual(n int, mass, w float64, p, q Row) error {
 }
 
 // Total returns Σ of all entries (1 for a complete law).
-func (l *Law) Total() float64 {
-	s := 0.0
-	for _, v := range l.P {
-		s += v
-	}
-	return s
-}
+func (l *Law) Total() float64 { return floats.Sum(l.P) }
 
 // Accepted returns Pr(Accepted = n).
 func (l *Law) Accepted(n int) float64 {

@@ -236,3 +236,14 @@ func Temperature(dst, p []float64, t float64) []float64 {
 	Normalize(dst)
 	return dst
 }
+
+// Support returns the number of entries of p that are > 0.
+func Support(p []float64) int {
+	n := 0
+	for _, v := range p {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}

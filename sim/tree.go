@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -298,13 +300,7 @@ func (l *TreeLaw) AddVec(n int, mass float64, w []float64) error {
 }
 
 // Total returns the sum of all entries (1 for a complete law).
-func (l *TreeLaw) Total() float64 {
-	s := 0.0
-	for _, v := range l.P {
-		s += v
-	}
-	return s
-}
+func (l *TreeLaw) Total() float64 { return floats.Sum(l.P) }
 
 // DraftKind names how a drafter chooses the children of a node.
 type DraftKind int
@@ -525,16 +521,6 @@ func TopTokens(dst []int, q []float64, b int) []int {
 	return dst
 }
 
-func support(q []float64) int {
-	n := 0
-	for _, v := range q {
-		if v > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
 	t.Reset(d.q.Vocab())
 	for n := 0; n < len(t.Nodes); n++ {
@@ -552,7 +538,7 @@ func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
 				t.AddDraw(n, x)
 			}
 		case DraftWOR:
-			b = min(b, support(q))
+			b = min(b, Support(q))
 			rest := 1.0
 			for range b {
 				x := sampleExcluding(rng.Float64()*rest, q, t, n)
@@ -560,7 +546,7 @@ func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
 				t.AddDraw(n, x)
 			}
 		case DraftGreedy:
-			sup := support(q)
+			sup := Support(q)
 			t.order = TopTokens(t.order[:0], q, min(b-1, sup-1))
 			rest := 1.0
 			for _, x := range t.order {
@@ -621,9 +607,9 @@ func (d *branchTree) Enumerate(ctx []int, fn func(*Tree, float64) error) error {
 			}
 			return err
 		case DraftWOR:
-			return d.worRec(t, n, q, min(b, support(q)), 1, w, rec)
+			return d.worRec(t, n, q, min(b, Support(q)), 1, w, rec)
 		case DraftGreedy:
-			sup := support(q)
+			sup := Support(q)
 			top := TopTokens(nil, q, min(b-1, sup-1))
 			rest := 1.0
 			for _, x := range top {
