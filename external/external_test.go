@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
@@ -138,39 +137,6 @@ func testPool(t *testing.T, v, gamma, contexts int) *sim.Pool {
 	return pl
 }
 
-// TestGoRulesThroughDriver: the batched driver with check.AlgorithmStepper
-// reaches check.Pool's verdicts on the same pool (token preserved,
-// mutant-bonus-row violated) with the same test layout.
-func TestGoRulesThroughDriver(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		rule, want string
-	}{{"token", check.Preserved}, {"mutant-bonus-row", check.Violated}} {
-		e, _ := algos.Lookup(c.rule)
-		a, err := e.New(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := check.Config{Trials: 40000, Seed: 3, Workers: 1}
-		pl := testPool(t, 50, 3, 4)
-		ref, err := check.Pool(context.Background(), pl, a, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Pool(context.Background(), pl, check.AlgorithmStepper{A: a}, CheckConfig{Config: cfg, Batch: 256})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ref.Verdict != c.want || got.Verdict != c.want {
-			t.Errorf("%s: check.Pool says %s, the driver %s; want %s", c.rule, ref.Verdict, got.Verdict, c.want)
-		}
-		if len(got.Tests) != len(ref.Tests) || got.Trials != ref.Trials || got.MinDetectableTV != ref.MinDetectableTV {
-			t.Errorf("%s: driver layout %d tests, %d trials, TV %g; check.Pool %d, %d, %g", c.rule,
-				len(got.Tests), got.Trials, got.MinDetectableTV, len(ref.Tests), ref.Trials, ref.MinDetectableTV)
-		}
-	}
-}
-
 // runFake checks a fake Go implementation on a small pool or pair.
 func runFake(t *testing.T, behaviour string, pair bool, timeout time.Duration) (Report, error) {
 	t.Helper()
@@ -187,7 +153,7 @@ func runFake(t *testing.T, behaviour string, pair bool, timeout time.Duration) (
 	}
 	return Run(context.Background(), src, RunConfig{
 		Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: timeout},
-		Check:  CheckConfig{Config: check.Config{Gamma: 3, Trials: 20000, Seed: 5}, Batch: 500},
+		Check:  check.Config{Gamma: 3, Trials: 20000, Seed: 5, Batch: 500},
 	})
 }
 
