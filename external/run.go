@@ -135,7 +135,12 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		rep.StepsPerSecond = float64(im.Sent()) / rep.Elapsed
 	}
 	if err != nil {
-		if res.Verdict == "" && ctx.Err() == nil && im.err == nil {
+		switch {
+		case im.err != nil:
+			// The implementation's own error already names the batch and
+			// step; check's wrapping would repeat them.
+			return rep, im.err
+		case res.Verdict == "" && ctx.Err() == nil:
 			return rep, usage(err) // refused by check before any step
 		}
 		return rep, err
