@@ -22,7 +22,13 @@ def test_step_is_lossless():
 def test_batch_row_bug_is_caught():
     r = specsim_ext.check(numpy_verify.bug_batch_rows, **SMALL)
     assert r["verdict"] == "violated", r
-    assert r["statistical_verdict"] == "violated"
+    assert r["edge_verdict"] == "preserved", r
+    assert r["p_value"] < 0.01, r
+
+
+def test_conforms_to_token():
+    r = specsim_ext.check(numpy_verify.verify, conform="token", **SMALL)
+    assert r["verdict"] == "preserved" and r["mode"] == "conform:token", r
 
 
 def test_lie_is_an_error():
