@@ -114,7 +114,7 @@ type Result struct {
 	MeanEmitted  float64 `json:"mean_emitted"`
 	// EmittedCI is a 95% normal interval for MeanEmitted.
 	EmittedCI [2]float64 `json:"mean_emitted_ci95"`
-	// Invalid counts outcomes that broke sim.CheckOutcome (should be 0).
+	// Invalid counts invalid outcomes (see the package doc; should be 0).
 	Invalid int64  `json:"invalid_outcomes"`
 	Tests   []Test `json:"tests"`
 	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure.
