@@ -10,9 +10,10 @@
 //  1. Trials: a Stepper gets Config.Batch steps per call (an external
 //     implementation answers a batch per round trip). The steps of batch
 //     u draw their drafts from the keyed stream ("check/draft", u), the
-//     rule's coins from ("check/rule", u) and the continuation from ("check/continue", u), so results are bit-identical
-//     for any worker count (common random numbers: every rule sees the
-//     same drafts for the same seed). When a step emits fewer than γ+1
+//     rule's coins from ("check/rule", u) and the continuation from
+//     ("check/continue", u), so results are bit-identical for any worker
+//     count (common random numbers: every rule sees the same drafts for
+//     the same seed). When a step emits fewer than γ+1
 //     tokens the rest are sampled from the target, so every trial yields
 //     the first γ+1 tokens.
 //  2. Lossless tests. On a positional pool the law of the i-th token in
