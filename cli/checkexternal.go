@@ -54,8 +54,9 @@ func checkExternal(c *cli.Context) error {
 	}
 	cfg := external.RunConfig{
 		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
-		Check: external.CheckConfig{Batch: c.Int("batch"), Config: check.Config{Gamma: gamma, Trials: c.Int64("trials"),
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")}},
+		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"),
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
+		Conform: c.String("conform"),
 	}
 	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
 		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
@@ -79,16 +80,16 @@ func checkExternal(c *cli.Context) error {
 			return werr
 		}
 	} else {
-		res := rep.Result
-		res.Edge, res.EdgeMsg = rep.Edge, rep.EdgeMsg
-		printCheck(c, checkJSON{Report: check.Report{Algorithm: rep.Implementation, Source: rep.Source, Gamma: rep.Gamma, Result: res}, Elapsed: rep.Elapsed})
-		fmt.Fprintf(c.App.Writer, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.Mode, rep.Batch, rep.StepsPerSecond)
+		printCheck(c, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
+		fmt.Fprintf(c.App.Writer, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
 	}
 	switch {
 	case ctx.Err() != nil:
 		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, cfg.Check.Trials))
 	case rep.Verdict == check.Violated:
-		return cliutil.Violated(fmt.Errorf("%s violates the target law (p = %.3g, edge cases %s)", rep.Implementation, rep.PValue, rep.Edge))
+		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Implementation, rep.PValue, rep.Edge, rep.Invalid))
+	case rep.Verdict == check.Inconclusive:
+		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Implementation))
 	}
 	return nil
 }

@@ -58,9 +58,12 @@
 //     "inline": model pairs, whose rows depend on the drafts, and the
 //     edge-case batches), then, in verify mode, drafts int64 [B, γ]. The
 //     function gets numpy.random.Generator(PCG64(S)), S being drawn from
-//     the harness's keyed stream ("check/external", k), so a run is
-//     reproducible. Coins "zero" and "max" mark the two edge-case batches
-//     (one row each, after the statistical batches): the generator's
+//     the keyed stream package check hands the batch's steps
+//     (("check/rule", u) for its batch u of Config.Batch steps), so a run
+//     is reproducible; k counts the batches sent (a --seconds budget's
+//     pilot batches come first). Coins "zero" and "max" mark the two
+//     edge-case batches (one row each, after the statistical batches): the
+//     generator's
 //     random() and uniform() then return exactly 0, or 1 - 2^-53 (see
 //     Impl.Edge). Reply {"op":"result","batch":k,"arrays":["emitted"]}
 //     in verify mode or {"op":"result","batch":k,"arrays":["drafts",
@@ -88,8 +91,15 @@
 //
 // # The check
 //
-// Pool and Pair run package check's tests on batches (see their doc
-// comments); Run wires a source, an implementation, the check and the
-// edge cases together for 'simulate check --external'. The Python side
+// An Impl is a check.Stepper (a check.DraftSampler in step mode), so Run
+// hands it to check.Check like any Go rule: the same tests, power,
+// --seconds budget, conformance test (RunConfig.Conform) and verdict, on
+// one worker in batches of Config.Batch = B steps. Blocks of a pool carry
+// their context index, which is all a batch ships once the pool's rows
+// were sent; with sampling parameters check tests against TransformPool's
+// rows while the implementation holds the raw ones under the same
+// indices. Run then drives the edge cases (Impl.Edge) and folds them into
+// the verdict as check does for Go rules, for 'simulate check
+// --external'. The Python side
 // is the package specsim_ext in python/ of this repository.
 package external // import "github.com/specsim/specsim/external"

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
@@ -138,41 +137,13 @@ func testPool(t *testing.T, v, gamma, contexts int) *sim.Pool {
 	return pl
 }
 
-// TestGoRulesThroughDriver: the batched driver with check.AlgorithmStepper
-// reaches check.Pool's verdicts on the same pool (token preserved,
-// mutant-bonus-row violated) with the same test layout.
-func TestGoRulesThroughDriver(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		rule, want string
-	}{{"token", check.Preserved}, {"mutant-bonus-row", check.Violated}} {
-		e, _ := algos.Lookup(c.rule)
-		a, err := e.New(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := check.Config{Trials: 40000, Seed: 3, Workers: 1}
-		pl := testPool(t, 50, 3, 4)
-		ref, err := check.Pool(context.Background(), pl, a, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Pool(context.Background(), pl, check.AlgorithmStepper{A: a}, CheckConfig{Config: cfg, Batch: 256})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ref.Verdict != c.want || got.Verdict != c.want {
-			t.Errorf("%s: check.Pool says %s, the driver %s; want %s", c.rule, ref.Verdict, got.Verdict, c.want)
-		}
-		if len(got.Tests) != len(ref.Tests) || got.Trials != ref.Trials || got.MinDetectableTV != ref.MinDetectableTV {
-			t.Errorf("%s: driver layout %d tests, %d trials, TV %g; check.Pool %d, %d, %g", c.rule,
-				len(got.Tests), got.Trials, got.MinDetectableTV, len(ref.Tests), ref.Trials, ref.MinDetectableTV)
-		}
-	}
-}
-
 // runFake checks a fake Go implementation on a small pool or pair.
 func runFake(t *testing.T, behaviour string, pair bool, timeout time.Duration) (Report, error) {
+	return runFakeWith(t, behaviour, pair, timeout, func(*RunConfig) {})
+}
+
+// runFakeWith is runFake with the configuration changed by set.
+func runFakeWith(t *testing.T, behaviour string, pair bool, timeout time.Duration, set func(*RunConfig)) (Report, error) {
 	t.Helper()
 	cmd, env := fakeCommand(behaviour)
 	var src sim.Source
@@ -185,10 +156,47 @@ func runFake(t *testing.T, behaviour string, pair bool, timeout time.Duration) (
 	} else {
 		src = sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}
 	}
-	return Run(context.Background(), src, RunConfig{
+	cfg := RunConfig{
 		Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: timeout},
-		Check:  CheckConfig{Config: check.Config{Gamma: 3, Trials: 20000, Seed: 5}, Batch: 500},
-	})
+		Check:  check.Config{Gamma: 3, Trials: 20000, Seed: 5, Batch: 500},
+	}
+	set(&cfg)
+	return Run(context.Background(), src, cfg)
+}
+
+// TestConformAndSeconds: --conform R tests an external implementation
+// against rule R's law given the drafts (the token rule conforms to
+// token, mutant-resample-p does not); a --seconds budget chooses the
+// trial count (the pilot's rate on a loaded machine makes the budget
+// approximate, hence the loose bound on the time); the report carries check's mode
+// and the external run's batch and mode.
+func TestConformAndSeconds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rule, want string
+	}{{"token", check.Preserved}, {"mutant-resample-p", check.Violated}} {
+		rep, err := runFakeWith(t, c.rule, false, 20*time.Second, func(cfg *RunConfig) { cfg.Conform = "token" })
+		if err != nil {
+			t.Fatalf("%s: %v", c.rule, err)
+		}
+		if rep.Verdict != c.want || rep.Mode != "conform:token" || len(rep.Tests) != 1 {
+			t.Errorf("%s conform token: verdict %s, mode %s, %d tests; want %s, conform:token, 1 test", c.rule, rep.Verdict, rep.Mode, len(rep.Tests), c.want)
+		}
+		if rep.ExternalMode != Verify || rep.Batch != 500 || rep.Implementation != "fake:"+c.rule {
+			t.Errorf("%s: report says mode %s, batch %d, implementation %q", c.rule, rep.ExternalMode, rep.Batch, rep.Implementation)
+		}
+	}
+	start := time.Now()
+	rep, err := runFakeWith(t, "token", false, 20*time.Second, func(cfg *RunConfig) { cfg.Check.Seconds = 1.5 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start).Seconds(); rep.Verdict != check.Preserved || rep.Trials < 4096 || rep.Trials == 20000 || rep.Elapsed > 4*1.5 || d > 15 {
+		t.Errorf("seconds 1.5: verdict %s, %d trials in %.2f s of check (%.2f s in all)", rep.Verdict, rep.Trials, rep.Elapsed, d)
+	}
+	if _, err := runFakeWith(t, "token", false, 20*time.Second, func(cfg *RunConfig) { cfg.Conform = "no-such-rule" }); err == nil {
+		t.Error("conform to an unknown rule accepted")
+	}
 }
 
 // TestFakeImplementations runs Go rules as external processes: the token

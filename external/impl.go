@@ -118,6 +118,13 @@ func Start(cfg Config) (*Impl, error) {
 // specsim_ext).
 func (im *Impl) Name() string { return im.name }
 
+// Sent returns the number of steps sent so far (edge cases included).
+func (im *Impl) Sent() int64 {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.step
+}
+
 // SamplesDrafts implements check.DraftSampler: true in step mode.
 func (im *Impl) SamplesDrafts() bool { return im.cfg.Mode == Step }
 

@@ -117,7 +117,7 @@ func runPy(t *testing.T, py, file string, c pyCase) (Report, error) {
 	return Run(context.Background(), src, RunConfig{
 		Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", file) + ":" + c.fn,
 			Env: pyEnv(t), Mode: c.mode, Sampling: c.sampling, Timeout: time.Minute},
-		Check: CheckConfig{Config: check.Config{Gamma: 4, Trials: c.trials, Seed: 1}, Batch: c.batch},
+		Check: check.Config{Gamma: 4, Trials: c.trials, Seed: 1, Batch: c.batch},
 	})
 }
 
@@ -141,8 +141,8 @@ func TestNumpyExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%-30s %-6s batch %4d: %-9s (statistical %s, edge %s) p_holm %.3g, detects TV >= %.4f, %.0f steps/s",
-				c.fn, c.mode, rep.Batch, rep.Verdict, rep.StatVerdict, rep.Edge, rep.PValue, rep.MinDetectableTV, rep.StepsPerSecond)
+			t.Logf("%-30s %-6s batch %4d: %-12s (edge %s, invalid %d) p_holm %.3g, detects %s TV >= %.4f, %.0f steps/s",
+				c.fn, c.mode, rep.Batch, rep.Verdict, rep.Edge, rep.Invalid, rep.PValue, rep.MinDetectableQuantity, rep.MinDetectableTV, rep.StepsPerSecond)
 			if rep.Verdict != c.want || rep.Edge != c.edge {
 				t.Errorf("verdict %s, edge %s (%s); want %s, edge %s", rep.Verdict, rep.Edge, rep.EdgeMsg, c.want, c.edge)
 			}
@@ -169,7 +169,7 @@ func TestNumpyMisbehaviour(t *testing.T) {
 		_, err := Run(context.Background(), src, RunConfig{
 			Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":" + c.fn,
 				Env: pyEnv(t), Mode: Verify, Timeout: 3 * time.Second},
-			Check: CheckConfig{Config: check.Config{Gamma: 4, Trials: 1000, Seed: 1}, Batch: 512},
+			Check: check.Config{Gamma: 4, Trials: 1000, Seed: 1, Batch: 512},
 		})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "batch 0 (steps 0..511)") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v; want one line naming batch 0 and containing %q", c.fn, err, c.want)
@@ -209,7 +209,7 @@ func TestSpecsimExtCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("test_numpy_verify.py: %v\n%s", err, out)
 	}
-	for _, name := range []string{"test_verify_is_lossless", "test_step_is_lossless", "test_batch_row_bug_is_caught", "test_lie_is_an_error"} {
+	for _, name := range []string{"test_verify_is_lossless", "test_step_is_lossless", "test_batch_row_bug_is_caught", "test_conforms_to_token", "test_lie_is_an_error"} {
 		if !strings.Contains(string(out), "ok "+name) {
 			t.Errorf("%s did not pass:\n%s", name, out)
 		}

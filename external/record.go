@@ -10,41 +10,53 @@ import (
 )
 
 // Record runs s on steps trials of pool pl (trial t: context t mod
-// contexts, drafts from the keyed stream ("check/draft", t), batches of
-// batch steps, as Pool does) and writes every step to w as a logged step
-// (probability rows, the drafts, the emitted tokens), so that
-// 'simulate replay' judges the implementation's own emitted tokens in its
-// "logged" block. It is the in-process stand-in for what an engine that
-// cannot be called from Python writes itself (see data.Step); tests use it
-// to show that the logged block catches the same planted bugs.
+// contexts; batch u of batch steps draws its drafts from the keyed stream
+// ("record/draft", u) and hands s the stream ("record/rule", u)) and
+// writes every step to w as a logged step (probability rows, the drafts,
+// the emitted tokens), so that 'simulate replay' judges the
+// implementation's own emitted tokens in its "logged" block. It is the
+// in-process stand-in for what an engine that cannot be called from
+// Python writes itself (see data.Step); tests use it to show that the
+// logged block catches the same planted bugs.
 func Record(ctx context.Context, pl *sim.Pool, s check.Stepper, w *data.Writer, steps int64, batch int, seed uint64, runID string) error {
-	cfg := CheckConfig{Config: check.Config{Gamma: pl.Gamma, Trials: steps, Seed: seed}, Batch: batch}
-	if err := cfg.defaults(); err != nil {
-		return err
+	if steps < 1 || batch < 1 {
+		return fmt.Errorf("record: %d steps in batches of %d; use at least 1 of each", steps, batch)
 	}
 	nc := int64(pl.Contexts)
-	bs := make([]sim.Block, cfg.Batch)
-	outs := make([]sim.Outcome, cfg.Batch)
-	st := sim.NewStream()
-	fill := func(t int64, i int) {
-		pl.Fill(st.Reset(seed, sim.StreamID("check/draft", uint64(t))), int(t%nc), &bs[i])
-		bs[i].Ctx = int(t % nc)
+	bs := make([]sim.Block, batch)
+	outs := make([]sim.Outcome, batch)
+	for u, lo := uint64(0), int64(0); lo < steps; u, lo = u+1, lo+int64(batch) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := int(min(int64(batch), steps-lo))
+		rd := sim.NewRand(seed, sim.StreamID("record/draft", u))
+		for i := 0; i < n; i++ {
+			pl.Fill(rd, int((lo+int64(i))%nc), &bs[i])
+			bs[i].Ctx = int((lo + int64(i)) % nc)
+		}
+		if err := s.Steps(sim.NewRand(seed, sim.StreamID("record/rule", u)), bs[:n], outs[:n]); err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			t, b, o := lo+int64(i), &bs[i], outs[i]
+			c := int(t % nc)
+			emitted := append([]int(nil), b.Tokens[:min(max(o.Accepted, 0), pl.Gamma)]...)
+			if o.Next != sim.NoToken {
+				emitted = append(emitted, o.Next)
+			}
+			step := data.Step{RunID: runID, PromptID: t, Kind: data.KindProbs, Tokens: b.Tokens,
+				Emitted: emitted, Sampling: data.Sampling{Temperature: 1, TopP: 1}}
+			for j := 0; j < pl.Gamma; j++ {
+				step.Q = append(step.Q, pl.QRow(c, j))
+			}
+			for j := 0; j <= pl.Gamma; j++ {
+				step.P = append(step.P, pl.PRow(c, j))
+			}
+			if err := w.Write(&step); err != nil {
+				return fmt.Errorf("record: step %d: %w", t, err)
+			}
+		}
 	}
-	tally := func(t int64, i int) error {
-		c, b := int(t%nc), &bs[i]
-		step := data.Step{RunID: runID, PromptID: t, Kind: data.KindProbs, Tokens: b.Tokens,
-			Emitted: emittedSeq(nil, b, outs[i], pl.V), Sampling: data.Sampling{Temperature: 1, TopP: 1}}
-		for j := 0; j < pl.Gamma; j++ {
-			step.Q = append(step.Q, pl.QRow(c, j))
-		}
-		for j := 0; j <= pl.Gamma; j++ {
-			step.P = append(step.P, pl.PRow(c, j))
-		}
-		if err := w.Write(&step); err != nil {
-			return fmt.Errorf("record: step %d: %w", t, err)
-		}
-		return nil
-	}
-	_, err := batches(ctx, s, cfg, bs, outs, fill, tally)
-	return err
+	return nil
 }

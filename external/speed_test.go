@@ -57,7 +57,7 @@ func TestProtocolSpeed(t *testing.T) {
 	rep, err := Run(context.Background(), src, RunConfig{
 		Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":verify",
 			Env: pyEnv(t), Mode: Verify, Timeout: time.Minute},
-		Check: CheckConfig{Config: check.Config{Gamma: 4, Trials: trials, Seed: 1}, Batch: 1024},
+		Check: check.Config{Gamma: 4, Trials: trials, Seed: 1, Batch: 1024},
 	})
 	wall := time.Since(start).Seconds()
 	cpu := cpuSeconds() - c1

@@ -12,6 +12,12 @@ def test_verify_is_lossless():
     r = specsim_ext.check(numpy_verify.verify, **SMALL)
     assert r["verdict"] == "preserved", r
     assert r["min_detectable_tv"] < 0.05
+    # check's fields for Go rules, then the external run's.
+    for k in ("verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials",
+              "seed", "alpha_hat", "mean_emitted", "edge_verdict", "invalid_outcomes", "tests",
+              "elapsed_seconds", "implementation", "external_mode", "batch", "steps_per_second"):
+        assert k in r, k
+    assert r["mode"] == "lossless" and r["external_mode"] == "verify" and r["batch"] == 512, r
 
 
 def test_step_is_lossless():
@@ -22,7 +28,13 @@ def test_step_is_lossless():
 def test_batch_row_bug_is_caught():
     r = specsim_ext.check(numpy_verify.bug_batch_rows, **SMALL)
     assert r["verdict"] == "violated", r
-    assert r["statistical_verdict"] == "violated"
+    assert r["edge_verdict"] == "preserved", r
+    assert r["p_value"] < 0.01, r
+
+
+def test_conforms_to_token():
+    r = specsim_ext.check(numpy_verify.verify, conform="token", **SMALL)
+    assert r["verdict"] == "preserved" and r["mode"] == "conform:token", r
 
 
 def test_lie_is_an_error():

@@ -70,12 +70,15 @@ def _binary(binary):
 
 
 def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4, trials=200000,
-          batch=1024, seed=1, sampling=None, timeout=60, binary=None, args=()):
+          batch=1024, seed=1, sampling=None, timeout=60, binary=None, args=(), seconds=None, conform=None):
     """Run `simulate check --external` on func and return the parsed JSON
     report (a dict with "verdict", "p_value", "min_detectable_tv",
     "tests", ...). func is a function of an importable module or a
-    'MODULE:FUNCTION' string. A violated verdict is returned, not raised;
-    CheckError is raised when no verdict could be reached.
+    'MODULE:FUNCTION' string. seconds, when given, is a time budget that
+    replaces trials; conform names a rule whose exact law the steps are
+    tested against instead of losslessness. A violated or inconclusive
+    verdict is returned, not raised; CheckError is raised when no verdict
+    could be reached.
 
         r = specsim_ext.check(mymodule.verify)
         assert r["verdict"] == "preserved", r
@@ -87,12 +90,16 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
     if sampling is not None:
         argv += ["--temperature", repr(sampling.temperature), "--top-k", str(sampling.top_k),
                  "--top-p", repr(sampling.top_p), "--min-p", repr(sampling.min_p)]
+    if seconds is not None:
+        argv += ["--seconds", repr(float(seconds))]
+    if conform is not None:
+        argv += ["--conform", conform]
     argv += list(args)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([_HERE] + [p for p in sys.path if p] +
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     res = subprocess.run(argv, capture_output=True, text=True, env=env)
-    if res.returncode not in (0, 3) or not res.stdout.strip():
+    if res.returncode not in (0, 3, 6) or not res.stdout.strip():
         lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
         raise CheckError(lines[-1] if lines else res.stderr.strip() or "exit status %d" % res.returncode)
     return json.loads(res.stdout)

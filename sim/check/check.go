@@ -37,6 +37,12 @@ type Config struct {
 	// Greedy compares against argmax decoding of the target.
 	Greedy  bool
 	Workers int
+	// Batch is the number of steps handed to a Stepper per call (default
+	// DefaultBatch). Batch u's steps draw from the streams keyed by u, so
+	// results depend on Batch but not on Workers; an external
+	// implementation, which answers a whole batch per round trip, uses the
+	// protocol's batch size here.
+	Batch int
 	// Progress, if set, receives the number of finished trials.
 	Progress func(done, total int64)
 }
@@ -56,8 +62,10 @@ const (
 	// lawBins is the number of equal-mass bins of the next token in the
 	// law (sampler-vs-law, conformance) test's cells.
 	lawBins = 4
-	// batch is the number of steps handed to a Stepper at once.
-	batch = 16
+	// DefaultBatch is the default of Config.Batch.
+	DefaultBatch = 16
+	// maxBatch bounds Config.Batch.
+	maxBatch = 1 << 20
 )
 
 // Test is one test of a check.
@@ -106,7 +114,7 @@ type Result struct {
 	MeanEmitted  float64 `json:"mean_emitted"`
 	// EmittedCI is a 95% normal interval for MeanEmitted.
 	EmittedCI [2]float64 `json:"mean_emitted_ci95"`
-	// Invalid counts outcomes that broke sim.CheckOutcome (should be 0).
+	// Invalid counts invalid outcomes (see the package doc; should be 0).
 	Invalid int64  `json:"invalid_outcomes"`
 	Tests   []Test `json:"tests"`
 	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure.
@@ -124,7 +132,12 @@ func (c *Config) defaults() error {
 	if c.Power == 0 {
 		c.Power = DefaultPower
 	}
+	if c.Batch == 0 {
+		c.Batch = DefaultBatch
+	}
 	switch {
+	case c.Batch < 1 || c.Batch > maxBatch:
+		return fmt.Errorf("check: batch = %d; use 1 <= batch <= %d", c.Batch, maxBatch)
 	case c.Trials < 1 && !(c.Seconds > 0):
 		return fmt.Errorf("check: trials = %d; run at least 1 trial", c.Trials)
 	case c.Seconds < 0 || math.IsNaN(c.Seconds):

@@ -7,11 +7,13 @@
 // or a tree rule with its drafter (kind, k candidates, branching) — on a
 // source, in five steps:
 //
-//  1. Trials: the steps of batch u draw their drafts from the keyed stream
-//     ("check/draft", u), the rule's coins from ("check/rule", u) and the
-//     continuation from ("check/continue", u), so results are bit-identical
-//     for any worker count (common random numbers: every rule sees the
-//     same drafts for the same seed). When a step emits fewer than γ+1
+//  1. Trials: a Stepper gets Config.Batch steps per call (an external
+//     implementation answers a batch per round trip). The steps of batch
+//     u draw their drafts from the keyed stream ("check/draft", u), the
+//     rule's coins from ("check/rule", u) and the continuation from
+//     ("check/continue", u), so results are bit-identical for any worker
+//     count (common random numbers: every rule sees the same drafts for
+//     the same seed). When a step emits fewer than γ+1
 //     tokens the rest are sampled from the target, so every trial yields
 //     the first γ+1 tokens.
 //  2. Lossless tests. On a positional pool the law of the i-th token in
@@ -36,7 +38,10 @@
 //     TV is computed at its Holm share Level/m, with power Power, and
 //     named for the quantity it bounds.
 //  5. Verdict: violated if any Holm-adjusted p-value is below the level,
-//     an outcome breaks sim.CheckOutcome, or the edge cases fail;
+//     an outcome is invalid (it breaks sim.CheckOutcome; in the lossless
+//     tests, it emits a token of target probability 0; in step mode, the
+//     Stepper drafted a token of draft probability 0), or the edge cases
+//     fail;
 //     inconclusive if none fails but some test could not detect even a
 //     total deviation (no degrees of freedom or too few trials); else
 //     preserved.

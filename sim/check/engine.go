@@ -360,10 +360,10 @@ func (rn *runner) getScratch() *scratch {
 	sc.seq = make([]int, 0, w.g+2)
 	sc.row = make([]float64, w.v)
 	if rn.rule.Tree == nil {
-		sc.bs = make([]sim.Block, batch)
-		sc.outs = make([]sim.Outcome, batch)
+		sc.bs = make([]sim.Block, rn.cfg.Batch)
+		sc.outs = make([]sim.Outcome, rn.cfg.Batch)
 		if w.pair != nil {
-			sc.rows = make([][][]float64, batch)
+			sc.rows = make([][][]float64, rn.cfg.Batch)
 			for j := range sc.bs {
 				b := &sc.bs[j]
 				b.Tokens, b.Q, b.P = make([]int, w.g), make([]sim.Row, w.g), make([]sim.Row, w.g+1)
@@ -396,6 +396,7 @@ func (rn *runner) unit(u, n int64, t *tally) error {
 	if t.sc == nil {
 		t.sc = rn.getScratch()
 	}
+	batch := int64(rn.cfg.Batch)
 	units := (n + batch - 1) / batch
 	if (u+1)%sim.ChunkSize == 0 || u == units-1 { // the chunk's last unit
 		defer func() { rn.scratch.Put(t.sc); t.sc = nil }()
@@ -435,15 +436,35 @@ func (rn *runner) unit(u, n int64, t *tally) error {
 	if err := rn.rule.Steps.Steps(ra, sc.bs[:m], sc.outs[:m]); err != nil {
 		return fmt.Errorf("check: %s: steps %d..%d: %w", rn.rule.Name, lo, hi-1, err)
 	}
+	step := StepMode(rn.rule.Steps)
 	for j := 0; j < m; j++ {
 		b, o := &sc.bs[j], sc.outs[j]
 		c := max(b.Ctx, 0)
-		if err := b.Check(); err != nil { // step mode: the Stepper's drafts
-			return fmt.Errorf("check: %s: step %d: %w", rn.rule.Name, lo+int64(j), err)
+		bad := false
+		if step {
+			// The Stepper's own drafts: a token outside the vocabulary is
+			// its error; one of draft probability 0 cannot have been
+			// drawn from q, an invalid outcome.
+			for i, x := range b.Tokens {
+				if x < 0 || x >= w.v {
+					return fmt.Errorf("check: %s: step %d: draft token %d at position %d is outside the vocabulary [0, %d)", rn.rule.Name, lo+int64(j), x, i, w.v)
+				}
+				bad = bad || b.Q[i].At(x) <= 0
+			}
 		}
 		if sim.CheckOutcome(b, o) != nil {
-			t.invalid++
+			bad = true
 			o = sim.Outcome{Accepted: min(max(o.Accepted, 0), w.g), Next: sim.NoToken}
+		}
+		if rn.marg && !bad {
+			// No lossless rule emits a token of target probability 0.
+			for i, x := range b.Tokens[:o.Accepted] {
+				bad = bad || b.P[i].At(x) <= 0
+			}
+			bad = bad || (o.Next != sim.NoToken && b.P[o.Accepted].At(o.Next) <= 0)
+		}
+		if bad {
+			t.invalid++
 		}
 		g := w.g
 		t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
@@ -572,6 +593,7 @@ func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
 
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
+	batch := int64(rn.cfg.Batch)
 	units := (n + batch - 1) / batch
 	var firstErr error
 	errc := make(chan error, 1)

@@ -62,6 +62,25 @@ func ParseDraftKind(s string) (sim.DraftKind, error) {
 	return 0, fmt.Errorf("draft kind %q: use iid, wor, topk or greedy", s)
 }
 
+// ChainLaw returns the exact law of the chain rule the algos registry
+// names, with its default parameters: the law a conformance test
+// (Rule.Conform) compares steps with.
+func ChainLaw(name string) (sim.Lawer, error) {
+	e, err := algos.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		return nil, err
+	}
+	lw, ok := a.(sim.Lawer)
+	if !ok {
+		return nil, fmt.Errorf("conform: rule %s has no exact law", e.Name)
+	}
+	return lw, nil
+}
+
 // Run builds the rule, the source and (with Conform) the law a Request
 // names and runs Check.
 func Run(ctx context.Context, req Request) (Report, error) {
@@ -131,17 +150,9 @@ func Run(ctx context.Context, req Request) (Report, error) {
 			}
 			rule.TreeLaw = lw
 		} else {
-			e, err := algos.Lookup(req.Conform)
+			lw, err := ChainLaw(req.Conform)
 			if err != nil {
 				return usage(err)
-			}
-			a, err := e.Build(nil)
-			if err != nil {
-				return usage(err)
-			}
-			lw, ok := a.(sim.Lawer)
-			if !ok {
-				return usage(fmt.Errorf("conform: rule %s has no exact law", e.Name))
 			}
 			rule.Law = lw
 		}

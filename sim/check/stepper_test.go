@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
@@ -66,4 +67,80 @@ func mustAlgo(t *testing.T, name string) sim.Algorithm {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// batchSizes records the size of every Steps call of the Stepper it wraps.
+type batchSizes struct {
+	s     check.Stepper
+	sizes []int
+}
+
+func (b *batchSizes) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	b.sizes = append(b.sizes, len(bs))
+	return b.s.Steps(rng, bs, outs)
+}
+
+// TestBatch: Config.Batch is the size of every Steps call but the last
+// (1000 trials in batches of 300: 300, 300, 300, 100).
+func TestBatch(t *testing.T) {
+	t.Parallel()
+	src, err := sim.NewSource("dirichlet:V=50,contexts=4,seed=2", 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &batchSizes{s: check.AlgorithmStepper{A: algos.Token{}}}
+	r, err := check.Check(context.Background(), src, check.Rule{Name: "token", Steps: st}, check.Config{Trials: 1000, Seed: 3, Workers: 1, Batch: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{300, 300, 300, 100}; r.Trials != 1000 || !slices.Equal(st.sizes, want) {
+		t.Errorf("%d trials in batches %v; want 1000 in %v", r.Trials, st.sizes, want)
+	}
+}
+
+// zeroDraft is a step-mode Stepper that drafts a token of draft
+// probability 0 in the first step of each batch, then verifies with the
+// token rule.
+type zeroDraft struct{}
+
+func (zeroDraft) SamplesDrafts() bool { return true }
+
+func (zeroDraft) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	for i := range bs {
+		b := &bs[i]
+		for j := range b.Tokens {
+			b.Tokens[j] = sim.SampleRow(rng.Float64(), b.Q[j])
+		}
+		if i == 0 {
+			for x := range b.Q[0].Len() {
+				if b.Q[0].At(x) == 0 {
+					b.Tokens[0] = x
+					break
+				}
+			}
+		}
+		outs[i] = algos.Token{}.Accept(rng, b)
+	}
+	return nil
+}
+
+// TestStepModeZeroDraft: drafts of draft probability 0 are invalid
+// outcomes (verdict violated), not an error.
+func TestStepModeZeroDraft(t *testing.T) {
+	t.Parallel()
+	// One context, γ = 2, V = 4: q puts no mass on token 3.
+	p := [][]float32{{0.25, 0.25, 0.25, 0.25}, {0.25, 0.25, 0.25, 0.25}, {0.25, 0.25, 0.25, 0.25}}
+	q := [][]float32{{0.4, 0.3, 0.3, 0}, {0.4, 0.3, 0.3, 0}}
+	pl, err := sim.PoolFromRows("zero-q", 2, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sim.Source{Spec: "zero-q", BlockSource: pl}
+	r, err := check.Check(context.Background(), src, check.Rule{Name: "zero-draft", Steps: zeroDraft{}}, check.Config{Trials: 160, Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Invalid != 10 || r.Verdict != check.Violated {
+		t.Errorf("verdict %s with %d invalid outcomes; want violated with 10 (one per batch of 16)", r.Verdict, r.Invalid)
+	}
 }
