@@ -26,16 +26,21 @@ func auditCommand() *cli.Command {
 			bar := newProgress(c.App.ErrWriter, int64(experiments.AuditRules()), "rules")
 			rows, err := experiments.RunAudit(ctx, experiments.AuditOptions{Seed: seed, Workers: c.Int("workers"), Scale: c.Float64("scale"), Progress: bar.update})
 			bar.finish()
-			if err != nil {
+			if err != nil && len(rows) == 0 {
 				return err
 			}
+			// Interrupted: the finished rules' rows are printed, then the error.
+			var werr error
 			if c.Bool("json") {
-				err = cliutil.WriteJSON(c.App.Writer, rows)
+				werr = cliutil.WriteJSON(c.App.Writer, rows)
 			} else {
-				err = experiments.WriteAuditText(c.App.Writer, rows)
+				werr = experiments.WriteAuditText(c.App.Writer, rows)
 			}
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
+			case werr != nil:
+				return cliutil.IO(werr)
 			}
 			return experiments.AuditVerdict(rows)
 		},

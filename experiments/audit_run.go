@@ -25,8 +25,8 @@ type AuditOptions struct {
 // seed. Errors are marked with their kind (internal/job): usage for a bad
 // scale, interrupted when ctx is cancelled.
 func RunAudit(ctx context.Context, o AuditOptions) ([]Row, error) {
-	if !(o.Scale > 0) {
-		return nil, job.Usage(fmt.Errorf("--scale = %g; use a positive factor", o.Scale))
+	if err := CheckScale("--scale", o.Scale); err != nil {
+		return nil, err
 	}
 	e, err := Lookup("audit")
 	if err != nil {
