@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
@@ -20,11 +18,10 @@ func auditCommand() *cli.Command {
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the statistical trial count (100000)"}},
 		Action: func(c *cli.Context) error {
 			seed := masterSeed(c)
-			fmt.Fprintf(c.App.ErrWriter, "simulate: audit, seed %d; exact pairs, then %s (gamma 4)\n", seed, experiments.AuditSource)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			bar := newProgress(c.App.ErrWriter, int64(experiments.AuditRules()), "rules")
-			rows, err := experiments.RunAudit(ctx, experiments.AuditOptions{Seed: seed, Workers: c.Int("workers"), Scale: c.Float64("scale"), Progress: bar.update})
+			rows, err := experiments.RunAudit(ctx, experiments.AuditOptions{Seed: seed, Workers: c.Int("workers"), Scale: c.Float64("scale"), Progress: bar.update, Log: c.App.ErrWriter})
 			bar.finish()
 			if err != nil && len(rows) == 0 {
 				return err
