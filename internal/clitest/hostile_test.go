@@ -19,6 +19,7 @@ import (
 // numbers, and this test pins them).
 const (
 	exitOK          = 0
+	exitError       = 1
 	exitUsage       = 2
 	exitViolated    = 3
 	exitInterrupted = 4
@@ -185,6 +186,30 @@ func TestHostile(t *testing.T) {
 		{"slurm with a newline in the partition", []string{S, "slurm", "leviathan-table1", "--shards", "2", "--out", filepath.Join(f.dir, "slurm"), "--partition", "gpu\n#SBATCH --evil", "--seed", "1"}, []int{exitUsage}, nil, false},
 		{"a sweep spec with a bad vocab axis", []string{S, "run", sweepSpec, "--seed", "1"}, []int{exitUsage}, []string{sweepSpec}, false},
 		{"a tree enumeration too large to finish", []string{S, "exact", "--algo", "rrs-wor", "--k", "3", "--branch", "3,2,1,1,1,1", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"a tree enumeration of 1e19 trees on a model pair", []string{S, "exact", "--algo", "rrs-wor", "--k", "3", "--branch", "3,2,1,1,1,1", "--source", "markov:V=4,order=1,seed=7", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"a tree enumeration of 1e19 trees on --p/--q", []string{S, "exact", "--algo", "rrs-wor", "--k", "3", "--branch", "3,2,1,1,1,1", "--p", "0.25,0.25,0.25,0.25", "--q", "0.4,0.3,0.2,0.1", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"check with 9e13 trials", []string{S, "check", "--trials", "90000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"scenario fms-example with 9e18 trials", []string{S, "scenario", "fms-example", "--trials", "9000000000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"scenario fms-example with 9e13 trials", []string{S, "scenario", "fms-example", "--trials", "90000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"run at scale 1e7", []string{S, "run", "leviathan-tokens", "--scale", "1e7", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"run at scale NaN", []string{S, "run", "leviathan-tokens", "--scale", "NaN", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"report reproduce at scale 1e12", []string{R, "reproduce", "--scale", "1e12", "--out", filepath.Join(f.dir, "repro")}, []int{exitUsage}, nil, false},
+		{"bench with 3000 workers", []string{S, "bench", "--workers", "3000", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"a malformed flag value with --json", []string{S, "exact", "--gamma", "two", "--json"}, []int{exitUsage}, nil, false},
+		{"a missing required flag", []string{S, "replay", "--json"}, []int{exitUsage}, nil, false},
+		{"an unknown command", []string{S, "simulat", "--json"}, []int{exitUsage}, nil, false},
+		{"report: an unknown flag", []string{R, "merge", f.sweep, "--bogus"}, []int{exitUsage}, []string{f.sweep}, false},
+		{"report: an unknown command", []string{R, "mergee", f.sweep}, []int{exitUsage}, []string{f.sweep}, false},
+		{"smc on a bad model spec", []string{S, "smc", "--source", "markov:V=0", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"smc with N = 0 particles", []string{S, "smc", "--n", "0", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"smc with K = 0", []string{S, "smc", "--k", "0", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"smc with 9e18 runs", []string{S, "smc", "--runs", "9000000000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"smc with an unknown scheme", []string{S, "smc", "--scheme", "bogus", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"generate on an unknown corpus", []string{S, "generate", "--target", "bogus", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"generate with no prompts", []string{S, "generate", "--prompts", "0", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"generate with negative tokens", []string{S, "generate", "--tokens", "-5", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"check --external with a missing executable", []string{S, "check", "--external", filepath.Join(f.dir, "no-such-python"), "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"check --external with an input as the program", []string{S, "check", "--external", f.jsonl, "--seed", "1"}, []int{exitUsage}, []string{f.jsonl}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
