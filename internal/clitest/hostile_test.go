@@ -28,7 +28,7 @@ const (
 
 // caseTimeout bounds one hostile command: each should fail at once or
 // finish a small job; a command still running after this is reported.
-const caseTimeout = 60 * time.Second
+const caseTimeout = 20 * time.Second
 
 // maxRSS is the peak resident memory any hostile command may reach
 // (issue 12: no run above 1 GB unless the user raised the budget).
