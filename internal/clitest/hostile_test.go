@@ -192,6 +192,7 @@ func TestHostile(t *testing.T) {
 		{"scenario fms-example with 9e18 trials", []string{S, "scenario", "fms-example", "--trials", "9000000000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
 		{"scenario fms-example with 9e13 trials", []string{S, "scenario", "fms-example", "--trials", "90000000000000", "--seed", "1"}, []int{exitUsage}, nil, false},
 		{"run at scale 1e7", []string{S, "run", "leviathan-tokens", "--scale", "1e7", "--seed", "1"}, []int{exitUsage}, nil, false},
+		{"slurm at scale 1e12", []string{S, "slurm", "leviathan-table1", "--shards", "2", "--out", filepath.Join(f.dir, "slurm-scale"), "--scale", "1e12", "--seed", "1"}, []int{exitUsage}, nil, false},
 		{"run at scale NaN", []string{S, "run", "leviathan-tokens", "--scale", "NaN", "--seed", "1"}, []int{exitUsage}, nil, false},
 		{"report reproduce at scale 1e12", []string{R, "reproduce", "--scale", "1e12", "--out", filepath.Join(f.dir, "repro")}, []int{exitUsage}, nil, false},
 		{"bench with 3000 workers", []string{S, "bench", "--workers", "3000", "--seed", "1"}, []int{exitUsage}, nil, false},
