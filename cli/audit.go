@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
@@ -20,22 +18,26 @@ func auditCommand() *cli.Command {
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the statistical trial count (100000)"}},
 		Action: func(c *cli.Context) error {
 			seed := masterSeed(c)
-			fmt.Fprintf(c.App.ErrWriter, "simulate: audit, seed %d; exact pairs, then %s (gamma 4)\n", seed, experiments.AuditSource)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			bar := newProgress(c.App.ErrWriter, int64(experiments.AuditRules()), "rules")
-			rows, err := experiments.RunAudit(ctx, experiments.AuditOptions{Seed: seed, Workers: c.Int("workers"), Scale: c.Float64("scale"), Progress: bar.update})
+			rows, err := experiments.RunAudit(ctx, experiments.AuditOptions{Seed: seed, Workers: c.Int("workers"), Scale: c.Float64("scale"), Progress: bar.update, Log: c.App.ErrWriter})
 			bar.finish()
-			if err != nil {
+			if err != nil && len(rows) == 0 {
 				return err
 			}
+			// Interrupted: the finished rules' rows are printed, then the error.
+			var werr error
 			if c.Bool("json") {
-				err = cliutil.WriteJSON(c.App.Writer, rows)
+				werr = cliutil.WriteJSON(c.App.Writer, rows)
 			} else {
-				err = experiments.WriteAuditText(c.App.Writer, rows)
+				werr = experiments.WriteAuditText(c.App.Writer, rows)
 			}
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
+			case werr != nil:
+				return cliutil.IO(werr)
 			}
 			return experiments.AuditVerdict(rows)
 		},

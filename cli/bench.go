@@ -57,28 +57,39 @@ func benchCommand() *cli.Command {
 			seed := masterSeed(c)
 			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
 				Duration: time.Duration(c.Float64("seconds") * float64(time.Second)), Workers: c.Int("workers"), Seed: seed}
+			if err := cfg.Check(); err != nil {
+				return cliutil.Usage(err)
+			}
 			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
-			pl, err := sim.NewBenchPool(cfg)
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			pl, err := sim.NewBenchPoolContext(ctx, cfg)
+			if err != nil && ctx.Err() != nil {
+				return cliutil.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
+			}
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			ctx, stop := signalContext(c.Context)
-			defer stop()
 			r, err := sim.Bench(ctx, pl, a, cfg)
-			if err != nil && ctx.Err() != nil {
-				return cliutil.Interrupted(err)
+			if err != nil && ctx.Err() == nil {
+				return cliutil.Usage(err)
 			}
-			if err != nil {
-				return err
-			}
+			// Interrupted while timing: the steps timed so far are reported,
+			// then exit 4.
 			out := benchJSON{Algorithm: e.Name, V: cfg.V, Gamma: cfg.Gamma, Workers: max(cfg.Workers, 1), Seed: seed, Steps: r.Steps, Seconds: r.Seconds,
 				StepsPerSecond: r.StepsPerSecond, MeanEmitted: r.MeanEmitted, AllocsPerStep: r.AllocsPerStep, PoolBytes: r.PoolBytes,
 				Contexts: r.Contexts, MeanBeta: r.MeanBeta}
 			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
+				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
+					return cliutil.IO(werr)
+				}
+			} else {
+				fmt.Fprintf(c.App.Writer, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
+					out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)
 			}
-			fmt.Fprintf(c.App.Writer, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
-				out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)
+			if ctx.Err() != nil {
+				return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the steps timed so far are reported", r.Seconds))
+			}
 			return nil
 		},
 	}

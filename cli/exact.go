@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -80,9 +81,11 @@ func exactCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := sim.Exact(pair, lw, sim.ExactConfig{Gamma: c.Int("gamma"), L: c.Int("L"), Greedy: e.Greedy})
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			res, err := sim.ExactContext(ctx, pair, lw, sim.ExactConfig{Gamma: c.Int("gamma"), L: c.Int("L"), Greedy: e.Greedy})
 			if err != nil {
-				return cliutil.Usage(err)
+				return exactErr(ctx, err)
 			}
 			out := exactReport(e, ps, pair.Name, seed, res)
 			if c.Bool("json") {
@@ -98,6 +101,16 @@ func exactCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// exactErr maps an error of the exact engine: interrupted when ctx was
+// cancelled (an enumeration has no partial result), else a usage error
+// (the pair, rule or size is not enumerable).
+func exactErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return cliutil.Interrupted(fmt.Errorf("interrupted; an exact enumeration has no partial result"))
+	}
+	return cliutil.Usage(err)
 }
 
 // pairFromFlags builds the model pair of --p/--q or --source.

@@ -132,9 +132,11 @@ func exactTree(c *cli.Context) error {
 	if err != nil {
 		return cliutil.Usage(err)
 	}
-	res, err := sim.ExactTree(pair.P, d, lw, sim.TreeExactConfig{L: c.Int("L")})
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	res, err := sim.ExactTreeContext(ctx, pair.P, d, lw, sim.TreeExactConfig{L: c.Int("L")})
 	if err != nil {
-		return cliutil.Usage(err)
+		return exactErr(ctx, err)
 	}
 	v := pair.P.Vocab()
 	p, q := make([]float64, v), make([]float64, v)

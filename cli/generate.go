@@ -48,11 +48,10 @@ func generateCommand() *cli.Command {
 				return cliutil.Usage(err)
 			}
 			seed := masterSeed(c)
-			fmt.Fprintf(c.App.ErrWriter, "simulate: generate %s with %s, seed %d\n", c.String("drafter"), c.String("algo"), seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			total := int64(c.Int("prompts")) * int64(c.Int("tokens"))
-			bar := newProgress(c.App.ErrWriter, total, "tokens")
+			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: generate %s with %s, seed %d", c.String("drafter"), c.String("algo"), seed), total, "tokens")
 			spec := seq.Spec{Target: c.String("target"), Draft: c.String("draft"), CacheDir: c.String("cache"),
 				NumPrompts: c.Int("prompts"), PromptLen: c.Int("prompt-len"),
 				Config: seq.Config{Tokens: c.Int("tokens"), Drafter: c.String("drafter"), Algo: c.String("algo"), Params: ps,
@@ -60,7 +59,7 @@ func generateCommand() *cli.Command {
 					Cost: c.Float64("cost"), VerifyCost: c.Float64("verify-cost"), Seed: seed, Workers: c.Int("workers"),
 					Level: c.Float64("level"), Power: c.Float64("power"), Progress: bar.update}}
 			rep, err := seq.Run(ctx, spec)
-			bar.finish()
+			bar.done(err != nil)
 			if err != nil {
 				return cliutil.Usage(err)
 			}

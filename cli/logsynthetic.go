@@ -46,7 +46,7 @@ func logSyntheticCommand() *cli.Command {
 			case errors.Is(err, data.ErrConfig):
 				return cliutil.Usage(err)
 			case err != nil && ctx.Err() != nil:
-				return cliutil.Interrupted(err)
+				return cliutil.Interrupted(fmt.Errorf("log-synthetic interrupted before all %d steps were logged to %s", opt.Run.Steps, opt.Out))
 			case err != nil:
 				return cliutil.IO(err)
 			}

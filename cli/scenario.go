@@ -33,23 +33,29 @@ func scenarioCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return cliutil.Usage(fmt.Errorf("scenario needs one name; known: %s", strings.Join(experiments.ScenarioNames(), ", ")))
 			}
-			if c.Int64("trials") < 1 {
-				return cliutil.Usage(fmt.Errorf("--trials = %d; use at least 1", c.Int64("trials")))
-			}
 			seed := masterSeed(c)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			row, err := experiments.Scenario(ctx, c.Args().First(), c.String("algo"), c.Int64("trials"), seed, c.Int("workers"))
-			if err != nil {
-				if ctx.Err() != nil {
-					return cliutil.Interrupted(err)
+			if row != nil {
+				// Printed also when interrupted: the row holds the finished trials.
+				var werr error
+				if c.Bool("json") {
+					werr = cliutil.WriteJSON(c.App.Writer, row)
+				} else {
+					werr = cliutil.PrintRows(c.App.Writer, []experiments.Row{row})
 				}
-				return cliutil.Usage(err)
+				if werr != nil && err == nil {
+					return cliutil.IO(werr)
+				}
 			}
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, row)
+			switch {
+			case err == nil:
+				return nil
+			case ctx.Err() != nil:
+				return cliutil.Interrupted(err)
 			}
-			return cliutil.PrintRows(c.App.Writer, []experiments.Row{row})
+			return cliutil.Usage(err)
 		},
 	}
 }

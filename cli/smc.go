@@ -49,17 +49,16 @@ func smcCommand() *cli.Command {
 				Scheme: c.String("scheme"), Config: smc.Config{N: c.Int("n"), K: c.Int("k"), BisectTol: c.Float64("bisect-tol")},
 				Runs: c.Int64("runs"), Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"),
 				NoConvergence: c.Bool("no-convergence"), Workers: c.Int("workers")}
-			fmt.Fprintf(c.App.ErrWriter, "simulate: smc %s, seed %d\n", cfg.Scheme, seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			total := cfg.Runs
 			if !cfg.NoConvergence {
 				total += max(1, cfg.Runs/smc.ConvergenceFactor)
 			}
-			bar := newProgress(c.App.ErrWriter, total, "runs")
+			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: smc %s, seed %d", cfg.Scheme, seed), total, "runs")
 			cfg.Progress = bar.update
 			rep, err := smc.Check(ctx, cfg)
-			bar.finish()
+			bar.done(err != nil && ctx.Err() == nil)
 			if err != nil && ctx.Err() == nil {
 				return cliutil.Usage(err)
 			}

@@ -18,6 +18,8 @@ type AuditOptions struct {
 	Scale float64
 	// Progress, if set, receives the rules done after each.
 	Progress func(done, total int64)
+	// Log, if set, receives the header line once the options are valid.
+	Log io.Writer
 }
 
 // RunAudit runs every cell of the audit in order and returns its rows,
@@ -25,8 +27,11 @@ type AuditOptions struct {
 // seed. Errors are marked with their kind (internal/job): usage for a bad
 // scale, interrupted when ctx is cancelled.
 func RunAudit(ctx context.Context, o AuditOptions) ([]Row, error) {
-	if !(o.Scale > 0) {
-		return nil, job.Usage(fmt.Errorf("--scale = %g; use a positive factor", o.Scale))
+	if err := CheckScale("--scale", o.Scale); err != nil {
+		return nil, err
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "simulate: audit, seed %d; exact pairs, then %s (gamma %d)\n", o.Seed, AuditSource, auditGamma)
 	}
 	e, err := Lookup("audit")
 	if err != nil {

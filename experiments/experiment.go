@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/table"
 )
@@ -32,13 +33,33 @@ type Config struct {
 	Progress func(done, total int64)
 }
 
-// Trials scales a default trial count by c.Scale (at least 1).
+// MaxScale is the largest Config.Scale (and --scale) accepted: the
+// default trial counts of the experiments are at most 10⁶, so every scaled
+// count stays within sim.MaxTrials.
+const MaxScale = 1e6
+
+// CheckScale returns a usage error naming flag unless s is a finite
+// factor in (0, MaxScale].
+func CheckScale(flag string, s float64) error {
+	if !(s > 0) || s > MaxScale {
+		return job.Usage(fmt.Errorf("%s = %g; use a positive factor up to %g (at most %d trials per count)", flag, s, MaxScale, int64(sim.MaxTrials)))
+	}
+	return nil
+}
+
+// Trials scales a default trial count by c.Scale (at least 1), saturating
+// at sim.MaxTrials: the product never wraps (CheckScale keeps real scales
+// below the saturation).
 func (c Config) Trials(n int64) int64 {
 	s := c.Scale
 	if s <= 0 {
 		s = 1
 	}
-	return max(1, int64(float64(n)*s))
+	t := float64(n) * s
+	if !(t < sim.MaxTrials) {
+		return sim.MaxTrials
+	}
+	return max(1, int64(t))
 }
 
 // MC returns the Monte Carlo options of c.

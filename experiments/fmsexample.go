@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
 )
@@ -77,6 +78,9 @@ const ScenarioConfidence = 1 - 1e-6
 // Pr(a drafted first token is accepted as such, the accepted node is not
 // the root). Both also
 // report the exact law of the first emitted token and its TV to p.
+// trials must lie in [1, sim.MaxTrials]. When ctx is cancelled after some
+// trials finished, the row reports those (its trials column says how
+// many) and the error is marked job.ErrInterrupted.
 func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64, workers int) (Row, error) {
 	var model fmsModel
 	var cands [][]int
@@ -89,8 +93,8 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	default:
 		return nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
 	}
-	if trials < 1 {
-		return nil, fmt.Errorf("scenario: trials = %d; use at least 1", trials)
+	if err := sim.CheckTrials("--trials", trials); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	e, err := algos.LookupTree(algo)
 	if err != nil {
@@ -149,7 +153,11 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		},
 		func(dst, src *acc) { dst.k += src.k })
 	if err != nil {
-		return nil, err
+		if ctx.Err() == nil || n == 0 {
+			return nil, err
+		}
+		// Interrupted: the row reports the n finished trials.
+		err = job.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
 	}
 	lo, hi := stattest.Wilson(total.k, n, ScenarioConfidence)
 	exact := res.FirstAccepted
@@ -181,5 +189,5 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		{K: "trials", V: n}, {K: "seed", V: int64(seed)},
 		{K: "first_law_exact", V: strings.Join(law, ",")}, {K: "first_tv_exact", V: res.FirstTV},
 		{K: "max_abs_error", V: res.MaxAbsError}, {K: "lossless", V: res.Lossless},
-	}, nil
+	}, err
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -132,7 +133,10 @@ type ruleAcc struct {
 // binned losslessness test of the first emitted tokens (check.Binned). It
 // stops early with ctx.Err() when ctx is cancelled, with the reader's
 // error on a bad step, and with an error naming the row and the rule when
-// a rule's law fails on a step (an impossible block).
+// a rule's law fails on a step (an impossible block). When ctx is
+// cancelled it stops within 1024 sampled outcomes and returns the report
+// of the steps done so far with ctx.Err() (the last step may hold fewer
+// sampled outcomes, for fewer rules, than the others).
 func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayConfig) (*ReplayReport, error) {
 	if cfg.Reps <= 0 {
 		cfg.Reps = 1
@@ -162,9 +166,11 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	var pos []posAcc
 	probs := make([]float64, len(check.RatioEdges)+2)
 	var p64, q64 []float64
-	for r.Next() {
+	interrupted := false
+	for !interrupted && r.Next() {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			interrupted = true
+			break
 		}
 		if cfg.MaxSteps > 0 && rep.Steps >= cfg.MaxSteps {
 			break
@@ -217,6 +223,10 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 			sa, se := 0.0, 0.0
 			first := -1
 			for k := 0; k < cfg.Reps; k++ {
+				if k%1024 == 1023 && ctx.Err() != nil {
+					interrupted = true // this step keeps the reps done
+					break
+				}
 				o := a.rule.Algo.Accept(rng, b)
 				if err := sim.CheckOutcome(b, o); err != nil {
 					return nil, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
@@ -233,6 +243,9 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 				}
 			}
 			res.AcceptedSampled, res.EmittedSampled = sa/float64(cfg.Reps), se/float64(cfg.Reps)
+			if interrupted {
+				break
+			}
 			if a.lawer != nil {
 				a.diff.Add(res.EmittedSampled - res.EmittedExact)
 			}
@@ -292,6 +305,9 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 		rep.Rules = append(rep.Rules, rr)
 	}
 	rep.Warnings = r.Warnings()
+	if interrupted {
+		return rep, ctx.Err()
+	}
 	return rep, nil
 }
 
@@ -415,9 +431,10 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 	}
 	start := time.Now()
 	rep, err := Replay(ctx, r, rules, cfg)
-	if err != nil {
+	if err != nil && (ctx.Err() == nil || rep == nil) {
 		return nil, err
 	}
+	interrupted := err != nil // the report holds the steps done so far
 	if stepsOut != nil {
 		if err := stepsOut.close(); err != nil {
 			return nil, err
@@ -459,6 +476,9 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		if lc.Verdict == "violated" && !e.Mutant && !e.Lossy {
 			out.Violated = append(out.Violated, rr.Name)
 		}
+	}
+	if interrupted {
+		return out, job.Interrupted(fmt.Errorf("replay interrupted after %d steps; the report covers those", rep.Steps))
 	}
 	if opt.FailOnViolation && len(out.Violated) > 0 {
 		return out, fmt.Errorf("%w for %s", ErrViolated, strings.Join(out.Violated, ", "))

@@ -110,12 +110,10 @@ func ResolveSeed(seed uint64, spec *SweepSpec, out string, clock func() uint64) 
 // spec has none (then scale is the flag's default).
 func ApplyScale(spec *SweepSpec, scale float64, set bool) error {
 	if set || spec.Scale == 0 {
-		if !(scale > 0) {
-			return job.Usage(fmt.Errorf("--scale = %g; use a positive factor", scale))
-		}
 		spec.Scale = scale
+		return CheckScale("--scale", scale)
 	}
-	return nil
+	return CheckScale("the spec's scale", spec.Scale)
 }
 
 // Execute is 'simulate run': it resolves the spec, seed and shard, runs

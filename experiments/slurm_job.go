@@ -74,11 +74,8 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	if err != nil {
 		return res, err
 	}
-	if o.ScaleSet || spec.Scale == 0 {
-		if !(o.Scale > 0) {
-			return res, job.Usage(fmt.Errorf("--scale = %g; use a positive factor", o.Scale))
-		}
-		spec.Scale = o.Scale
+	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
+		return res, err
 	}
 	out, err := filepath.Abs(o.Out)
 	if err != nil {

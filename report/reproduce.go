@@ -199,8 +199,8 @@ func runScenarios(ctx context.Context, path string, opt ReproduceOptions) error 
 // Reproduce and returns the path of report.md. Errors carry their exit
 // code (cliutil.CodeOf): usage, interrupted (finished cells kept) or I/O.
 func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
-	if !(opt.Scale > 0) {
-		return "", cliutil.Usage(fmt.Errorf("--scale = %g; use a positive factor", opt.Scale))
+	if err := experiments.CheckScale("--scale", opt.Scale); err != nil {
+		return "", err
 	}
 	if opt.Workers < 0 {
 		return "", cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", opt.Workers))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,8 +40,21 @@ type BenchResult struct {
 // drafts pre-drawn per context, cycled during the timed loop.
 const benchDrafts = 64
 
-// NewBenchPool builds the pool of the benchmark workload.
+// Check refuses more than MaxBenchWorkersPerCPU workers per core (NewBenchPool
+// and Bench call it; a command may call it before announcing the build).
+func (cfg BenchConfig) Check() error {
+	if lim := MaxBenchWorkersPerCPU * runtime.GOMAXPROCS(0); cfg.Workers > lim {
+		return fmt.Errorf("bench: workers = %d; use 1 to %d (%d per core): more runnable workers than that time the scheduler, not the rule, and delay a Ctrl-C by seconds", cfg.Workers, lim, MaxBenchWorkersPerCPU)
+	}
+	return nil
+}
+
+// NewBenchPool builds the pool of the benchmark workload (checking the
+// worker count first, so a bad one is refused before the build).
 func NewBenchPool(cfg BenchConfig) (*Pool, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	if cfg.PoolBytes == 0 {
 		cfg.PoolBytes = 128 << 20
 	}
@@ -50,6 +64,33 @@ func NewBenchPool(cfg BenchConfig) (*Pool, error) {
 	}
 	ctxs := max(1, (cfg.PoolBytes+perCtx-1)/perCtx)
 	return NewPool(NewRand(cfg.Seed, StreamID("bench/pool")), PoolConfig{Kind: "dirichlet", V: cfg.V, Gamma: cfg.Gamma, Contexts: ctxs, A: 0.1, Beta: cfg.Beta})
+}
+
+// MaxBenchWorkersPerCPU bounds Bench's workers per core (GOMAXPROCS): with
+// thousands of spinning workers on two cores the goroutine that delivers
+// SIGINT waits tens of seconds for a turn.
+const MaxBenchWorkersPerCPU = 4
+
+// NewBenchPoolContext is NewBenchPool returning ctx.Err() as soon as ctx
+// is cancelled: the build (seconds for the default 128 MiB) runs on its
+// own goroutine, which is abandoned and finishes in the background; the
+// caller is expected to give up (a command exits).
+func NewBenchPoolContext(ctx context.Context, cfg BenchConfig) (*Pool, error) {
+	type built struct {
+		pl  *Pool
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		pl, err := NewBenchPool(cfg)
+		ch <- built{pl, err}
+	}()
+	select {
+	case b := <-ch:
+		return b.pl, b.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Bench times a on pool: each worker cycles through the contexts (and
@@ -62,6 +103,9 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = 1
+	}
+	if err := cfg.Check(); err != nil {
+		return BenchResult{}, err
 	}
 	g := pl.Gamma
 	tokens := make([]int, pl.Contexts*benchDrafts*g)
@@ -79,6 +123,10 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	start := time.Now()
+	// stop is set when ctx is cancelled and read before every step, so
+	// even thousands of workers on a few cores stop within milliseconds.
+	var stop atomic.Bool
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -89,8 +137,8 @@ func Bench(ctx context.Context, pl *Pool, a Algorithm, cfg BenchConfig) (BenchRe
 			deadline := time.Now().Add(cfg.Duration)
 			var steps, emitted int64
 			c, d := w%pl.Contexts, 0
-			for ctx.Err() == nil {
-				for range 256 {
+			for !stop.Load() {
+				for j := 0; j < 256 && !stop.Load(); j++ {
 					for i := 0; i < g; i++ {
 						b.Q[i] = F32(pl.QRow(c, i))
 					}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -62,18 +63,22 @@ type SeqComparison struct {
 	Emitted, Target []float64
 }
 
-// compareSeqLaws finishes an exact enumeration. mass holds, for every
+// compareSeqLaws finishes an exact enumeration (stopping with
+// cancel.Err() when cancel is cancelled). mass holds, for every
 // prefix of length ≤ l after ctx (depth d at offset[d], base-v code), the
 // probability that a step emitted exactly that prefix; it is continued
 // with the target m down to depth l (in place), the target's own law is
 // propagated from the root, and the two laws at depth l are compared.
-func compareSeqLaws(m Model, ctx []int, v, l int, offset []int, mass []float64) SeqComparison {
+func compareSeqLaws(cancel context.Context, m Model, ctx []int, v, l int, offset []int, mass []float64) (SeqComparison, error) {
 	tgt := make([]float64, len(mass))
 	tgt[0] = 1
 	row := make([]float64, v)
 	seq := make([]int, 0, len(ctx)+l)
 	for d := 0; d < l; d++ {
 		for code := 0; code < ipow(v, d); code++ {
+			if code%ctxEvery == ctxEvery-1 && cancel.Err() != nil {
+				return SeqComparison{}, cancel.Err()
+			}
 			i := offset[d] + code
 			if mass[i] == 0 && tgt[i] == 0 {
 				continue
@@ -100,7 +105,7 @@ func compareSeqLaws(m Model, ctx []int, v, l int, offset []int, mass []float64) 
 	c.KL = KL(c.Target, c.Emitted)
 	c.KLReverse = KL(c.Emitted, c.Target)
 	c.Lossless = c.MaxAbsError < ExactTol
-	return c
+	return c, nil
 }
 
 // Exact enumerates every draft of a model pair, weighs each by its draft
@@ -109,6 +114,16 @@ func compareSeqLaws(m Model, ctx []int, v, l int, offset []int, mass []float64) 
 // tokens with the target's. This is the zero-noise losslessness oracle of
 // the harness (REFERENCES §10 item 1).
 func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
+	return ExactContext(context.Background(), pair, rule, cfg)
+}
+
+// ctxEvery is how many enumerated drafts or prefixes pass between two
+// looks at the context: often enough to stop well within a second.
+const ctxEvery = 1 << 10
+
+// ExactContext is Exact stopping with ctx.Err() when ctx is cancelled
+// (an enumeration has no partial result).
+func ExactContext(ctx context.Context, pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	v := pair.P.Vocab()
 	if pair.Q.Vocab() != v {
 		return ExactResult{}, fmt.Errorf("%w: vocabulary mismatch: target has %d tokens and draft has %d", ErrBadDist, v, pair.Q.Vocab())
@@ -138,7 +153,7 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	}
 
 	e := &enumerator{
-		v: v, g: g, l: l, pair: pair, rule: rule,
+		v: v, g: g, l: l, pair: pair, rule: rule, cancel: ctx,
 		ctx:    append([]int(nil), cfg.Context...),
 		offset: make([]int, l+2),
 	}
@@ -163,7 +178,11 @@ func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	}
 
 	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit, Accepted: e.accDist}
-	res.SeqComparison = compareSeqLaws(target, cfg.Context, v, l, e.offset, e.mass)
+	var err error
+	res.SeqComparison, err = compareSeqLaws(ctx, target, cfg.Context, v, l, e.offset, e.mass)
+	if err != nil {
+		return ExactResult{}, err
+	}
 	return res, nil
 }
 
@@ -179,6 +198,8 @@ type enumerator struct {
 	law          Law
 	acc, emit    float64
 	accDist      []float64
+	cancel       context.Context // looked at every ctxEvery leaves
+	leaves       int
 }
 
 // draft fills positions i.. of the draft recursively; w is the draft
@@ -205,6 +226,9 @@ func (e *enumerator) draft(i int, w float64) error {
 }
 
 func (e *enumerator) leaf(w float64) error {
+	if e.leaves++; e.leaves%ctxEvery == 0 && e.cancel.Err() != nil {
+		return e.cancel.Err()
+	}
 	if err := e.rule.Law(&e.blk, &e.law); err != nil {
 		return fmt.Errorf("exact: draft %v: %w", e.blk.Tokens, err)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -17,6 +18,22 @@ const ChunkSize = 1024
 // mcWindow·workers whatever the trial count, at the price of a worker
 // waiting when one chunk is much slower than the rest.
 const mcWindow = 4
+
+// MaxTrials is the largest trial count a command accepts (10¹²): at the
+// harness's 10⁶–10⁷ trials per second and core it is already days of
+// work, and far below where an int64 count or a float64 scale product
+// loses precision or wraps. Memory does not limit it (MonteCarlo keeps
+// O(workers) accumulators).
+const MaxTrials = 1_000_000_000_000
+
+// CheckTrials returns an error naming flag when n is not a trial count in
+// [1, MaxTrials].
+func CheckTrials(flag string, n int64) error {
+	if n < 1 || n > MaxTrials {
+		return fmt.Errorf("%s = %d; use 1 to %d (1e12) trials", flag, n, int64(MaxTrials))
+	}
+	return nil
+}
 
 // MCOptions configures MonteCarlo.
 type MCOptions struct {

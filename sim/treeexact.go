@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -42,6 +43,13 @@ type TreeExactResult struct {
 // and compares the law of the first L emitted tokens with the target's:
 // the tree form of Exact (REFERENCES §10 item 1).
 func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExactResult, error) {
+	return ExactTreeContext(context.Background(), m, d, rule, cfg)
+}
+
+// ExactTreeContext is ExactTree stopping with ctx.Err() when ctx is
+// cancelled. Before enumerating it estimates the number of trees
+// (estimateTrees) and refuses at once when that exceeds MaxExactTrees.
+func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExactResult, error) {
 	v := m.Vocab()
 	depth := d.Depth()
 	l := cfg.L
@@ -59,6 +67,9 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 			return TreeExactResult{}, fmt.Errorf("exact tree: context token %d outside the vocabulary [0, %d)", c, v)
 		}
 	}
+	if n := estimateTrees(d, cfg.Context); n > MaxExactTrees {
+		return TreeExactResult{}, fmt.Errorf("exact tree: about %.3g draft trees to enumerate, more than %d; use a smaller V, k, branching or depth, or 'simulate check'", n, MaxExactTrees)
+	}
 	offset := make([]int, l+2)
 	for i := 0; i <= l; i++ {
 		offset[i+1] = offset[i] + ipow(v, i)
@@ -69,6 +80,9 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 	path := make([]int, 0, MaxTreeDepth+1)
 	err := d.Enumerate(cfg.Context, func(t *Tree, w float64) error {
 		res.Trees++
+		if res.Trees%ctxEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if res.Trees > MaxExactTrees {
 			return fmt.Errorf("exact tree: more than %d draft trees; use a smaller V, k or depth", MaxExactTrees)
 		}
@@ -120,6 +134,55 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 	if err != nil {
 		return TreeExactResult{}, err
 	}
-	res.SeqComparison = compareSeqLaws(m, cfg.Context, v, l, offset, mass)
+	if res.SeqComparison, err = compareSeqLaws(ctx, m, cfg.Context, v, l, offset, mass); err != nil {
+		return TreeExactResult{}, err
+	}
 	return res, nil
+}
+
+// estimateTrees estimates how many trees d.Enumerate visits after ctx,
+// taking every node's draft row to have the support s of the root's: a
+// node at depth i with b = branch[i] children has P(s, b) = s!/(s-b)!
+// ordered draws without replacement (wor), s-b+1 for greedy (b-1 fixed
+// tops and one draw), 1 for top-k, and k i.i.d. chains of depth D have
+// s^(kD). The count is the product over nodes (computed in logarithms, so
+// it saturates at +Inf instead of overflowing). It is exact when every row
+// has the root's support and an estimate otherwise.
+func estimateTrees(d Drafter, ctx []int) float64 {
+	var q Model
+	switch t := d.(type) {
+	case *branchTree:
+		q = t.q
+	case *iidChains:
+		q = t.q
+	default:
+		return 1
+	}
+	row := make([]float64, q.Vocab())
+	q.Next(ctx, row)
+	s := support(row)
+	logN := 0.0
+	switch t := d.(type) {
+	case *iidChains:
+		logN = float64(t.k*t.depth) * math.Log(float64(s))
+	case *branchTree:
+		nodes := 1.0
+		for _, b := range t.branch {
+			b = min(b, s)
+			per := 0.0 // log of the choices at one node
+			switch t.kind {
+			case DraftWOR:
+				for j := 0; j < b; j++ {
+					per += math.Log(float64(s - j))
+				}
+			case DraftGreedy:
+				if b < s {
+					per = math.Log(float64(s - b + 1))
+				}
+			}
+			logN += nodes * per
+			nodes *= float64(b)
+		}
+	}
+	return math.Exp(logN)
 }

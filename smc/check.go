@@ -272,8 +272,8 @@ func Check(ctx context.Context, cfg CheckConfig) (Report, error) {
 		return Report{}, fmt.Errorf("level = %g; use 0 < level < 1", cfg.Level)
 	case !(cfg.Power > 0 && cfg.Power < 1):
 		return Report{}, fmt.Errorf("power = %g; use 0 < power < 1", cfg.Power)
-	case cfg.Runs < 2:
-		return Report{}, fmt.Errorf("runs = %d; use at least 2", cfg.Runs)
+	case cfg.Runs < 2 || cfg.Runs > sim.MaxTrials:
+		return Report{}, fmt.Errorf("runs = %d; use 2 to %d (1e12)", cfg.Runs, int64(sim.MaxTrials))
 	}
 	if err := cfg.Config.Validate(s); err != nil {
 		return Report{}, err

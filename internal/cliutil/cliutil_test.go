@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,6 +58,47 @@ func TestCodeOf(t *testing.T) {
 	} {
 		if got := CodeOf(c.err); got != c.code {
 			t.Errorf("CodeOf(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+// A panic in an Action is an internal error: exit 1, one line on stderr
+// naming a file that holds the stack, nothing on stdout.
+func TestRunCrash(t *testing.T) {
+	var out, errb bytes.Buffer
+	app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "boom",
+		Action: func(*cli.Context) error { var m map[string]int; m["a"] = 1; return nil }}}}
+	if code := Run(app, &errb, []string{"x", "boom"}); code != ExitError {
+		t.Fatalf("exit %d, want %d", code, ExitError)
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "internal error") || out.Len() != 0 {
+		t.Fatalf("stderr %q, stdout %q", errb.String(), out.String())
+	}
+	i := strings.Index(lines[0], "details in ")
+	if i < 0 {
+		t.Fatalf("no file named: %q", lines[0])
+	}
+	path := strings.TrimSpace(strings.SplitN(lines[0][i+len("details in "):], ";", 2)[0])
+	b, err := os.ReadFile(path)
+	os.Remove(path)
+	if err != nil || !strings.Contains(string(b), "assignment to entry in nil map") || !strings.Contains(string(b), "goroutine") {
+		t.Fatalf("crash file %s: %v %q", path, err, b)
+	}
+}
+
+// Flag errors, a missing required flag and an unknown command are one
+// line on stderr with a pointer to --help, exit 2, nothing on stdout.
+func TestRunUsageOneLine(t *testing.T) {
+	for _, args := range [][]string{{"x", "run", "--bogus", "--json"}, {"x", "run", "--n", "abc"}, {"x", "run"}, {"x", "nope"}} {
+		var out, errb bytes.Buffer
+		app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json"}, &cli.IntFlag{Name: "n"}, &cli.StringFlag{Name: "out", Required: true}},
+			Action: func(*cli.Context) error { return nil }}}}
+		code := Run(app, &errb, args)
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		if code != ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "--help") || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -85,16 +87,142 @@ var cliUsageMessages = []string{"flag provided but not defined", "Required flag"
 
 // Run runs app on args (flags may follow positional arguments) and maps
 // its error to an exit code, printing one line "<app name>: <error>" to
-// stderr.
-func Run(app *cli.App, stderr io.Writer, args []string) int {
+// stderr. It is the process boundary of both front ends:
+//
+//   - a flag error (an unknown or malformed flag, a missing required flag,
+//     an unknown command) is one line with a pointer to --help, exit
+//     ExitUsage, and never the help text on stdout;
+//   - a panic on the calling goroutine is an internal error: the stack goes
+//     to a file in os.TempDir, stderr gets one line saying it is a bug and
+//     naming the file, and the exit code is ExitError.
+func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return Usage(err) }
+	oneLineUsage(app)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintln(stderr, crashLine(app.Name, r, debug.Stack()))
+			code = ExitError
+		}
+	}()
 	err := app.Run(Interspersed(app, args))
 	if err == nil {
 		return ExitOK
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", app.Name, oneLine(msg))
 	}
 	return CodeOf(err)
+}
+
+// crashLine writes the panic value and stack to a new file in os.TempDir
+// and returns the one line that reports the crash.
+func crashLine(name string, r any, stack []byte) string {
+	where := "the stack could not be saved"
+	f, err := os.CreateTemp("", name+"-crash-*.txt")
+	if err == nil {
+		_, werr := fmt.Fprintf(f, "%s %s: panic: %v\n\n%s", name, strings.Join(os.Args[1:], " "), r, stack)
+		if cerr := f.Close(); werr == nil && cerr == nil {
+			where = "details in " + f.Name()
+		}
+	}
+	return fmt.Sprintf("%s: internal error (a bug in %s, not in your input): %s; %s; please report it with that file", name, name, firstLine(fmt.Sprint(r)), where)
+}
+
+// firstLine returns s up to its first newline, with " …" when more
+// followed: an error is reported on one line.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}
+
+// oneLine joins the lines of a multi-line error with "; ".
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// oneLineUsage makes every usage error of app one line with a pointer to
+// --help: urfave/cli v2 prints the whole help text to stdout on a flag
+// error, a missing required flag and an unknown command.
+func oneLineUsage(app *cli.App) {
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return Usage(fmt.Errorf("%v; see '%s --help'", err, app.Name))
+	}
+	if app.Action == nil {
+		app.Action = func(c *cli.Context) error {
+			if c.Args().Present() {
+				return Usage(fmt.Errorf("unknown command %q; see '%s --help'", c.Args().First(), app.Name))
+			}
+			return cli.ShowAppHelp(c)
+		}
+	}
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, cmd := range cmds {
+			full := path + " " + cmd.Name
+			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+				return Usage(fmt.Errorf("%v; see '%s --help'", err, full))
+			}
+			var required []string
+			for _, f := range cmd.Flags {
+				if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
+					if setRequired(f, false) {
+						required = append(required, f.Names()[0])
+					}
+				}
+			}
+			if len(required) > 0 {
+				before := cmd.Before
+				cmd.Before = func(c *cli.Context) error {
+					for _, n := range required {
+						if !c.IsSet(n) {
+							return Usage(fmt.Errorf("missing --%s; see '%s --help'", n, full))
+						}
+					}
+					if before != nil {
+						return before(c)
+					}
+					return nil
+				}
+			}
+			walk(full, cmd.Subcommands)
+		}
+	}
+	walk(app.Name, app.Commands)
+}
+
+// setRequired sets the Required field of the flag types the front ends
+// use and reports whether f was one of them.
+func setRequired(f cli.Flag, v bool) bool {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		f.Required = v
+	case *cli.IntFlag:
+		f.Required = v
+	case *cli.Int64Flag:
+		f.Required = v
+	case *cli.Uint64Flag:
+		f.Required = v
+	case *cli.Float64Flag:
+		f.Required = v
+	case *cli.BoolFlag:
+		f.Required = v
+	case *cli.StringSliceFlag:
+		f.Required = v
+	case *cli.DurationFlag:
+		f.Required = v
+	case *cli.PathFlag:
+		f.Required = v
+	default:
+		return false
+	}
+	return true
 }
