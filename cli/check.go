@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
 
@@ -39,6 +40,9 @@ func checkCommand() *cli.Command {
 			workersFlag(0), seedFlag(), jsonFlag(),
 		}, append(treeFlags(), externalFlags()...)...),
 		Action: func(c *cli.Context) error {
+			if err := checkLimits(c); err != nil {
+				return err
+			}
 			if c.IsSet("external") {
 				return checkExternal(c)
 			}
@@ -62,15 +66,14 @@ func checkCommand() *cli.Command {
 					return cliutil.Usage(err)
 				}
 			}
-			fmt.Fprintf(c.App.ErrWriter, "simulate: check %s, seed %d\n", req.Algo, seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
-			bar := newProgress(c.App.ErrWriter, req.Trials, "trials")
+			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d", req.Algo, seed), req.Trials, "trials")
 			req.Progress = bar.update
 			start := time.Now()
 			rep, err := check.Run(ctx, req)
-			bar.finish()
 			var ue check.ErrUsage
+			bar.done(errors.As(err, &ue))
 			if errors.As(err, &ue) {
 				return cliutil.Usage(err)
 			}
@@ -108,4 +111,22 @@ func printCheck(c *cli.Context, o checkJSON) {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
 			t.Name, t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, t.Quantity)
 	}
+}
+
+// checkLimits refuses impossible values of the flags whose library
+// defaults would otherwise stand in for an explicit 0: a level or power
+// outside (0, 1), and a trial count outside [1, sim.MaxTrials].
+func checkLimits(c *cli.Context) error {
+	for _, name := range []string{"level", "power"} {
+		if v := c.Float64(name); c.IsSet(name) && !(v > 0 && v < 1) {
+			return cliutil.Usage(fmt.Errorf("--%s = %g; use a value in (0, 1)", name, v))
+		}
+	}
+	if c.Float64("seconds") > 0 && !c.IsSet("trials") {
+		return nil
+	}
+	if err := sim.CheckTrials("--trials", c.Int64("trials")); err != nil {
+		return cliutil.Usage(err)
+	}
+	return nil
 }

@@ -61,13 +61,12 @@ func checkExternal(c *cli.Context) error {
 	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
 		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
 	}
-	fmt.Fprintf(c.App.ErrWriter, "simulate: check --external %q (%s mode), seed %d\n", cfg.Command, cfg.Mode, seed)
 	ctx, stop := signalContext(c.Context)
 	defer stop()
-	bar := newProgress(c.App.ErrWriter, cfg.Check.Trials, "trials")
+	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check --external %q (%s mode), seed %d", cfg.Command, cfg.Mode, seed), cfg.Check.Trials, "trials")
 	cfg.Check.Progress = bar.update
 	rep, err := external.Run(ctx, src, cfg)
-	bar.finish()
+	bar.done(err != nil && ctx.Err() == nil)
 	if err != nil && ctx.Err() == nil {
 		var ue *external.UsageError
 		if errors.As(err, &ue) {

@@ -108,7 +108,13 @@ func Start(cfg Config) (*Impl, error) {
 	}
 	if err != nil {
 		p.kill()
-		return nil, fmt.Errorf("external: starting %q: %v", cfg.Command, err)
+		err = fmt.Errorf("external: starting %q: %v", cfg.Command, err)
+		// The shell's 126 (not executable) and 127 (not found) mean the
+		// command line is wrong, not the implementation: a usage error.
+		if c := p.cmd.ProcessState; c != nil && (c.ExitCode() == 126 || c.ExitCode() == 127) {
+			err = usage(err)
+		}
+		return nil, err
 	}
 	im.name = h.Name
 	return im, nil

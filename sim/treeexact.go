@@ -160,7 +160,7 @@ func estimateTrees(d Drafter, ctx []int) float64 {
 	}
 	row := make([]float64, q.Vocab())
 	q.Next(ctx, row)
-	s := support(row)
+	s := Support(row)
 	logN := 0.0
 	switch t := d.(type) {
 	case *iidChains:
