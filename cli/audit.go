@@ -15,12 +15,12 @@ func init() { register(auditCommand) }
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
-		Usage: "the main job: every rule and mutant, exact and statistical verdicts, α and E[emitted], as one table",
+		Usage: "the losslessness audit: every rule and mutant, exact and statistical verdicts, α̂ and E[emitted] (Monte Carlo and exact, each column naming its source and γ), as one table (the main job, with every experiment, is 'report reproduce')",
 		Flags: []cli.Flag{seedFlag(), workersFlag(0), jsonFlag(),
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the statistical trial count (100000)"}},
 		Action: func(c *cli.Context) error {
 			seed := masterSeed(c)
-			fmt.Fprintf(c.App.ErrWriter, "simulate: audit, seed %d; exact pairs, then %s (gamma 4)\n", seed, experiments.AuditSource)
+			fmt.Fprintf(c.App.ErrWriter, "simulate: audit, seed %d; exact pairs, then %s (gamma %d)\n", seed, experiments.AuditSource, experiments.AuditStatGamma)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			bar := newProgress(c.App.ErrWriter, int64(experiments.AuditRules()), "rules")

@@ -34,9 +34,16 @@ const (
 	Count
 	// MaxAbs: max |Col| over the rows, as a LaTeX number (texSci).
 	MaxAbs
-	// Negative: the number of rows whose Col is below 0.
+	// Negative: the number of rows whose Col is below −NegativeTol (so
+	// round-off like −2.2e-16 on an exact zero does not count).
 	Negative
 )
+
+// NegativeTol is the tolerance of Negative: a value counts as below zero
+// only when it is below −NegativeTol. It is far above float64 round-off
+// (≈ 1e-16 on values of order 1) and far below any Monte Carlo interval
+// end the report quotes (3 decimals).
+const NegativeTol = 1e-9
 
 // NumberSpec defines one number the paper quotes, as data: experiment Exp's
 // rows filtered by Where (column/value pairs compared as text; a value
@@ -65,7 +72,8 @@ var paperNumbers = []NumberSpec{
 	{"BlockGainLow", "block-vs-token", blockSlice("0.3"), First, "gain_pct", 1, "block gain % at γ = 4, low β"},
 	{"BlockHighBeta", "block-vs-token", blockSlice("0.9"), First, "beta_measured", 2, "measured β of the high-quality pool"},
 	{"BlockGainHigh", "block-vs-token", blockSlice("0.9"), First, "gain_pct", 1, "block gain % at γ = 4, high β"},
-	{"BlockNegative", "block-vs-token", []string{"rule", "gain"}, Negative, "ci_hi", 0, "gain rows whose 95% interval lies below 0"},
+	{"BlockNegative", "block-vs-token", []string{"kind", "mc", "rule", "gain"}, Negative, "ci_hi", 0, "Monte Carlo gain rows whose 95% interval lies below −1e-9"},
+	{"BlockGainRows", "block-vs-token", []string{"kind", "mc", "rule", "gain"}, Count, "", 0, "Monte Carlo gain rows"},
 	{"FrontierStrict", "lossy-frontier", frontierSlice("mentored", "0"), First, "acceptance", 3, "acceptance at KL = 0"},
 	{"FrontierMentored", "lossy-frontier", frontierSlice("mentored", "0.03"), First, "acceptance", 3, "mentored acceptance at D = 0.03"},
 	{"FrontierLenience", "lossy-frontier", frontierSlice("lenience", "0.5"), First, "acceptance", 3, "lenience l = 0.5 acceptance"},
@@ -143,7 +151,7 @@ func (n NumberSpec) Eval(rows []table.Row) string {
 	case Negative:
 		c := 0
 		for _, r := range rows {
-			if v, _ := r.Float(n.Col); v < 0 {
+			if v, _ := r.Float(n.Col); v < -NegativeTol {
 				c++
 			}
 		}
