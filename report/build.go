@@ -67,6 +67,16 @@ const (
 	frontierQuality = 0.6
 	frontierBudget  = 0.03
 	multidraftPair  = "dirichlet-s1"
+	// drafters: the code corpus with a copying target (cache λ = 0.8),
+	// where lookup drafting differs most from the chain
+	draftersCorpus = "code"
+	draftersCache  = 0.8
+	// dynamic-gamma: the code corpus at the cheaper draft cost
+	dynamicCorpus = "code"
+	dynamicCost   = 0.05
+	// smc-steering: the first standard model (hard constraints with a
+	// soft expert)
+	smcModel = "forbid+end+expert"
 )
 
 // Figures returns the figures the bundle's experiments support, in report
@@ -96,6 +106,9 @@ func Figures(b *Bundle) ([]*plots.Figure, error) {
 		}},
 		{"multidraft", func(r []table.Row) (*plots.Figure, error) { return plots.Multidraft(r, multidraftPair) }},
 		{ReplayExperiment, plots.Replay},
+		{"drafters", func(r []table.Row) (*plots.Figure, error) { return plots.Drafters(r, draftersCorpus, draftersCache) }},
+		{"dynamic-gamma", func(r []table.Row) (*plots.Figure, error) { return plots.DynamicGamma(r, dynamicCorpus, dynamicCost) }},
+		{"smc-steering", func(r []table.Row) (*plots.Figure, error) { return plots.SMCSteering(r, smcModel) }},
 	} {
 		if err := add(e.name, e.f); err != nil {
 			return nil, err
@@ -250,8 +263,9 @@ func ReportMarkdown(b *Bundle, figs []*plots.Figure, tabs []Table) string {
 		}
 		fmt.Fprintf(&s, "## %s\n\n", sectionTitle[name])
 		for _, f := range figs {
-			if f.Name == name {
-				fmt.Fprintf(&s, "![%s](figures/%s.png)\n\n*Figure: %s* ([SVG](figures/%s.svg), [PDF](figures/%s.pdf))\n\n", name, name, f.Caption, name, name)
+			// a figure of one slice is named NAME-SLICE (drafters-code-cache0.8)
+			if f.Name == name || strings.HasPrefix(f.Name, name+"-") && !b.Has(f.Name) {
+				fmt.Fprintf(&s, "![%s](figures/%s.png)\n\n*Figure: %s* ([SVG](figures/%s.svg), [PDF](figures/%s.pdf))\n\n", f.Name, f.Name, f.Caption, f.Name, f.Name)
 			}
 		}
 		for _, t := range tabs {
