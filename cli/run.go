@@ -51,6 +51,11 @@ func runAction(c *cli.Context) error {
 		o.Getenv = experiments.ShardCountEnv(c.Int("shard-count"))
 	}
 	rep, err := experiments.Execute(ctx, o)
+	if err == nil && o.Out != "" {
+		// stderr, so --json output stays one document
+		fmt.Fprintf(c.App.ErrWriter, "simulate: next: report merge %s && report build %s  (merged table, then figures, tables and %s/report.md)\n",
+			o.Out, o.Out, o.Out)
+	}
 	switch {
 	case err != nil:
 		return err
