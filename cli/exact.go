@@ -29,25 +29,27 @@ type exactPosition struct {
 
 // exactJSON is the JSON form of 'simulate exact'. Field names are stable.
 type exactJSON struct {
-	Algorithm        string             `json:"algorithm"`
-	Params           map[string]float64 `json:"params"`
-	Source           string             `json:"source"`
-	Seed             uint64             `json:"seed"`
-	V                int                `json:"V"`
-	Gamma            int                `json:"gamma"`
-	L                int                `json:"L"`
-	ExpectedAccepted float64            `json:"expected_accepted"`
-	ExpectedEmitted  float64            `json:"expected_emitted"`
-	MaxAbsError      float64            `json:"max_abs_error"`
-	TV               float64            `json:"tv"`
-	KL               float64            `json:"kl"`
-	KLReverse        float64            `json:"kl_reverse"`
-	Lossless         bool               `json:"lossless"`
-	Lossy            bool               `json:"lossy"`
-	Mutant           bool               `json:"mutant"`
-	Greedy           bool               `json:"greedy"`
-	AcceptedDist     []float64          `json:"accepted_dist"`
-	Positions        []exactPosition    `json:"positions"`
+	Algorithm string             `json:"algorithm"`
+	Params    map[string]float64 `json:"params"`
+	Source    string             `json:"source"`
+	// Seed is the seed that built --source; null for --p/--q, which use
+	// no randomness.
+	Seed             *uint64         `json:"seed"`
+	V                int             `json:"V"`
+	Gamma            int             `json:"gamma"`
+	L                int             `json:"L"`
+	ExpectedAccepted float64         `json:"expected_accepted"`
+	ExpectedEmitted  float64         `json:"expected_emitted"`
+	MaxAbsError      float64         `json:"max_abs_error"`
+	TV               float64         `json:"tv"`
+	KL               float64         `json:"kl"`
+	KLReverse        float64         `json:"kl_reverse"`
+	Lossless         bool            `json:"lossless"`
+	Lossy            bool            `json:"lossy"`
+	Mutant           bool            `json:"mutant"`
+	Greedy           bool            `json:"greedy"`
+	AcceptedDist     []float64       `json:"accepted_dist"`
+	Positions        []exactPosition `json:"positions"`
 }
 
 func exactCommand() *cli.Command {
@@ -59,7 +61,7 @@ func exactCommand() *cli.Command {
 			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
 			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
 			&cli.StringFlag{Name: "source", Usage: "a model pair instead of --p/--q, e.g. markov:V=4,order=1,seed=7"},
-			&cli.IntFlag{Name: "gamma", Value: 2, Usage: "draft length γ"},
+			gammaFlag("draft length γ"),
 			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
 			seedFlag(), jsonFlag(),
 		}, treeFlags()...),
@@ -84,12 +86,12 @@ func exactCommand() *cli.Command {
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			out := exactReport(e, ps, pair.Name, seed, res)
+			out := exactReport(e, ps, pair.Name, sourceSeed(c, seed), res)
 			if c.Bool("json") {
 				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d, seed %d)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, out.Seed)
+			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
 			fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
 			fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
 			for _, p := range out.Positions {
@@ -134,7 +136,24 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	return pair, nil
 }
 
-func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
+// sourceSeed is the seed exact reports: the one that built --source, or
+// nil for --p/--q (a fixed pair draws nothing).
+func sourceSeed(c *cli.Context, seed uint64) *uint64 {
+	if !c.IsSet("source") {
+		return nil
+	}
+	return &seed
+}
+
+// seedNote is ", seed N" for a seeded source, else "".
+func seedNote(s *uint64) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf(", seed %d", *s)
+}
+
+func exactReport(e algos.Entry, ps algos.Params, source string, seed *uint64, res sim.ExactResult) exactJSON {
 	out := exactJSON{Algorithm: e.Name, Params: ps, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
 		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,

@@ -24,7 +24,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "draft", Value: "order=2", Usage: "draft model (shares the target's corpus and tokenizer): order=N,cache=λ,T=t,frac=f"},
 			&cli.StringFlag{Name: "drafter", Value: "chain", Usage: "chain, heads, lookup or tree"},
 			algoFlag("token"), paramFlag(),
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ (the cap for conf/oracle; the tree's depth)"},
+			gammaFlag("draft length γ (the cap for conf/oracle; the tree's depth)"),
 			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree drafter: children kept per layer (EAGLE-2) or chains/branching"},
 			&cli.IntFlag{Name: "max-ngram", Value: 3, Usage: "lookup drafter: max_ngram_size"},
 			&cli.StringFlag{Name: "policy", Value: "fixed", Usage: "draft length: fixed, conf:THRESHOLD or oracle"},
