@@ -18,13 +18,17 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run a named experiment or a sweep spec (TOML): print its rows, or store them cell by cell with --out",
-		Description: `NAME is a registered experiment (simulate list shows them); SPEC is a TOML
-sweep spec (see experiments/specs/). Without --out the rows are printed.
+		Description: `NAME is a registered experiment ('simulate list experiments' shows them; the
+same names as 'report reproduce --only'); SPEC is a TOML sweep spec (see
+experiments/specs/). Without --out the rows are printed.
 With --out DIR each finished cell is written atomically to DIR/cells/; a
 re-run computes only the missing cells (SIGINT/SIGTERM keep the finished
 ones, exit code 4). The shard defaults from SLURM_ARRAY_TASK_ID and
 SLURM_ARRAY_TASK_COUNT (Slurm job arrays) or JOB_COMPLETION_INDEX with
-SPECSIM_SHARD_COUNT (Kubernetes indexed jobs).`,
+SPECSIM_SHARD_COUNT (Kubernetes indexed jobs). With --out it ends by
+printing the next commands: report merge DIR && report build DIR (figures
+and tables of any sweep). Without --seed the seed is the spec's, else the
+stored run's, else 1; --seed 0 draws one from the clock.`,
 		ArgsUsage: "NAME|SPEC",
 		Flags: []cli.Flag{
 			seedFlag(), workersFlag(0), jsonFlag(),
