@@ -32,7 +32,7 @@ type exactJSON struct {
 	Algorithm string             `json:"algorithm"`
 	Params    map[string]float64 `json:"params"`
 	Source    string             `json:"source"`
-	// Seed is the seed that built --source; null for --p/--q, which use
+	// Seed is the seed that built --source; null for -p/-q, which use
 	// no randomness.
 	Seed             *uint64         `json:"seed"`
 	V                int             `json:"V"`
@@ -60,7 +60,7 @@ func exactCommand() *cli.Command {
 			algoFlag("token"), paramFlag(),
 			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
 			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
-			&cli.StringFlag{Name: "source", Usage: "a model pair instead of --p/--q, e.g. markov:V=4,order=1,seed=7"},
+			&cli.StringFlag{Name: "source", Usage: "a model pair instead of -p/-q, e.g. markov:V=4,order=1,seed=7"},
 			gammaFlag("draft length γ"),
 			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
 			seedFlag(), jsonFlag(),
@@ -102,11 +102,11 @@ func exactCommand() *cli.Command {
 	}
 }
 
-// pairFromFlags builds the model pair of --p/--q or --source.
+// pairFromFlags builds the model pair of -p/-q or --source.
 func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	hasPQ := c.IsSet("p") || c.IsSet("q")
 	if hasPQ && c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either --p/--q or --source, not both"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
 	}
 	if hasPQ {
 		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
@@ -123,7 +123,7 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 		return sim.Pair{Name: "fixed", P: sim.Fixed(p), Q: sim.Fixed(q)}, nil
 	}
 	if !c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give --p and --q, or --source markov:V=4,order=1"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give -p and -q, or --source markov:V=4,order=1"))
 	}
 	src, err := sim.NewSource(c.String("source"), c.Int("gamma"), seed)
 	if err != nil {
@@ -131,13 +131,13 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	}
 	pair, ok := sim.PairOf(src)
 	if !ok {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or -p/-q; use 'simulate check' for pools", c.String("source")))
 	}
 	return pair, nil
 }
 
 // sourceSeed is the seed exact reports: the one that built --source, or
-// nil for --p/--q (a fixed pair draws nothing).
+// nil for -p/-q (a fixed pair draws nothing).
 func sourceSeed(c *cli.Context, seed uint64) *uint64 {
 	if !c.IsSet("source") {
 		return nil

@@ -33,7 +33,7 @@ type exactTreeJSON struct {
 	Algorithm         string             `json:"algorithm"`
 	Params            map[string]float64 `json:"params"`
 	Source            string             `json:"source"`
-	Seed              *uint64            `json:"seed"` // null for --p/--q
+	Seed              *uint64            `json:"seed"` // null for -p/-q
 	V                 int                `json:"V"`
 	K                 int                `json:"k"`
 	Depth             int                `json:"depth"`
