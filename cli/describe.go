@@ -56,7 +56,7 @@ type describeJSON struct {
 func describeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "describe",
-		Usage:     "print a named source's p and q: per context and position (pools) or state (model pairs) V, entropies, α = Σmin(p,q), top tokens, and the full rows for V <= 16",
+		Usage:     "print a named source's p and q: per context and position (pools) or state (model pairs) V, entropies, alpha = sum min(p,q), top tokens, and the full rows for V <= 16",
 		ArgsUsage: "SOURCE",
 		Description: `SOURCE is a --source spec ('simulate list sources'), e.g.
   simulate describe markov:V=3,order=1

@@ -61,8 +61,8 @@ func exactCommand() *cli.Command {
 			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
 			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
 			&cli.StringFlag{Name: "source", Usage: "a model pair instead of -p/-q, e.g. markov:V=4,order=1,seed=7"},
-			gammaFlag("draft length γ"),
-			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
+			gammaFlag("draft length gamma"),
+			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: gamma+1)"},
 			seedFlag(), jsonFlag(),
 		}, treeFlags()...),
 		Action: func(c *cli.Context) error {

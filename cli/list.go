@@ -21,7 +21,7 @@ func init() { register(listCommand) }
 // (sim.SourceKinds) and of the n-gram corpora of 'simulate generate'
 // (lm.Code, lm.Prose); TestListSources checks every kind has one.
 var sourceSummaries = map[string]string{
-	"dirichlet":   "synthetic pool: p ~ Dirichlet(a) per context and position, q a calibrated perturbation with mean Σmin(p,q) = beta (V, a, beta, contexts, seed)",
+	"dirichlet":   "synthetic pool: p ~ Dirichlet(a) per context and position, q a calibrated perturbation with mean sum min(p,q) = beta (V, a, beta, contexts, seed)",
 	"temperature": "synthetic pool: Dirichlet(a) target, q = p at temperature T (V, a, T, contexts, seed)",
 	"zipf":        "synthetic pool: Zipf target with exponent s on a random order, Zipf-like draft with exponent sq (V, s, sq, contexts, seed)",
 	"markov":      "model pair: random Markov chains of order 1 or 2 (V, order, a, quality, seed); small V enumerates exactly",

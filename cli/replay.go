@@ -53,7 +53,7 @@ func replayCommand() *cli.Command {
 			&cli.Int64Flag{Name: "max-steps", Usage: "stop after this many steps (0: all)"},
 			&cli.StringFlag{Name: "bug", Value: "none", Usage: "plant a p/q processing bug (logit logs): none, p-raw, q-raw, q-bf16"},
 			&cli.Float64Flag{Name: "level", Value: 0.001, Usage: "significance level of the losslessness verdict"},
-			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (α is always computed)"},
+			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (alpha is always computed)"},
 			&cli.StringFlag{Name: "steps-out", Usage: "write every step's exact and sampled values to this CSV file"},
 			&cli.BoolFlag{Name: "decode-only", Usage: "only decode the rows with parquet-go (the I/O floor) and report steps/s and MB/s"},
 			&cli.BoolFlag{Name: "fail-on-violation", Usage: "exit 3 when a rule that is neither a mutant nor lossy fails the losslessness check"},
