@@ -75,13 +75,14 @@ prints the named experiments of 'simulate run' and 'report reproduce --only'
 	}
 }
 
-// listItem is one line of 'list experiments' and 'list sources' (JSON:
-// name, summary, main).
+// listItem is one line of 'list experiments' (JSON: name, summary,
+// main) and 'list sources' (JSON: name, summary).
 type listItem struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
-	// Main is true for the experiments 'report reproduce' runs.
-	Main bool `json:"main,omitempty"`
+	// Main is true for the experiments 'report reproduce' runs (nil for
+	// sources, whose JSON has no main).
+	Main *bool `json:"main,omitempty"`
 }
 
 func listExperiments(w io.Writer, asJSON bool) error {
@@ -92,7 +93,8 @@ func listExperiments(w io.Writer, asJSON bool) error {
 	var items []listItem
 	for _, n := range experiments.Names() {
 		e, _ := experiments.Lookup(n)
-		items = append(items, listItem{Name: n, Summary: e.Summary, Main: main[n]})
+		m := main[n]
+		items = append(items, listItem{Name: n, Summary: e.Summary, Main: &m})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Name < items[j].Name })
 	return writeItems(w, asJSON, items, "* = in the main job (report reproduce)")
@@ -113,7 +115,7 @@ func writeItems(w io.Writer, asJSON bool, items []listItem, foot string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, it := range items {
 		mark := " "
-		if it.Main {
+		if it.Main != nil && *it.Main {
 			mark = "*"
 		}
 		fmt.Fprintf(tw, "%s %s\t%s\n", mark, it.Name, it.Summary)
