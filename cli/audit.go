@@ -13,7 +13,7 @@ func init() { register(auditCommand) }
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
-		Usage: "the main job: every rule and mutant, exact and statistical verdicts, α and E[emitted], as one table",
+		Usage: "the losslessness audit: every rule and mutant, exact and statistical verdicts, alpha-hat and E[emitted] (Monte Carlo and exact, each column naming its source and gamma), as one table (the main job, with every experiment, is 'report reproduce')",
 		Flags: []cli.Flag{seedFlag(), workersFlag(0), jsonFlag(),
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the statistical trial count (100000)"}},
 		Action: func(c *cli.Context) error {

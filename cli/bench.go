@@ -33,12 +33,12 @@ type benchJSON struct {
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure a rule's steps per second on the shared benchmark workload (Dirichlet(0.1) rows, mean β = 0.70, float32, ≥128 MiB pool)",
+		Usage: "measure a rule's steps per second on the shared benchmark workload (Dirichlet(0.1) rows, mean beta = 0.70, float32, >=128 MiB pool)",
 		Flags: []cli.Flag{
 			algoFlag("token"), paramFlag(),
-			&cli.IntFlag{Name: "vocab", Value: 32000, Usage: "vocabulary size V"},
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ"},
-			&cli.Float64Flag{Name: "beta", Value: 0.7, Usage: "mean Σmin(p,q) the draft is calibrated to"},
+			&cli.IntFlag{Name: "vocab", Aliases: []string{"V"}, Value: 32000, Usage: "vocabulary size V (--V as in source specs' V=)"},
+			gammaFlag("draft length gamma"),
+			&cli.Float64Flag{Name: "beta", Value: 0.7, Usage: "mean sum min(p,q) the draft is calibrated to"},
 			&cli.Float64Flag{Name: "seconds", Value: 5, Usage: "timed seconds"},
 			&cli.IntFlag{Name: "pool-mib", Value: 128, Usage: "least pool size in MiB (rows are cycled from memory)"},
 			workersFlag(1), seedFlag(), jsonFlag(),

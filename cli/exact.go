@@ -30,25 +30,27 @@ type exactPosition struct {
 
 // exactJSON is the JSON form of 'simulate exact'. Field names are stable.
 type exactJSON struct {
-	Algorithm        string             `json:"algorithm"`
-	Params           map[string]float64 `json:"params"`
-	Source           string             `json:"source"`
-	Seed             uint64             `json:"seed"`
-	V                int                `json:"V"`
-	Gamma            int                `json:"gamma"`
-	L                int                `json:"L"`
-	ExpectedAccepted float64            `json:"expected_accepted"`
-	ExpectedEmitted  float64            `json:"expected_emitted"`
-	MaxAbsError      float64            `json:"max_abs_error"`
-	TV               float64            `json:"tv"`
-	KL               float64            `json:"kl"`
-	KLReverse        float64            `json:"kl_reverse"`
-	Lossless         bool               `json:"lossless"`
-	Lossy            bool               `json:"lossy"`
-	Mutant           bool               `json:"mutant"`
-	Greedy           bool               `json:"greedy"`
-	AcceptedDist     []float64          `json:"accepted_dist"`
-	Positions        []exactPosition    `json:"positions"`
+	Algorithm string             `json:"algorithm"`
+	Params    map[string]float64 `json:"params"`
+	Source    string             `json:"source"`
+	// Seed is the seed that built --source; null for -p/-q, which use
+	// no randomness.
+	Seed             *uint64         `json:"seed"`
+	V                int             `json:"V"`
+	Gamma            int             `json:"gamma"`
+	L                int             `json:"L"`
+	ExpectedAccepted float64         `json:"expected_accepted"`
+	ExpectedEmitted  float64         `json:"expected_emitted"`
+	MaxAbsError      float64         `json:"max_abs_error"`
+	TV               float64         `json:"tv"`
+	KL               float64         `json:"kl"`
+	KLReverse        float64         `json:"kl_reverse"`
+	Lossless         bool            `json:"lossless"`
+	Lossy            bool            `json:"lossy"`
+	Mutant           bool            `json:"mutant"`
+	Greedy           bool            `json:"greedy"`
+	AcceptedDist     []float64       `json:"accepted_dist"`
+	Positions        []exactPosition `json:"positions"`
 }
 
 func exactCommand() *cli.Command {
@@ -59,9 +61,9 @@ func exactCommand() *cli.Command {
 			algoFlag("token"), paramFlag(),
 			&cli.StringFlag{Name: "p", Usage: "target distribution, e.g. 1/3,2/3 (with --q: the same pair at every position)"},
 			&cli.StringFlag{Name: "q", Usage: "draft distribution, e.g. 2/3,1/3"},
-			&cli.StringFlag{Name: "source", Usage: "a model pair instead of --p/--q, e.g. markov:V=4,order=1,seed=7"},
-			&cli.IntFlag{Name: "gamma", Value: 2, Usage: "draft length γ"},
-			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: γ+1)"},
+			&cli.StringFlag{Name: "source", Usage: "a model pair instead of -p/-q, e.g. markov:V=4,order=1,seed=7"},
+			gammaFlag("draft length gamma"),
+			&cli.IntFlag{Name: "L", Usage: "compare the first L emitted tokens (0: gamma+1)"},
 			seedFlag(), jsonFlag(),
 		}, treeFlags()...),
 		Action: func(c *cli.Context) error {
@@ -87,12 +89,12 @@ func exactCommand() *cli.Command {
 			if err != nil {
 				return exactErr(ctx, err)
 			}
-			out := exactReport(e, ps, pair.Name, seed, res)
+			out := exactReport(e, ps, pair.Name, sourceSeed(c, seed), res)
 			if c.Bool("json") {
 				return cliutil.WriteJSON(c.App.Writer, out)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d, seed %d)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, out.Seed)
+			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
 			fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
 			fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
 			for _, p := range out.Positions {
@@ -113,11 +115,11 @@ func exactErr(ctx context.Context, err error) error {
 	return cliutil.Usage(err)
 }
 
-// pairFromFlags builds the model pair of --p/--q or --source.
+// pairFromFlags builds the model pair of -p/-q or --source.
 func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	hasPQ := c.IsSet("p") || c.IsSet("q")
 	if hasPQ && c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either --p/--q or --source, not both"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
 	}
 	if hasPQ {
 		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
@@ -134,7 +136,7 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 		return sim.Pair{Name: "fixed", P: sim.Fixed(p), Q: sim.Fixed(q)}, nil
 	}
 	if !c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give --p and --q, or --source markov:V=4,order=1"))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give -p and -q, or --source markov:V=4,order=1"))
 	}
 	src, err := sim.NewSource(c.String("source"), c.Int("gamma"), seed)
 	if err != nil {
@@ -142,12 +144,29 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	}
 	pair, ok := sim.PairOf(src)
 	if !ok {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or --p/--q; use 'simulate check' for pools", c.String("source")))
+		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or -p/-q; use 'simulate check' for pools", c.String("source")))
 	}
 	return pair, nil
 }
 
-func exactReport(e algos.Entry, ps algos.Params, source string, seed uint64, res sim.ExactResult) exactJSON {
+// sourceSeed is the seed exact reports: the one that built --source, or
+// nil for -p/-q (a fixed pair draws nothing).
+func sourceSeed(c *cli.Context, seed uint64) *uint64 {
+	if !c.IsSet("source") {
+		return nil
+	}
+	return &seed
+}
+
+// seedNote is ", seed N" for a seeded source, else "".
+func seedNote(s *uint64) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf(", seed %d", *s)
+}
+
+func exactReport(e algos.Entry, ps algos.Params, source string, seed *uint64, res sim.ExactResult) exactJSON {
 	out := exactJSON{Algorithm: e.Name, Params: ps, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
 		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,

@@ -33,7 +33,7 @@ type exactTreeJSON struct {
 	Algorithm         string             `json:"algorithm"`
 	Params            map[string]float64 `json:"params"`
 	Source            string             `json:"source"`
-	Seed              uint64             `json:"seed"`
+	Seed              *uint64            `json:"seed"` // null for -p/-q
 	V                 int                `json:"V"`
 	K                 int                `json:"k"`
 	Depth             int                `json:"depth"`
@@ -162,7 +162,7 @@ func exactTree(c *cli.Context) error {
 	for key, val := range ps {
 		full[key] = val
 	}
-	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: seed, V: v, K: k, Depth: res.Depth,
+	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
 		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
 		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
@@ -171,8 +171,8 @@ func exactTree(c *cli.Context) error {
 		return cliutil.WriteJSON(c.App.Writer, out)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees, seed %d)\n",
-		out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, out.Seed)
+	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees%s)\n",
+		out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, seedNote(out.Seed))
 	fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
 	fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
 	fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)

@@ -21,8 +21,25 @@ func jsonFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "json", Usage: "print results as JSON with stable field names"}
 }
 
+// DefaultSeed is the master seed of every command when --seed is not
+// given, so a command's output is the same everywhere at a commit;
+// --seed 0 draws one from the clock. The seed used is always printed.
+const DefaultSeed = 1
+
+// DefaultGamma is the draft length γ of every command that takes --gamma
+// (exact, check, bench, generate, log-synthetic; the audit's statistical
+// checks use the same).
+const DefaultGamma = 4
+
 func seedFlag() cli.Flag {
-	return &cli.Uint64Flag{Name: "seed", Usage: "master seed; 0 draws one from the clock (always printed)"}
+	// no Value: masterSeed tells "not given" (DefaultSeed) from an explicit
+	// 0 (the clock), and 'run' leaves an unset seed to the spec or the
+	// stored run
+	return &cli.Uint64Flag{Name: "seed", Usage: fmt.Sprintf("master seed (default %d); 0 draws one from the clock; the seed used is printed", DefaultSeed)}
+}
+
+func gammaFlag(usage string) cli.Flag {
+	return &cli.IntFlag{Name: "gamma", Value: DefaultGamma, Usage: usage}
 }
 
 func algoFlag(def string) cli.Flag {
@@ -37,9 +54,12 @@ func workersFlag(def int) cli.Flag {
 	return &cli.IntFlag{Name: "workers", Value: def, Usage: "worker goroutines (0: all cores)"}
 }
 
-// masterSeed returns --seed, or a clock seed when it is 0; the caller
-// prints and stores it.
+// masterSeed returns --seed, DefaultSeed when it is not given, or a
+// clock seed when it is 0; the caller prints and stores it.
 func masterSeed(c *cli.Context) uint64 {
+	if !c.IsSet("seed") {
+		return DefaultSeed
+	}
 	if s := c.Uint64("seed"); s != 0 {
 		return s
 	}
@@ -144,3 +164,22 @@ var signalContext = job.SignalContext
 
 // isTerminal is job.IsTerminal.
 var isTerminal = job.IsTerminal
+
+// fileArg is the input file of a command that takes one: its positional
+// argument FILE (every such command accepts it) or the older flag --name
+// (kept as an alias). Giving neither, both, or more than one positional
+// argument is a usage error; flags go before FILE.
+func fileArg(c *cli.Context, name string) (string, error) {
+	flag := c.String(name)
+	switch {
+	case c.NArg() > 1:
+		return "", cliutil.Usage(fmt.Errorf("%s takes one FILE argument, got %d (%s); put flags before FILE", c.Command.Name, c.NArg(), strings.Join(c.Args().Slice(), " ")))
+	case c.NArg() == 1 && flag != "" && flag != c.Args().First():
+		return "", cliutil.Usage(fmt.Errorf("%s: FILE %s and --%s %s differ; give one", c.Command.Name, c.Args().First(), name, flag))
+	case c.NArg() == 1:
+		return c.Args().First(), nil
+	case flag != "":
+		return flag, nil
+	}
+	return "", cliutil.Usage(fmt.Errorf("%s needs a FILE argument (or --%s FILE)", c.Command.Name, name))
+}

@@ -15,15 +15,20 @@ func importLogCommand() *cli.Command {
 		Name:  "import-log",
 		Usage: "convert the JSON-lines output of data/logger/logger.py (written when pyarrow is absent) into a parquet log",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "in", Required: true, Usage: "JSON lines, one row of the log schema per line"},
+			&cli.StringFlag{Name: "in", Usage: "JSON lines, one row of the log schema per line; the same as the positional FILE"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output parquet log"},
 			&cli.StringFlag{Name: "writer", Value: "data/logger/logger.py (via simulate import-log)", Usage: "provenance: the writer"},
 			&cli.StringFlag{Name: "source", Usage: "provenance: the model pair"},
 			&cli.Uint64Flag{Name: "seed", Usage: "provenance: the logged run's seed"},
 		},
+		ArgsUsage: "FILE",
 		Action: func(c *cli.Context) error {
+			in, err := fileArg(c, "in")
+			if err != nil {
+				return err
+			}
 			pv := data.BuildProvenance(c.String("writer"), c.String("source"), c.Uint64("seed"))
-			n, err := data.ImportFile(c.String("in"), c.String("out"), pv)
+			n, err := data.ImportFile(in, c.String("out"), pv)
 			if err != nil {
 				return logErr(err)
 			}

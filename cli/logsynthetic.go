@@ -21,7 +21,7 @@ func logSyntheticCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Required: true, Usage: "model pair or pool spec, e.g. markov:V=4,order=1,seed=7 or dirichlet:V=32000,a=0.1,beta=0.7"},
 			&cli.IntFlag{Name: "steps", Value: 1000, Usage: "steps (rows) to log"},
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ"},
+			gammaFlag("draft length gamma"),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output file (parquet)"},
 			&cli.IntFlag{Name: "sparse", Usage: "store the K largest entries per row plus the tail mass (0: dense)"},
 			&cli.IntFlag{Name: "steps-per-prompt", Usage: "restart the context every N steps (0: one prompt)"},

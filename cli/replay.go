@@ -47,27 +47,32 @@ func replayCommand() *cli.Command {
 		Name:  "replay",
 		Usage: "replay acceptance rules over a logged run: exact expectations given each logged draft, sampled outcomes, divergences and a losslessness check",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log", Usage: "the log (parquet, schema of package data)", Required: true},
+			&cli.StringFlag{Name: "log", Usage: "the log (parquet, schema of package data); the same as the positional FILE"},
 			&cli.StringFlag{Name: "algo", Value: "token", Usage: "comma-separated rules (see 'simulate list'), default parameters"},
 			&cli.IntFlag{Name: "reps", Value: 1, Usage: "sampled outcomes per step and rule"},
 			&cli.Int64Flag{Name: "max-steps", Usage: "stop after this many steps (0: all)"},
 			&cli.StringFlag{Name: "bug", Value: "none", Usage: "plant a p/q processing bug (logit logs): none, p-raw, q-raw, q-bf16"},
 			&cli.Float64Flag{Name: "level", Value: 0.001, Usage: "significance level of the losslessness verdict"},
-			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (α is always computed)"},
+			&cli.BoolFlag{Name: "no-divergences", Usage: "skip the per-position KL and TV (alpha is always computed)"},
 			&cli.StringFlag{Name: "steps-out", Usage: "write every step's exact and sampled values to this CSV file"},
 			&cli.BoolFlag{Name: "decode-only", Usage: "only decode the rows with parquet-go (the I/O floor) and report steps/s and MB/s"},
 			&cli.BoolFlag{Name: "fail-on-violation", Usage: "exit 3 when a rule that is neither a mutant nor lossy fails the losslessness check"},
 			seedFlag(), jsonFlag(),
 		},
+		ArgsUsage: "FILE",
 		Action: func(c *cli.Context) error {
-			opt := experiments.ReplayOptions{Log: c.String("log"), Bug: c.String("bug"), Algos: strings.Split(c.String("algo"), ","),
+			log, err := fileArg(c, "log")
+			if err != nil {
+				return err
+			}
+			opt := experiments.ReplayOptions{Log: log, Bug: c.String("bug"), Algos: strings.Split(c.String("algo"), ","),
 				Reps: c.Int("reps"), MaxSteps: c.Int64("max-steps"), Level: c.Float64("level"), NoDivergences: c.Bool("no-divergences"),
 				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation")}
 			if c.Bool("decode-only") {
 				if err := opt.Validate(); err != nil {
 					return cliutil.Usage(err)
 				}
-				return decodeOnly(c)
+				return decodeOnly(c, log)
 			}
 			opt.Seed = masterSeed(c)
 			ctx, cancel := signalContext(c.Context)
@@ -90,8 +95,8 @@ func replayCommand() *cli.Command {
 	}
 }
 
-func decodeOnly(c *cli.Context) error {
-	out, err := data.DecodeFile(c.String("log"))
+func decodeOnly(c *cli.Context, log string) error {
+	out, err := data.DecodeFile(log)
 	if err != nil {
 		return logErr(err)
 	}

@@ -18,19 +18,23 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run a named experiment or a sweep spec (TOML): print its rows, or store them cell by cell with --out",
-		Description: `NAME is a registered experiment (simulate list shows them); SPEC is a TOML
-sweep spec (see experiments/specs/). Without --out the rows are printed.
+		Description: `NAME is a registered experiment ('simulate list experiments' shows them; the
+same names as 'report reproduce --only'); SPEC is a TOML sweep spec (see
+experiments/specs/). Without --out the rows are printed.
 With --out DIR each finished cell is written atomically to DIR/cells/; a
 re-run computes only the missing cells (SIGINT/SIGTERM keep the finished
 ones, exit code 4). The shard defaults from SLURM_ARRAY_TASK_ID and
 SLURM_ARRAY_TASK_COUNT (Slurm job arrays) or JOB_COMPLETION_INDEX with
-SPECSIM_SHARD_COUNT (Kubernetes indexed jobs).`,
+SPECSIM_SHARD_COUNT (Kubernetes indexed jobs). With --out it ends by
+printing the next commands: report merge DIR && report build DIR (figures
+and tables of any sweep). Without --seed the seed is the spec's, else the
+stored run's, else 1; --seed 0 draws one from the clock.`,
 		ArgsUsage: "NAME|SPEC",
 		Flags: []cli.Flag{
 			seedFlag(), workersFlag(0), jsonFlag(),
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the default trial counts (overrides the spec's scale)"},
 			&cli.StringFlag{Name: "out", Usage: "store finished cells as parquet files under `DIR` (resumable)"},
-			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n` (0-based): the cells whose index ≡ i mod n"},
+			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n` (0-based): the cells whose index = i mod n"},
 			&cli.IntFlag{Name: "shard-count", EnvVars: []string{experiments.EnvShardCount}, Usage: "shard count paired with JOB_COMPLETION_INDEX"},
 			&cli.DurationFlag{Name: "progress-every", Value: 10 * time.Second, Usage: "interval of the plain progress lines (stderr not a terminal)"},
 		},
@@ -51,6 +55,11 @@ func runAction(c *cli.Context) error {
 		o.Getenv = experiments.ShardCountEnv(c.Int("shard-count"))
 	}
 	rep, err := experiments.Execute(ctx, o)
+	if err == nil && o.Out != "" {
+		// stderr, so --json output stays one document
+		fmt.Fprintf(c.App.ErrWriter, "simulate: next: report merge %s && report build %s  (merged table, then figures, tables and %s/report.md)\n",
+			o.Out, o.Out, o.Out)
+	}
 	switch {
 	case err != nil:
 		return err

@@ -18,7 +18,7 @@ func init() { register(smcCommand) }
 func smcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "smc",
-		Usage: "SMC steering: E[Ẑ] = Z and the posterior of one resampling scheme against exact enumeration",
+		Usage: "SMC steering: E[Z-hat] = Z and the posterior of one resampling scheme against exact enumeration",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "source", Value: "markov:V=4,order=1,a=0.5,quality=0.5,seed=3", Usage: "model pair spec (markov:...)"},
 			&cli.StringFlag{Name: "lm", Value: "p", Usage: "the pair's model used as M: p (target) or q (draft)"},

@@ -19,13 +19,14 @@ func validateLogCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-problems", Value: 10, Usage: "list at most this many problems"},
+			&cli.StringFlag{Name: "log", Usage: "the log; the same as the positional FILE (as in replay)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("validate-log takes one FILE argument, got %d", c.NArg()))
+			path, err := fileArg(c, "log")
+			if err != nil {
+				return err
 			}
-			path := c.Args().First()
 			out, res := data.Validate(path, c.Int("max-problems"))
 			if c.Bool("json") {
 				if err := cliutil.WriteJSON(c.App.Writer, out); err != nil {

@@ -25,7 +25,7 @@ func AuditPairs() ([]sim.Pair, []int, error) {
 		spec  string
 		gamma int
 	}{
-		{"markov:V=4,order=1,a=0.5,quality=0.5,seed=1", 3},
+		{AuditEmittedSource, AuditEmittedGamma},
 		{"markov:V=3,order=2,a=0.5,quality=0.3,seed=2", 3},
 		{"markov:V=5,order=1,a=0.3,quality=0.8,seed=3", 2},
 	}
@@ -50,9 +50,18 @@ func AuditPairs() ([]sim.Pair, []int, error) {
 const (
 	AuditSource       = "dirichlet:V=2048,a=0.1,beta=0.7,contexts=16,seed=11"
 	AuditGreedySource = "markov:V=4,order=1,a=0.5,quality=0.5,seed=1"
-	auditGamma        = 4
-	auditTrials       = 100000
-	auditPairTrials   = 50000
+	auditGamma        = AuditStatGamma
+	// AuditStatGamma is the γ of the audit's statistical checks (the
+	// α̂ and mean_emitted columns).
+	AuditStatGamma = 4
+	// AuditEmittedSource is the pair whose exact E[emitted] the audit
+	// reports (expected_emitted), at γ = AuditEmittedGamma: AuditPairs'
+	// entry auditEmittedPair.
+	AuditEmittedSource = "markov:V=4,order=1,a=0.5,quality=0.5,seed=1"
+	AuditEmittedGamma  = 3
+	auditEmittedPair   = 1
+	auditTrials        = 100000
+	auditPairTrials    = 50000
 )
 
 func paramString(ps algos.Params) string { return ps.String() }
@@ -139,7 +148,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 				return nil, fmt.Errorf("exact on %s: %w", pr.Name, err)
 			}
 			maxErr, maxKL = math.Max(maxErr, r.MaxAbsError), math.Max(maxKL, r.KL)
-			if i == 0 {
+			if i+1 == auditEmittedPair {
 				eEmit = r.ExpectedEmitted
 			}
 		}
@@ -185,7 +194,8 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: exactVerdict}, {K: "max_abs_error", V: maxErr}, {K: "kl", V: maxKL},
 		{K: "expected_emitted", V: eEmit}, {K: "statistical_verdict", V: NA}, {K: "p_value", V: math.NaN()}, {K: "min_detectable_tv", V: math.NaN()},
 		{K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: math.NaN()}, {K: "trials", V: int64(0)},
-		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected}}}, nil
+		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected},
+		{K: "exact_source", V: AuditEmittedSource}, {K: "exact_gamma", V: int64(auditDepth)}, {K: "stat_source", V: NA}, {K: "stat_gamma", V: int64(0)}}}, nil
 }
 
 func parseParamString(s string) (algos.Params, error) {
@@ -250,7 +260,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 				return nil, fmt.Errorf("exact on %s: %w", pr.Name, err)
 			}
 			maxErr, maxKL = math.Max(maxErr, r.MaxAbsError), math.Max(maxKL, r.KL)
-			if i == 1 {
+			if i == auditEmittedPair {
 				eEmit = r.ExpectedEmitted
 			}
 		}
@@ -262,7 +272,11 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 			}
 		}
 	}
-	row = append(row, KV{K: "exact_verdict", V: exactVerdict}, KV{K: "max_abs_error", V: maxErr}, KV{K: "kl", V: maxKL}, KV{K: "expected_emitted", V: eEmit})
+	// expected_emitted is exact on one pair only (AuditEmittedSource), at
+	// its own γ: the columns say which, so it is never read beside the
+	// Monte Carlo columns of another source as if they were comparable.
+	row = append(row, KV{K: "exact_verdict", V: exactVerdict}, KV{K: "max_abs_error", V: maxErr}, KV{K: "kl", V: maxKL}, KV{K: "expected_emitted", V: eEmit},
+		KV{K: "exact_source", V: AuditEmittedSource}, KV{K: "exact_gamma", V: int64(AuditEmittedGamma)})
 
 	// 2. Statistical checks: on a large synthetic pool (skipped for greedy
 	// rules, whose one-hot target a pool does not test) and on a small
@@ -290,7 +304,9 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 		return nil, err
 	}
 	pPair := res.PValue
+	statSource := AuditGreedySource
 	if !e.Greedy {
+		statSource = AuditSource
 		src, err := sim.NewSource(AuditSource, auditGamma, 0)
 		if err != nil {
 			return nil, err
@@ -312,7 +328,8 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 		statVerdict = Lossy
 	}
 	row = append(row, KV{K: "statistical_verdict", V: statVerdict}, KV{K: "p_value", V: res.PValue}, KV{K: "min_detectable_tv", V: res.MinDetectableTV},
-		KV{K: "alpha_hat", V: res.AlphaHat}, KV{K: "mean_emitted", V: res.MeanEmitted}, KV{K: "trials", V: res.Trials})
+		KV{K: "alpha_hat", V: res.AlphaHat}, KV{K: "mean_emitted", V: res.MeanEmitted}, KV{K: "trials", V: res.Trials},
+		KV{K: "stat_source", V: statSource}, KV{K: "stat_gamma", V: int64(auditGamma)})
 
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA

@@ -4,10 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/longtest"
+	"github.com/specsim/specsim/sim"
 )
 
-// TestAudit runs the main job (fixed seed) and checks every verdict is the
+// TestAudit runs the audit (fixed seed) and checks every verdict is the
 // expected one: lossless rules and strict points preserved, mutants
 // violated, lossy rules lossy. The long suite (SPECSIM_LONG=1) runs it at
 // its default size; the default suite at 5% of the trials. The check holds
@@ -39,6 +41,34 @@ func TestAudit(t *testing.T) {
 	for _, k := range []string{"rule", "mutant", "lossy", "strict", "tree-rule", "tree-mutant"} {
 		if kinds[k] == 0 {
 			t.Errorf("the audit has no %s rows", k)
+		}
+	}
+	// every row names the source and γ of its exact and statistical
+	// columns, and token's exact E[emitted] is the exact engine's on that
+	// source at that γ, bit for bit
+	src, err := sim.NewSource(AuditEmittedSource, AuditEmittedGamma, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, _ := sim.PairOf(src)
+	want, err := sim.Exact(pair, algos.Token{}, sim.ExactConfig{Gamma: AuditEmittedGamma})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.String("exact_source") != AuditEmittedSource {
+			t.Errorf("%s: exact_source %q", r.String("algorithm"), r.String("exact_source"))
+		}
+		if r.String("algorithm") == "token" && r.String("kind") == "rule" {
+			if g, _ := r.Float("exact_gamma"); int(g) != AuditEmittedGamma {
+				t.Errorf("token: exact_gamma %g, want %d", g, AuditEmittedGamma)
+			}
+			if e, _ := r.Float("expected_emitted"); e != want.ExpectedEmitted {
+				t.Errorf("token: expected_emitted %v, exact engine on %s at γ = %d: %v", e, AuditEmittedSource, AuditEmittedGamma, want.ExpectedEmitted)
+			}
+			if r.String("stat_source") != AuditSource {
+				t.Errorf("token: stat_source %q, want %s", r.String("stat_source"), AuditSource)
+			}
 		}
 	}
 }

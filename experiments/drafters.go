@@ -73,6 +73,8 @@ func seqPair(corpus string, cache float64) (*lm.Pair, error) {
 func init() {
 	Register(Experiment{
 		Name:    "drafters",
+		Main:    76,
+		Section: "Drafters on whole generations",
 		Summary: "whole generations on code and prose, plain and copying targets: tokens per call and speedup vs gamma for chain, heads, lookup and tree drafters, with Leviathan's closed form from the measured mean beta",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell

@@ -20,6 +20,8 @@ var DynamicGammaThresholds = []float64{0.02, 0.05, 0.1, 0.3}
 func init() {
 	Register(Experiment{
 		Name:    "dynamic-gamma",
+		Main:    77,
+		Section: "Dynamic draft length",
 		Summary: "draft length policies (fixed gamma, confidence threshold, oracle) on code and prose: speedup and gain over the best fixed gamma with paired 95% intervals",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell

@@ -31,6 +31,8 @@ var (
 func init() {
 	Register(Experiment{
 		Name:    "smc-steering",
+		Main:    78,
+		Section: "SMC steering against exact enumeration",
 		Summary: "SMC steering (Algorithm 5): relative variance of Z-hat and posterior TV vs N for each resampling scheme and K, against exact enumeration",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell

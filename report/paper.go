@@ -34,9 +34,19 @@ const (
 	Count
 	// MaxAbs: max |Col| over the rows, as a LaTeX number (texSci).
 	MaxAbs
-	// Negative: the number of rows whose Col is below 0.
+	// Negative: the number of rows whose Col is below −NegativeTol (so
+	// round-off like −2.2e-16 on an exact zero does not count).
 	Negative
+	// Max: the largest Col over the rows, with Digits decimals ("n/a"
+	// when no row matches).
+	Max
 )
+
+// NegativeTol is the tolerance of Negative: a value counts as below zero
+// only when it is below −NegativeTol. It is far above float64 round-off
+// (≈ 1e-16 on values of order 1) and far below any Monte Carlo interval
+// end the report quotes (3 decimals).
+const NegativeTol = 1e-9
 
 // NumberSpec defines one number the paper quotes, as data: experiment Exp's
 // rows filtered by Where (column/value pairs compared as text; a value
@@ -65,7 +75,8 @@ var paperNumbers = []NumberSpec{
 	{"BlockGainLow", "block-vs-token", blockSlice("0.3"), First, "gain_pct", 1, "block gain % at γ = 4, low β"},
 	{"BlockHighBeta", "block-vs-token", blockSlice("0.9"), First, "beta_measured", 2, "measured β of the high-quality pool"},
 	{"BlockGainHigh", "block-vs-token", blockSlice("0.9"), First, "gain_pct", 1, "block gain % at γ = 4, high β"},
-	{"BlockNegative", "block-vs-token", []string{"rule", "gain"}, Negative, "ci_hi", 0, "gain rows whose 95% interval lies below 0"},
+	{"BlockNegative", "block-vs-token", []string{"kind", "mc", "rule", "gain"}, Negative, "ci_hi", 0, "Monte Carlo gain rows whose 95% interval lies below −1e-9"},
+	{"BlockGainRows", "block-vs-token", []string{"kind", "mc", "rule", "gain"}, Count, "", 0, "Monte Carlo gain rows"},
 	{"FrontierStrict", "lossy-frontier", frontierSlice("mentored", "0"), First, "acceptance", 3, "acceptance at KL = 0"},
 	{"FrontierMentored", "lossy-frontier", frontierSlice("mentored", "0.03"), First, "acceptance", 3, "mentored acceptance at D = 0.03"},
 	{"FrontierLenience", "lossy-frontier", frontierSlice("lenience", "0.5"), First, "acceptance", 3, "lenience l = 0.5 acceptance"},
@@ -90,6 +101,19 @@ var paperNumbers = []NumberSpec{
 	{"AuditTokenEmitted", "audit", []string{"algorithm", "token", "kind", "rule"}, First, "mean_emitted", 2, "token mean emitted"},
 	{"AuditBlockEmitted", "audit", []string{"algorithm", "block", "kind", "rule"}, First, "mean_emitted", 2, "block mean emitted"},
 	{"AuditTrials", "audit", []string{"algorithm", "token", "kind", "rule"}, First, "trials", 0, "statistical trials per rule"},
+	{"DraftersChain", "drafters", draftersSlice("chain"), Max, "speedup", 2, "chain drafter's best speedup over γ (code, λ = 0.8)"},
+	{"DraftersLookup", "drafters", draftersSlice("lookup"), Max, "speedup", 2, "lookup drafter's best speedup over γ"},
+	{"DraftersTree", "drafters", draftersSlice("tree"), Max, "speedup", 2, "tree drafter's best speedup over γ"},
+	{"DynamicBestFixed", "dynamic-gamma", dynamicSlice("fixed"), Max, "speedup", 2, "best fixed-γ speedup (code, c = 0.05)"},
+	{"DynamicBestFixedGamma", "dynamic-gamma", dynamicSlice("fixed"), First, "best_fixed_gamma", 0, "its γ"},
+	{"DynamicConf", "dynamic-gamma", dynamicSlice("conf:0.1"), First, "speedup", 2, "conf:0.1 speedup"},
+	{"DynamicConfGain", "dynamic-gamma", dynamicSlice("conf:0.1"), First, "gain", 2, "conf:0.1 gain over the best fixed γ"},
+	{"DynamicOracle", "dynamic-gamma", dynamicSlice("oracle"), First, "speedup", 2, "the oracle's speedup"},
+	{"SMCFcVar", "smc-steering", smcSlice("fc"), First, "relative_variance", 4, "fc Var(Ẑ)/Z² at N = 64, K = 1"},
+	{"SMCMultVar", "smc-steering", smcSlice("multinomial"), First, "relative_variance", 4, "multinomial Var(Ẑ)/Z² at N = 64, K = 1"},
+	{"SMCFcTV", "smc-steering", smcSlice("fc"), First, "posterior_tv", 3, "fc posterior TV at N = 64, K = 1"},
+	{"SMCMultTV", "smc-steering", smcSlice("multinomial"), First, "posterior_tv", 3, "multinomial posterior TV at N = 64, K = 1"},
+	{"SMCMutants", "smc-steering", []string{"mutant", "true"}, Count, "", 0, "rows of planted bugs"},
 	{"ReplaySteps", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "steps", 0, "steps of the sample log"},
 	{"ReplayAlpha", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "mean_alpha", 3, "mean α over the sample log"},
 	{"ReplayToken", ReplayExperiment, []string{"kind", "rule", "algorithm", "token"}, First, "mean_emitted_exact", 3, "token E[emitted] on the sample log"},
@@ -106,6 +130,24 @@ func blockSlice(beta string) []string {
 // the report plots.
 func frontierSlice(rule, value string) []string {
 	return []string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value}
+}
+
+// draftersSlice is the drafters rows of one drafter on the report's
+// corpus and cache weight.
+func draftersSlice(drafter string) []string {
+	return []string{"corpus", draftersCorpus, "cache", fmt.Sprint(draftersCache), "drafter", drafter}
+}
+
+// dynamicSlice is the dynamic-gamma rows of one policy on the report's
+// corpus and draft cost.
+func dynamicSlice(policy string) []string {
+	return []string{"corpus", dynamicCorpus, "c", fmt.Sprint(dynamicCost), "policy", policy}
+}
+
+// smcSlice is smc-steering's row of one scheme at K = 1, N = 64 on the
+// report's model.
+func smcSlice(scheme string) []string {
+	return []string{"model", smcModel, "scheme", scheme, "k", "1", "n", "64"}
 }
 
 // multiSlice is multidraft's row of verifier with k drafts on the report's
@@ -143,11 +185,19 @@ func (n NumberSpec) Eval(rows []table.Row) string {
 	case Negative:
 		c := 0
 		for _, r := range rows {
-			if v, _ := r.Float(n.Col); v < 0 {
+			if v, _ := r.Float(n.Col); v < -NegativeTol {
 				c++
 			}
 		}
 		return fmt.Sprint(c)
+	case Max:
+		m, ok := math.Inf(-1), false
+		for _, r := range rows {
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				m, ok = math.Max(m, v), true
+			}
+		}
+		return fmtF(m, ok, n.Digits)
 	}
 	if len(rows) == 0 {
 		return "n/a"

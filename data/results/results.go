@@ -16,6 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/specsim/specsim/internal/gitrev"
 	"github.com/specsim/specsim/table"
 )
 
@@ -99,6 +100,7 @@ func Provenance() (revision, goVersion string) {
 	if dirty && revision != "unknown" {
 		revision += "+dirty"
 	}
+	revision = gitrev.Or(revision) // unstamped (go run, go test): ask git
 	return
 }
 

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/sim"
+)
+
+// describe prints a Markov pair's rows exactly as the source holds them:
+// one row per state (V+1 states for order 1: the start state last), α =
+// Σ min(p, q) and the entropies recomputed from the printed rows.
+func TestDescribeMarkovPair(t *testing.T) {
+	code, out, stderr := runCLI("describe", "--json", "markov:V=3,order=1,seed=5")
+	if code != cliutil.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d describeJSON
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	src, err := sim.NewSource("markov:V=3,order=1,seed=5", 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _ := sim.PairOf(src)
+	pm := pr.P.(*sim.Markov)
+	if d.Kind != "pair" || d.V != 3 || len(d.Rows) != 4 || d.Rows[3].State != "^" {
+		t.Fatalf("describe: kind %s, V %d, %d rows, last state %q; want pair, 3, 4, ^", d.Kind, d.V, len(d.Rows), d.Rows[len(d.Rows)-1].State)
+	}
+	for s, r := range d.Rows {
+		for x := range r.P {
+			if r.P[x] != pm.Rows[s][x] {
+				t.Fatalf("state %d: p[%d] = %g, source %g", s, x, r.P[x], pm.Rows[s][x])
+			}
+		}
+		if a := sim.Alpha(r.P, r.Q); math.Abs(a-r.Alpha) > 1e-15 {
+			t.Errorf("state %d: alpha %g, Σmin %g", s, r.Alpha, a)
+		}
+	}
+}
+
+// On a pool, one row per context and position, with top tokens sorted by
+// probability and no full rows past V = 16.
+func TestDescribePool(t *testing.T) {
+	code, s, stderr := runCLI("describe", "--gamma", "2", "dirichlet:V=100,contexts=3")
+	if code != cliutil.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := strings.Count(s, "context "); got != 3*2 {
+		t.Errorf("%d rows, want 6 (3 contexts × 2 positions):\n%s", got, s)
+	}
+	if strings.Contains(s, "  p = ") || !strings.Contains(s, "top p: ") {
+		t.Errorf("V = 100 printed full rows or no top tokens:\n%s", s)
+	}
+}
+
+// list experiments marks exactly the main job's experiments; list sources
+// has a summary for every kind; an unknown list is a usage error.
+func TestListKinds(t *testing.T) {
+	_, out, _ := runCLI("list", "sources")
+	for _, k := range sourceNames() {
+		if sourceSummaries[k] == "" || !strings.Contains(out, k) {
+			t.Errorf("source %s has no summary in 'list sources'", k)
+		}
+	}
+	_, out, _ = runCLI("list", "experiments")
+	if !strings.Contains(out, "* smc-steering") || !strings.Contains(out, "  verify") {
+		t.Errorf("list experiments:\n%s", out)
+	}
+	if code, _, _ := runCLI("list", "nope"); code != cliutil.ExitUsage {
+		t.Errorf("list nope: exit %d, want usage", code)
+	}
+}

@@ -1,0 +1,264 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/specsim/specsim/table"
+)
+
+// Sweep draws any merged sweep without code of its own: one figure per
+// swept axis (an axis with more than one value in rows), named
+// NAME-vs-AXIS, with one panel per metric (the metric against the axis)
+// and one curve per combination of the other swept axes' values. A metric
+// m gets a 95% band where the rows carry m_lo and m_hi (or m_ci_lo and
+// m_ci_hi; or ci_lo and ci_hi when m is the only metric). Numeric axes
+// are drawn on their values; string axes (algo, source) as categories in
+// the order of first appearance. Axes and metrics name columns; metrics
+// whose name ends in _lo, _hi or is ci_lo/ci_hi are bands, not panels, and
+// non-numeric metrics are left out. An error says why nothing can be
+// drawn (no rows, no swept axis, no numeric metric).
+func Sweep(name string, rows []table.Row, axes, metrics []string) ([]*Figure, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("plots: sweep %s has no rows", name)
+	}
+	var swept []string
+	for _, a := range axes {
+		if _, ok := rows[0].Get(a); ok && len(distinctText(rows, a)) > 1 {
+			swept = append(swept, a)
+		}
+	}
+	if len(swept) == 0 {
+		return nil, fmt.Errorf("plots: sweep %s has no axis with more than one value (axes %v)", name, axes)
+	}
+	var ms []string
+	for _, m := range metrics {
+		if isBand(m) || slices.Contains(axes, m) {
+			continue
+		}
+		if v, ok := rows[0].Get(m); ok && isNumber(v) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("plots: sweep %s has no numeric metric among %v", name, metrics)
+	}
+	var out []*Figure
+	for _, x := range swept {
+		f, err := sweepFigure(name, rows, x, swept, ms)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// SweepColumns splits a table's columns into axes and metrics when no
+// spec says which: the string, bool and integer columns (except
+// experiment) are axes, the float columns metrics.
+func SweepColumns(rows []table.Row) (axes, metrics []string) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	for _, kv := range rows[0] {
+		if kv.K == "experiment" {
+			continue
+		}
+		if _, ok := kv.V.(float64); ok {
+			metrics = append(metrics, kv.K)
+		} else {
+			axes = append(axes, kv.K)
+		}
+	}
+	return axes, metrics
+}
+
+func isBand(m string) bool {
+	return strings.HasSuffix(m, "_lo") || strings.HasSuffix(m, "_hi") || m == "ci_lo" || m == "ci_hi"
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case float64, int64, int:
+		return true
+	}
+	return false
+}
+
+// distinctText is the distinct values of column k as text, in order of
+// first appearance.
+func distinctText(rows []table.Row, k string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		s := r.String(k)
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// bandCols returns the interval columns of metric m, if the rows have them.
+func bandCols(r table.Row, m string, only bool) (lo, hi string, ok bool) {
+	cands := [][2]string{{m + "_lo", m + "_hi"}, {m + "_ci_lo", m + "_ci_hi"}}
+	if only {
+		cands = append(cands, [2]string{"ci_lo", "ci_hi"})
+	}
+	for _, c := range cands {
+		_, a := r.Get(c[0])
+		_, b := r.Get(c[1])
+		if a && b {
+			return c[0], c[1], true
+		}
+	}
+	return "", "", false
+}
+
+func sweepFigure(name string, rows []table.Row, x string, swept, ms []string) (*Figure, error) {
+	var others []string
+	for _, a := range swept {
+		if a != x {
+			others = append(others, a)
+		}
+	}
+	// x positions: the values of a numeric axis, else category indices
+	xv, numeric := rows[0].Get(x)
+	numeric = numeric && isNumber(xv)
+	cats := distinctText(rows, x)
+	pos := func(r table.Row) float64 {
+		if numeric {
+			return table.Num(r, x)
+		}
+		return float64(slices.Index(cats, r.String(x)))
+	}
+	// curves: one per combination of the other swept axes
+	type curve struct {
+		label string
+		rows  []table.Row
+	}
+	var curves []*curve
+	byKey := map[string]*curve{}
+	for _, r := range rows {
+		var parts []string
+		for _, o := range others {
+			parts = append(parts, o+"="+r.String(o))
+		}
+		k := strings.Join(parts, ", ")
+		c := byKey[k]
+		if c == nil {
+			c = &curve{label: k}
+			byKey[k] = c
+			curves = append(curves, c)
+		}
+		c.rows = append(c.rows, r)
+	}
+	style := func(i int, c *curve) Style {
+		if len(others) == 1 && (others[0] == "algo" || others[0] == "rule" || others[0] == "algorithm") {
+			return StyleOf(c.rows[0].String(others[0]))
+		}
+		return autoStyle(i)
+	}
+	cols := 1
+	if len(ms) > 1 {
+		cols = 2
+	}
+	f := &Figure{Name: name + "-vs-" + x, GridCols: cols, LegendCols: 2, PanelHeight: 1.6 * vg.Inch,
+		Caption: fmt.Sprintf("Sweep %s: each metric against %s, one panel per metric", name, x)}
+	if len(others) > 0 {
+		f.Caption += fmt.Sprintf(", one curve per value of %s", strings.Join(others, ", "))
+	}
+	f.Caption += "; bands are the rows' 95% intervals where they carry them (columns m_lo/m_hi or ci_lo/ci_hi). Drawn by plots.Sweep from the merged table, with no code for this sweep."
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		lo, hi = math.Min(lo, pos(r)), math.Max(hi, pos(r))
+	}
+	for _, m := range ms {
+		p := newPanel(x, m)
+		for i, c := range curves {
+			pts := pointsAt(c.rows, pos, m)
+			if len(pts) == 0 {
+				continue
+			}
+			s := style(i, c)
+			if bl, bh, ok := bandCols(c.rows[0], m, len(ms) == 1); ok {
+				los, his := pointsAt(c.rows, pos, bl), pointsAt(c.rows, pos, bh)
+				if len(los) == len(pts) && len(his) == len(pts) {
+					p.Add(band(los, his, s.Color))
+				}
+			}
+			l, mk := line(pts, s.Color, s.Dashes), marks(pts, s.Color, s.Shape)
+			p.Add(l, mk)
+			label := c.label
+			if label == "" {
+				label = m
+			}
+			f.AddLegend(label, l, mk)
+		}
+		if hi > lo {
+			padX(p, lo, hi)
+		} else {
+			p.X.Min, p.X.Max = lo-0.5, hi+0.5
+		}
+		if !numeric {
+			var ts []plot.Tick
+			for i, c := range cats {
+				ts = append(ts, plot.Tick{Value: float64(i), Label: c})
+			}
+			p.X.Tick.Marker = plot.ConstantTicks(ts)
+		} else if allIntegers(rows, x) && hi-lo <= 16 {
+			var ts []plot.Tick
+			for _, v := range distinctText(rows, x) {
+				n, _ := strconv.ParseFloat(v, 64)
+				ts = append(ts, plot.Tick{Value: n, Label: v})
+			}
+			p.X.Tick.Marker = plot.ConstantTicks(ts)
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	return f, nil
+}
+
+// pointsAt is (pos(r), r[y]) for the rows with a finite y, sorted by x.
+func pointsAt(rows []table.Row, pos func(table.Row) float64, y string) plotter.XYs {
+	var out plotter.XYs
+	for _, r := range rows {
+		v := table.Num(r, y)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		out = append(out, plotter.XY{X: pos(r), Y: v})
+	}
+	slices.SortStableFunc(out, func(a, b plotter.XY) int {
+		switch {
+		case a.X < b.X:
+			return -1
+		case a.X > b.X:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func allIntegers(rows []table.Row, k string) bool {
+	for _, r := range rows {
+		if _, ok := r.Get(k); !ok {
+			return false
+		}
+		v, _ := r.Get(k)
+		if _, isInt := v.(int64); !isInt {
+			return false
+		}
+	}
+	return true
+}
