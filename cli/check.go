@@ -80,6 +80,9 @@ func checkCommand() *cli.Command {
 			if err != nil && ctx.Err() == nil {
 				return err
 			}
+			if ctx.Err() != nil && rep.Verdict == "" {
+				return cliutil.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
+			}
 			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
 			if c.Bool("json") {
 				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {

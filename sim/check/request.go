@@ -177,8 +177,11 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if gamma < 1 || gamma > sim.MaxGamma {
 			return usage(fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
-		s, err := sim.NewSource(req.Source, gamma, cfg.Seed)
+		s, err := newSource(ctx, req.Source, gamma, cfg.Seed)
 		if err != nil {
+			if ctx.Err() != nil {
+				return rep, err
+			}
 			return usage(err)
 		}
 		src = s
@@ -190,4 +193,26 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		return rep, ErrUsage{err}
 	}
 	return rep, err
+}
+
+// newSource builds a source spec like sim.NewSource but returns as soon as
+// ctx is cancelled: building a large pool (drawing V×contexts×(γ+1) rows
+// and calibrating the draft) takes seconds and takes no context. The
+// abandoned construction finishes in the background and is dropped.
+func newSource(ctx context.Context, spec string, gamma int, seed uint64) (sim.Source, error) {
+	type built struct {
+		src sim.Source
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		s, err := sim.NewSource(spec, gamma, seed)
+		done <- built{s, err}
+	}()
+	select {
+	case b := <-done:
+		return b.src, b.err
+	case <-ctx.Done():
+		return sim.Source{}, ctx.Err()
+	}
 }
