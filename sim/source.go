@@ -474,7 +474,7 @@ func calibrate(p64, z [][]float64, c PoolConfig) (float64, float64, error) {
 func zipfRow(perm []int, s float64) []float64 {
 	p := make([]float64, len(perm))
 	for r, x := range perm {
-		p[x] = math.Pow(float64(r+1), -s)
+		p[x] = math.Pow(float64(r+1), -s) // the rank-1 entry is 1, so the sum is >= 1
 	}
 	Normalize(p)
 	return p
@@ -486,6 +486,32 @@ func zipfLike(p []float64, s, sq float64) []float64 {
 	for x, v := range p {
 		// p(x) ∝ (r+1)^-s, so (r+1)^-sq ∝ p(x)^(sq/s).
 		q[x] = math.Pow(v, sq/s)
+		if q[x] == 0 && v > 0 {
+			return zipfLikeLog(q, p, sq/s)
+		}
+	}
+	if z := Normalize(q); !(z > 0) || math.IsInf(z, 0) {
+		return zipfLikeLog(q, p, sq/s)
+	}
+	return q
+}
+
+// zipfLikeLog computes q ∝ p^k in log space, q(x) = exp(k·(log p(x) -
+// log max p)), for the rows where the direct power under- or overflows
+// (zipf:s=1e-3 makes k = sq/s = 1300, and (1/64)^1300 is 0 in float64).
+// Rows whose powers are representable keep the direct computation, so
+// their numbers are unchanged.
+func zipfLikeLog(q, p []float64, k float64) []float64 {
+	lm := math.Log(p[Argmax(p)])
+	for x, v := range p {
+		switch d := math.Log(v) - lm; {
+		case v <= 0:
+			q[x] = 0
+		case d == 0:
+			q[x] = 1 // also when k is +Inf
+		default:
+			q[x] = math.Exp(k * d)
+		}
 	}
 	Normalize(q)
 	return q
