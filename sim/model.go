@@ -123,6 +123,11 @@ func NewMarkovPair(rng *rand.Rand, c MarkovConfig) (Pair, error) {
 	for range c.Order {
 		states *= c.V + 1
 	}
+	// two pairs of rows (p, q) of V float64s per state
+	if err := CheckMem(fmt.Sprintf("markov: (V+1)^order = %d states × V = %d", states, c.V),
+		MulBytes(int64(states), int64(c.V), 2*8), "lower V or order"); err != nil {
+		return Pair{}, err
+	}
 	p := &Markov{V: c.V, K: c.Order, Rows: make([][]float64, states)}
 	q := &Markov{V: c.V, K: c.Order, Rows: make([][]float64, states)}
 	lg := make([]float64, c.V)

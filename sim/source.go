@@ -246,12 +246,33 @@ func (c PoolConfig) Validate() error {
 	return nil
 }
 
+// MemNeed returns the bytes NewPool allocates at its peak: per token, the
+// float32 rows (4 B each: C·(γ+1) target and C·γ draft rows), their float64
+// drafts while they are drawn (8 B each), the dirichlet noise (8 B per
+// draft row), zipf's rankings (8 B per target row) and the draft alias tables (12 B per draft row), with C =
+// Contexts; -1 if it overflows.
+func (c PoolConfig) MemNeed() int64 {
+	pRows, qRows := int64(c.Contexts)*int64(c.Gamma+1), int64(c.Contexts)*int64(c.Gamma)
+	perToken := MulBytes(pRows, 4+8) + MulBytes(qRows, 4+8+12)
+	switch c.Kind {
+	case "dirichlet":
+		perToken += MulBytes(qRows, 8)
+	case "zipf":
+		perToken += MulBytes(pRows, 8) // the ranking of every target row
+	}
+	return MulBytes(int64(c.V), perToken)
+}
+
 // calibTol is the tolerance of the σ calibration on the mean β.
 const calibTol = 1e-4
 
 // NewPool draws a pool from rng.
 func NewPool(rng *rand.Rand, c PoolConfig) (*Pool, error) {
 	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckMem(fmt.Sprintf("source %s: V = %d × contexts = %d × γ = %d", c.Kind, c.V, c.Contexts, c.Gamma),
+		c.MemNeed(), "lower V or contexts"); err != nil {
 		return nil, err
 	}
 	pl := &Pool{V: c.V, Gamma: c.Gamma, Contexts: c.Contexts,
