@@ -28,6 +28,7 @@ type memError struct{ msg string }
 
 func (e memError) Error() string   { return e.msg }
 func (e memError) Unwrap() []error { return []error{ErrMemBudget, job.ErrUsage} }
+func (e memError) Kind() error     { return job.ErrUsage }
 
 // CheckMem returns an error wrapping ErrMemBudget if need bytes exceed
 // MemBudget (a negative need stands for an overflowed product). what
