@@ -47,13 +47,13 @@ type WriterOptions struct {
 // on the first Write, when the row size (γ, V) is known, so row groups hold
 // about RowGroupBytes each.
 type Writer struct {
-	out  io.Writer
-	buf  *bufio.Writer
-	opt  WriterOptions
-	pw   *parquet.GenericWriter[LogRow]
-	row  [1]LogRow
-	v    int
-	n    int64
+	out io.Writer
+	buf *bufio.Writer
+	opt WriterOptions
+	pw  *parquet.GenericWriter[LogRow]
+	row [1]LogRow
+	v   int
+	n   int64
 }
 
 // WriteLog writes a log to path atomically (internal/fsutil.WriteFile):
