@@ -116,6 +116,10 @@ var ErrEmptyResidual = errors.New("rejection with positive probability but an em
 type Law struct {
 	Gamma, V int
 	P        []float64
+	// precise makes AddResidual normalise by ResidualMassDirect; the exact
+	// engine sets it to recompute a law whose total the cancelling
+	// identity of ResidualMass pushed away from 1. Reset keeps it.
+	precise bool
 }
 
 // Reset sizes l for a block of draft length gamma over V tokens and zeroes
@@ -159,6 +163,9 @@ func (l *Law) AddResidual(n int, mass, w float64, p, q Row) error {
 		return nil
 	}
 	z := ResidualMass(w, p, q)
+	if l.precise || z <= 0 {
+		z = ResidualMassDirect(w, p, q)
+	}
 	if z <= 0 {
 		return l.addRoundedResidual(n, mass, w, p, q)
 	}

@@ -97,25 +97,26 @@ func ResidualMass(w float64, p, q Row) float64 {
 		return residualMass32(float32(w), p.f32, q.f32)
 	}
 	a, sp, sq := residualSums(w, p.f64, q.f64)
-	z := math.Max(0, (a+w*sp-sq)/2)
-	if z < residualDirect {
-		// The identity cancels: its absolute error is about ε·(w Σp + Σq),
-		// which swamps a residual near zero (peaked rows, p ≈ q on the top
-		// token). Sum the positive parts directly, which has no
-		// cancellation across entries; rows with exact zeros are fine.
-		z = 0
-		for i, x := range p.f64 {
-			if d := w*x - q.f64[i]; d > 0 {
-				z += d
-			}
+	return math.Max(0, (a+w*sp-sq)/2)
+}
+
+// ResidualMassDirect is ResidualMass summed entry by entry, Σ max(0, w·p -
+// q), without the identity's cancellation: the identity's absolute error
+// is about ε·(wΣp + Σq), which swamps a residual near zero (peaked rows
+// with p ≈ q on the top token), while this sum has no cancellation across
+// entries. It is slower (a branch per entry) and rounds differently, so
+// ResidualMass keeps the identity and the exact engine uses this one only
+// where the identity's law does not sum to 1 (Law.precise).
+func ResidualMassDirect(w float64, p, q Row) float64 {
+	sameKind(p, q)
+	z := 0.0
+	for i := range p.Len() {
+		if d := w*p.At(i) - q.At(i); d > 0 {
+			z += d
 		}
 	}
 	return z
 }
-
-// residualDirect is the residual mass below which ResidualMass sums the
-// positive parts directly instead of trusting the cancelling identity.
-const residualDirect = 1e-6
 
 func residualSums[F float](w float64, p, q []F) (abs, sp, sq float64) {
 	q = q[:len(p)]
