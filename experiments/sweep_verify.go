@@ -224,10 +224,18 @@ func checkVerifyAxes(s *SweepSpec) error {
 		return err
 	}
 	seen := map[string]bool{}
+	checked := map[string]bool{}
 	for _, c := range cells {
 		vc, err := parseVerifyCell(c.Key)
 		if err != nil {
 			return err
+		}
+		// every source's parameters and memory, without building it
+		if k := fmt.Sprintf("%s|%d", vc.source, vc.gamma); !checked[k] {
+			checked[k] = true
+			if err := sim.CheckSource(vc.source, vc.gamma); err != nil {
+				return fmt.Errorf("cell %s: axis source (with vocab, quality, gamma applied): %w", c.ID(), err)
+			}
 		}
 		if sp, _ := sim.ParseSpec(vc.source); !seen[sp.Kind] {
 			seen[sp.Kind] = true

@@ -114,6 +114,17 @@ func (c MarkovConfig) Validate() error {
 	return nil
 }
 
+// checkMem checks the pair's rows, (V+1)^order states of two V-long
+// float64 rows (p and q), against MemBudget.
+func (c MarkovConfig) checkMem() error {
+	states := int64(1)
+	for range c.Order {
+		states = MulBytes(states, int64(c.V+1))
+	}
+	return CheckMem(fmt.Sprintf("markov: (V+1)^order = %d states × V = %d", states, c.V),
+		MulBytes(states, int64(c.V), 2*8), "lower V or order")
+}
+
 // NewMarkovPair draws a random target chain and its draft from rng.
 func NewMarkovPair(rng *rand.Rand, c MarkovConfig) (Pair, error) {
 	if err := c.Validate(); err != nil {
@@ -123,9 +134,7 @@ func NewMarkovPair(rng *rand.Rand, c MarkovConfig) (Pair, error) {
 	for range c.Order {
 		states *= c.V + 1
 	}
-	// two pairs of rows (p, q) of V float64s per state
-	if err := CheckMem(fmt.Sprintf("markov: (V+1)^order = %d states × V = %d", states, c.V),
-		MulBytes(int64(states), int64(c.V), 2*8), "lower V or order"); err != nil {
+	if err := c.checkMem(); err != nil {
 		return Pair{}, err
 	}
 	p := &Markov{V: c.V, K: c.Order, Rows: make([][]float64, states)}
