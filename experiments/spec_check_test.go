@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,21 @@ func TestSpecCellsCheckedAtLoad(t *testing.T) {
 	}
 	if _, err := ParseSpec(head + "source = [\"markov:V=4,order=1\"]\nvocab = [4, 8]\n"); err != nil {
 		t.Errorf("a good spec: %v", err)
+	}
+}
+
+// TestSpecHugeGrid: a grid beyond MaxCells fails at once, before any
+// cell is allocated (it used to try to allocate 153 TB after 33 s).
+func TestSpecHugeGrid(t *testing.T) {
+	t.Parallel()
+	vals := make([]string, 1000)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i + 1)
+	}
+	list := "[" + strings.Join(vals, ", ") + "]"
+	text := "experiment = \"verify\"\n[axes]\nsource = [\"markov:V=4\"]\nalgo = [\"token\"]\ntrials = " + list + "\nreplicate = " + list + "\ngamma = [1, 2, 3]\n"
+	_, err := ParseSpec(text)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 cells") {
+		t.Fatalf("a 3e6-cell grid: %v, want the MaxCells error", err)
 	}
 }
