@@ -178,6 +178,13 @@ func dirichletRow(rng *rand.Rand, a float64, dst, lg []float64) []float64 {
 		return dst
 	}
 	m := floats.Max(lg)
+	if math.IsInf(m, -1) || math.IsNaN(m) {
+		// a below the smallest normal float64 (1/a overflows): the
+		// Dirichlet is one-hot at a uniformly random coordinate
+		clear(dst)
+		dst[rng.IntN(len(dst))] = 1
+		return dst
+	}
 	for i, l := range lg {
 		dst[i] = math.Exp(l - m)
 	}

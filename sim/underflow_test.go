@@ -38,7 +38,7 @@ func checkRows(t *testing.T, name string, rows [][]float64) {
 func TestMarkovSmallConcentration(t *testing.T) {
 	t.Parallel()
 	tok := algos.Token{}
-	for _, a := range []string{"0.01", "1e-5", "1e-9"} {
+	for _, a := range []string{"0.01", "1e-5", "1e-9", "5e-324"} {
 		for seed := 1; seed <= 60; seed++ {
 			spec := fmt.Sprintf("markov:V=4,order=1,a=%s,seed=%d", a, seed)
 			src, err := sim.NewSource(spec, 2, 1)
