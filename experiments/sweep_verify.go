@@ -230,13 +230,6 @@ func checkVerifyAxes(s *SweepSpec) error {
 		if err != nil {
 			return err
 		}
-		// every source's parameters and memory, without building it
-		if k := fmt.Sprintf("%s|%d", vc.source, vc.gamma); !checked[k] {
-			checked[k] = true
-			if err := sim.CheckSource(vc.source, vc.gamma); err != nil {
-				return fmt.Errorf("cell %s: axis source (with vocab, quality, gamma applied): %w", c.ID(), err)
-			}
-		}
 		if sp, _ := sim.ParseSpec(vc.source); !seen[sp.Kind] {
 			seen[sp.Kind] = true
 			known := false
@@ -245,6 +238,13 @@ func checkVerifyAxes(s *SweepSpec) error {
 			}
 			if !known {
 				return fmt.Errorf("axis source: unknown kind %q in %q; kinds: %s", sp.Kind, vc.source, strings.Join(sim.SourceKinds(), ", "))
+			}
+		}
+		// every source's parameters and memory, without building it
+		if k := fmt.Sprintf("%s|%d", vc.source, vc.gamma); !checked[k] {
+			checked[k] = true
+			if err := sim.CheckSource(vc.source, vc.gamma); err != nil {
+				return fmt.Errorf("cell %s: axis source (with vocab, quality, gamma applied): %w", c.ID(), err)
 			}
 		}
 	}
