@@ -60,6 +60,19 @@ func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExa
 			return TreeExactResult{}, fmt.Errorf("exact tree: context token %d outside the vocabulary [0, %d)", c, v)
 		}
 	}
+	// Count the trees first, without the target rows or the rule's law,
+	// so a grid too large to enumerate is refused after the drafter's own
+	// (cheap) enumeration, not after MaxExactTrees laws.
+	trees := 0
+	errTooMany := fmt.Errorf("exact tree: more than %d draft trees; use a smaller V, k or depth", MaxExactTrees)
+	if err := d.Enumerate(cfg.Context, func(*Tree, float64) error {
+		if trees++; trees > MaxExactTrees {
+			return errTooMany
+		}
+		return nil
+	}); err != nil {
+		return TreeExactResult{}, err
+	}
 	offset := make([]int, l+2)
 	for i := 0; i <= l; i++ {
 		offset[i+1] = offset[i] + ipow(v, i)
