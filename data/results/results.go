@@ -289,7 +289,7 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 			err = fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", p)
 		}
 	}()
-	if err := checkFrame(r, size); err != nil {
+	if err := CheckFrame(r, size); err != nil {
 		return Table{}, err
 	}
 	pf, err := parquet.OpenFile(r, size)
@@ -425,10 +425,10 @@ func rowHasKey(r table.Row, id string) bool {
 	return false
 }
 
-// checkFrame validates a Parquet file's frame before parquet-go sees it:
+// CheckFrame validates a Parquet file's frame before parquet-go sees it:
 // the magic "PAR1" at both ends and a footer length that fits in the file
 // (a damaged length makes parquet-go allocate gigabytes before failing).
-func checkFrame(r io.ReaderAt, size int64) error {
+func CheckFrame(r io.ReaderAt, size int64) error {
 	const magic = "PAR1"
 	if size < 12 {
 		return fmt.Errorf("not a readable parquet file: %d bytes, shorter than the smallest Parquet file (12)", size)
