@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sort"
+
+	"github.com/specsim/specsim/sim"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
@@ -49,6 +52,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands:  cmds,
 		Writer:    stdout,
 		ErrWriter: stderr,
+		Flags: []cli.Flag{&cli.Float64Flag{Name: "mem-budget", EnvVars: []string{"SPECSIM_MEM_BUDGET"},
+			Value: float64(sim.DefaultMemBudget) / (1 << 30),
+			Usage: "most memory in GiB one source may take (pools, model pairs, log rows); give it before the command: simulate --mem-budget 16 check ..."}},
+		Before: func(c *cli.Context) error {
+			gib := c.Float64("mem-budget")
+			if !(gib > 0) || gib > 1<<20 {
+				return cliutil.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
+			}
+			sim.MemBudget = int64(gib * (1 << 30))
+			return nil
+		},
 	}
 }
 

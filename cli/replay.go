@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/job"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,6 +21,9 @@ func init() { register(replayCommand) }
 // logErr maps a data error to an exit code: invalid content is a usage
 // error (2), anything else reading the file an I/O error (5).
 func logErr(err error) error {
+	if job.Kind(err) != nil { // the library already said what kind of failure it is
+		return err
+	}
 	if errors.Is(err, data.ErrInvalid) {
 		return cliutil.Usage(err)
 	}

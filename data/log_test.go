@@ -30,17 +30,13 @@ func markovPair(t testing.TB, spec string) sim.Pair {
 func writeRun(t testing.TB, pair sim.Pair, cfg data.RunConfig, opt data.WriterOptions) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.parquet")
-	w, err := data.Create(path, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if cfg.Rule == nil {
 		cfg.Rule = algos.Token{}
 	}
-	if err := data.LogRun(context.Background(), w, pair, pair.Name+"/p", pair.Name+"/q", cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
+	err := data.WriteLog(path, opt, func(w *data.Writer) error {
+		return data.LogRun(context.Background(), w, pair, pair.Name+"/p", pair.Name+"/q", cfg)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path

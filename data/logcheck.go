@@ -31,6 +31,12 @@ func checkRow(r *LogRow, row int64, v int) error {
 	if vs < 2 {
 		return bad("vocab_size", "V = %d; need at least 2 tokens", vs)
 	}
+	if vs > MaxVocab {
+		return bad("vocab_size", "V = %d is above the largest vocabulary a log may declare, %d (data.MaxVocab)", vs, MaxVocab)
+	}
+	if err := checkRowMem(g, vs); err != nil {
+		return bad("vocab_size", "%v", err)
+	}
 	if v > 0 && vs != v {
 		return bad("vocab_size", "V = %d but earlier rows have V = %d; a log holds one vocabulary", vs, v)
 	}
@@ -48,6 +54,9 @@ func checkRow(r *LogRow, row int64, v int) error {
 		if x < 0 || int(x) >= vs {
 			return bad("draft_tokens", "token %d at position %d is outside [0, %d)", x, i, vs)
 		}
+	}
+	if len(r.Emitted) == 0 {
+		return bad("emitted_tokens", "empty; a step emits at least one token (the accepted drafts, then the correction or bonus token)")
 	}
 	if len(r.Emitted) > g+1 {
 		return bad("emitted_tokens", "%d tokens; a step emits at most γ+1 = %d", len(r.Emitted), g+1)
@@ -113,6 +122,22 @@ func checkRow(r *LogRow, row int64, v int) error {
 		return bad("layout", "%q; use %q or %q", r.Layout, LayoutDense, LayoutSparse)
 	}
 	return nil
+}
+
+// MaxVocab is the largest vocab_size a log may declare: 2^22 = 4,194,304
+// tokens, four times the largest vocabulary of any current model and the
+// same limit as the synthetic pools. A corrupted or hostile vocab_size
+// (2e9 in a 7 KB sparse log) would otherwise have every row expanded to
+// gigabytes.
+const MaxVocab = 1 << 22
+
+// checkRowMem checks the memory one step of γ = g over V = v tokens takes
+// in the reader before it is allocated: the 2γ+1 rows of V float32s,
+// expanded from sparse storage, transformed, and once more for a planted
+// bug, against sim.MemBudget.
+func checkRowMem(g, v int) error {
+	return sim.CheckMem(fmt.Sprintf("a step with γ = %d over V = %d", g, v),
+		sim.MulBytes(int64(2*g+1), int64(v), 4*3), "check the log's vocab_size")
 }
 
 // checkValues checks one row's values: probabilities finite, ≥ 0 and (if

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/specsim/specsim/internal/fsutil"
+	"github.com/specsim/specsim/internal/job"
 )
 
 // ImportJSONL reads JSON lines, one LogRow per line with the parquet
@@ -42,18 +45,18 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 // a parquet log at outPath with provenance pv, and returns the rows
 // written. Errors about the content match ErrInvalid.
 func ImportFile(inPath, outPath string, pv Provenance) (int64, error) {
+	if err := fsutil.CheckNotInput(outPath, inPath); err != nil {
+		return 0, job.Usage(err)
+	}
 	in, err := os.Open(inPath)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	w, err := Create(outPath, WriterOptions{Provenance: pv})
-	if err != nil {
-		return 0, err
-	}
-	n, err := ImportJSONL(in, w)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
+	var n int64
+	err = WriteLog(outPath, WriterOptions{Provenance: pv}, func(w *Writer) error {
+		n, err = ImportJSONL(in, w)
+		return err
+	})
 	return n, err
 }

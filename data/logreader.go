@@ -10,6 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -113,6 +114,11 @@ func NewReader(ra io.ReaderAt, size int64, opt ReadOptions) (r *Reader, err erro
 			r, err = nil, fmt.Errorf("%w: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, p)
 		}
 	}()
+	// the frame first: a damaged footer length makes parquet-go allocate
+	// up to 4 GB before it fails (FuzzReader's seed 681510e628718efa)
+	if err := results.CheckFrame(ra, size); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (is it a complete parquet file?)", ErrCorrupt, err)
@@ -464,6 +470,9 @@ func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 			err = fmt.Errorf("%w: the parquet decoder failed (%v)", ErrCorrupt, p)
 		}
 	}()
+	if err := results.CheckFrame(ra, size); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)

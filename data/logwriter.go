@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
+
+	"github.com/specsim/specsim/internal/fsutil"
 )
 
 // Step is one speculative step in memory: the header fields of a LogRow,
@@ -46,26 +47,29 @@ type WriterOptions struct {
 // on the first Write, when the row size (γ, V) is known, so row groups hold
 // about RowGroupBytes each.
 type Writer struct {
-	out  io.Writer
-	file *os.File
-	buf  *bufio.Writer
-	opt  WriterOptions
-	pw   *parquet.GenericWriter[LogRow]
-	row  [1]LogRow
-	v    int
-	n    int64
+	out io.Writer
+	buf *bufio.Writer
+	opt WriterOptions
+	pw  *parquet.GenericWriter[LogRow]
+	row [1]LogRow
+	v   int
+	n   int64
 }
 
-// Create creates the file at path and returns a Writer to it; Close
-// flushes and closes the file.
-func Create(path string, opt WriterOptions) (*Writer, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	w := NewWriter(f, opt)
-	w.file = f
-	return w, nil
+// WriteLog writes a log to path atomically (internal/fsutil.WriteFile):
+// fill writes its steps to a Writer on a temporary file in path's
+// directory, which is closed, synced and renamed over path only if fill
+// returns nil. An error, a cancelled context inside fill, SIGKILL or a
+// full disk leave the previous file at path (or none), never a truncated
+// log that would still read as valid.
+func WriteLog(path string, opt WriterOptions, fill func(w *Writer) error) error {
+	return fsutil.WriteFile(path, func(out io.Writer) error {
+		w := NewWriter(out, opt)
+		if err := fill(w); err != nil {
+			return err
+		}
+		return w.Close()
+	})
 }
 
 // NewWriter returns a Writer to out; Close flushes but does not close out.
@@ -254,11 +258,6 @@ func (w *Writer) Close() error {
 	err := w.pw.Close()
 	if ferr := w.buf.Flush(); err == nil {
 		err = ferr
-	}
-	if w.file != nil {
-		if cerr := w.file.Close(); err == nil {
-			err = cerr
-		}
 	}
 	return err
 }

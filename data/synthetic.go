@@ -62,34 +62,37 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 	pv := BuildProvenance("simulate log-synthetic", src.Spec, cfg.Seed)
 	pv.Extra = map[string]string{"command": fmt.Sprintf("log-synthetic --source %s --steps %d --gamma %d --sparse %d --logits=%v --steps-per-prompt %d --%s",
 		src.Spec, cfg.Steps, cfg.Gamma, opt.Sparse, cfg.Logits, cfg.StepsPerPrompt, cfg.Sampling)}
-	w, err := Create(opt.Out, WriterOptions{Sparse: opt.Sparse, Provenance: pv})
+	// The log is written to a temporary file and renamed into place only
+	// when every step was written: an interrupted run (ctx cancelled,
+	// SIGKILL, a full disk) leaves the previous file at opt.Out, or none.
+	v, rows := 0, int64(0)
+	var runErr error
+	err = WriteLog(opt.Out, WriterOptions{Sparse: opt.Sparse, Provenance: pv}, func(w *Writer) error {
+		if pair, ok := sim.PairOf(src); ok {
+			v = pair.P.Vocab()
+			runErr = LogRun(ctx, w, pair, src.Spec+"/p", src.Spec+"/q", cfg)
+		} else {
+			pl, _ := sim.PoolOf(src)
+			v = pl.V
+			runErr = LogPool(ctx, w, pl, cfg)
+		}
+		rows = w.Rows()
+		return runErr
+	})
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return nil, runErr
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConfig, runErr)
+	}
 	if err != nil {
 		return nil, err
-	}
-	v := 0
-	if pair, ok := sim.PairOf(src); ok {
-		v = pair.P.Vocab()
-		err = LogRun(ctx, w, pair, src.Spec+"/p", src.Spec+"/q", cfg)
-	} else {
-		pl, _ := sim.PoolOf(src)
-		v = pl.V
-		err = LogPool(ctx, w, pl, cfg)
-	}
-	cerr := w.Close()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	if cerr != nil {
-		return nil, cerr
 	}
 	st, err := os.Stat(opt.Out)
 	if err != nil {
 		return nil, err
 	}
-	out := &SyntheticSummary{Out: opt.Out, Source: src.Spec, Seed: cfg.Seed, Steps: w.Rows(), Gamma: cfg.Gamma, V: v,
+	out := &SyntheticSummary{Out: opt.Out, Source: src.Spec, Seed: cfg.Seed, Steps: rows, Gamma: cfg.Gamma, V: v,
 		Layout: LayoutDense, RowKind: KindProbs, Sampling: cfg.Sampling.String(), Bytes: st.Size()}
 	if opt.Sparse > 0 {
 		out.Layout = LayoutSparse

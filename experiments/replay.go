@@ -19,6 +19,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
 	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -415,6 +416,11 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.StepsOut != "" {
+		if err := fsutil.CheckNotInput(opt.StepsOut, opt.Log); err != nil {
+			return nil, fmt.Errorf("%w: --steps-out: %w", ErrBadInput, err)
+		}
+	}
 	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug})
 	if err != nil {
 		return nil, err
@@ -559,6 +565,9 @@ func (s *stepsCSV) write(r StepResult) error {
 func (s *stepsCSV) close() error {
 	s.w.Flush()
 	err := s.w.Error()
+	if err == nil {
+		err = s.f.Sync()
+	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/job"
 )
 
@@ -150,6 +151,19 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	}
 	if err != nil {
 		return RunReport{}, job.Usage(err)
+	}
+	if o.Out != "" {
+		// Locked for the whole run, before the seed is read back from the
+		// manifest: a second run on the same directory fails here at once
+		// instead of writing its cells under the first one's manifest.
+		unlock, err := fsutil.LockDir(o.Out)
+		if err != nil {
+			if errors.Is(err, fsutil.ErrLocked) {
+				return RunReport{}, job.Usage(err)
+			}
+			return RunReport{}, job.IO(err)
+		}
+		defer unlock()
 	}
 	seed, err := ResolveSeed(o.Seed, spec, o.Out, o.ClockSeed)
 	if err != nil {

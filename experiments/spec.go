@@ -352,10 +352,13 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 	}
 	total := 1
 	for _, d := range dims {
+		if d.n == 0 {
+			return nil, fmt.Errorf("the grid is empty")
+		}
+		if total > MaxCells/d.n {
+			return nil, fmt.Errorf("the grid has more than %d cells (axis %s multiplies it by %d); split the sweep into several specs", MaxCells, d.axes[0].Name, d.n)
+		}
 		total *= d.n
-	}
-	if total == 0 {
-		return nil, fmt.Errorf("the grid is empty")
 	}
 	pos := map[string]int{}
 	for i, a := range s.Axes {
@@ -381,6 +384,12 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 	}
 	return cells, nil
 }
+
+// MaxCells is the largest grid a spec may expand to: a million cells, each
+// a Cell of a few keys, is about 100 MB; a larger sweep is split into
+// several specs (or shards of them). The product is checked axis by axis
+// so it cannot overflow.
+const MaxCells = 1_000_000
 
 // canonical is the JSON form hashed by Hash.
 type canonical struct {

@@ -224,6 +224,7 @@ func checkVerifyAxes(s *SweepSpec) error {
 		return err
 	}
 	seen := map[string]bool{}
+	checked := map[string]bool{}
 	for _, c := range cells {
 		vc, err := parseVerifyCell(c.Key)
 		if err != nil {
@@ -237,6 +238,13 @@ func checkVerifyAxes(s *SweepSpec) error {
 			}
 			if !known {
 				return fmt.Errorf("axis source: unknown kind %q in %q; kinds: %s", sp.Kind, vc.source, strings.Join(sim.SourceKinds(), ", "))
+			}
+		}
+		// every source's parameters and memory, without building it
+		if k := fmt.Sprintf("%s|%d", vc.source, vc.gamma); !checked[k] {
+			checked[k] = true
+			if err := sim.CheckSource(vc.source, vc.gamma); err != nil {
+				return fmt.Errorf("cell %s: axis source (with vocab, quality, gamma applied): %w", c.ID(), err)
 			}
 		}
 	}

@@ -38,14 +38,10 @@ func TestLoggedOutcomes(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), c.fn+".parquet")
-		w, err := data.Create(path, data.WriterOptions{})
+		err = data.WriteLog(path, data.WriterOptions{}, func(w *data.Writer) error {
+			return Record(context.Background(), srcPool, im, w, 10000, 500, 7, c.fn)
+		})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Record(context.Background(), srcPool, im, w, 10000, 500, 7, c.fn); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if err := im.Close(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -52,6 +53,11 @@ func Export(w io.Writer, t results.Table, format string) error {
 func ExportFile(w io.Writer, path, format, out string) error {
 	if format != "csv" && format != "json" {
 		return cliutil.Usage(fmt.Errorf("--format %q; use csv or json", format))
+	}
+	if out != "" {
+		if err := fsutil.CheckNotInput(out, path); err != nil {
+			return cliutil.Usage(err)
+		}
 	}
 	t, err := results.ReadFile(path)
 	if err != nil {

@@ -3,12 +3,15 @@ package report
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -84,12 +87,15 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return MergeSummary{}, cliutil.Usage(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
 	}
+	if out == "" {
+		out = filepath.Join(dir, "merged.parquet")
+	}
+	if err := checkMergeOut(dir, out); err != nil {
+		return MergeSummary{}, cliutil.Usage(err)
+	}
 	t, rep, err := experiments.MergeDir(dir)
 	if err != nil {
 		return MergeSummary{}, cliutil.IO(err)
-	}
-	if out == "" {
-		out = filepath.Join(dir, "merged.parquet")
 	}
 	if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
 		return MergeSummary{}, cliutil.IO(err)
@@ -101,6 +107,34 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 		s.Table = t.Rows
 	}
 	return s, nil
+}
+
+// checkMergeOut refuses a merge output that is one of the sweep's inputs:
+// an existing cell file under dir (compared by file identity), or any file
+// in dir's cells directory, where a merged table would be read back as a
+// shard's output by the next merge or resume.
+func checkMergeOut(dir, out string) error {
+	cells := filepath.Join(dir, results.CellsDir)
+	if ci, err := os.Stat(cells); err == nil {
+		if oi, err := os.Stat(filepath.Dir(out)); err == nil && os.SameFile(ci, oi) {
+			return fmt.Errorf("%w: --out %s is inside the sweep's cells directory %s; write the merged table elsewhere (default %s)",
+				fsutil.ErrOutputIsInput, out, cells, filepath.Join(dir, "merged.parquet"))
+		}
+	}
+	var inputs []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			inputs = append(inputs, p)
+		}
+		return nil
+	})
+	err := fsutil.CheckNotInput(out, inputs...)
+	if err != nil {
+		if t, rerr := results.ReadFile(out); rerr == nil && t.Meta[results.KeyKind] == "merged" {
+			return nil // an earlier merged table, which merge skips: replacing it is fine
+		}
+	}
+	return err
 }
 
 // WriteText prints s as 'report merge' does without --json: a header, the

@@ -118,6 +118,10 @@ var ErrEmptyResidual = errors.New("rejection with positive probability but an em
 type Law struct {
 	Gamma, V int
 	P        []float64
+	// precise makes AddResidual normalise by ResidualMassDirect; the exact
+	// engine sets it to recompute a law whose total the cancelling
+	// identity of ResidualMass pushed away from 1. Reset keeps it.
+	precise bool
 }
 
 // Reset sizes l for a block of draft length gamma over V tokens and zeroes
@@ -161,14 +165,60 @@ func (l *Law) AddResidual(n int, mass, w float64, p, q Row) error {
 		return nil
 	}
 	z := ResidualMass(w, p, q)
+	if l.precise || z <= 0 {
+		z = ResidualMassDirect(w, p, q)
+	}
 	if z <= 0 {
-		return fmt.Errorf("law: %w: rejection at position %d with probability %g (w = %g); check that the rows are normalised distributions", ErrEmptyResidual, n+1, mass, w)
+		return l.addRoundedResidual(n, mass, w, p, q)
 	}
 	base := l.idx(n, 0)
 	for t := 0; t < l.V; t++ {
 		d := w*p.At(t) - q.At(t)
 		if d > 0 {
 			l.P[base+t] += mass * d / z
+		}
+	}
+	return nil
+}
+
+// roundingResidual is how far below zero w·p(t) - q(t) may be and still
+// count as a residual lost to rounding.
+const roundingResidual = 1e-12
+
+// addRoundedResidual handles a residual that rounding emptied: peaked rows
+// such as p = (0, 1), q = (1e-222, 1) reject the draft token with
+// probability 1, but 1 - 1e-222 rounds to 1, so (p - q)+ is zero in
+// float64 although its true value, 1e-222 on the second token, is not.
+// When w = 1 and Σ(q - p)+, which equals the true residual mass, is
+// positive but below roundingResidual, the mass goes to the tokens where p > 0 and w·p - q is within
+// roundingResidual of zero, in proportion to p (the rows' only remaining
+// information about where the lost residual lies). If there are none, the
+// rows are inconsistent and it returns ErrEmptyResidual.
+func (l *Law) addRoundedResidual(n int, mass, w float64, p, q Row) error {
+	// For w = 1 and rows summing to 1, Σ(p - q)+ = Σ(q - p)+: the residual
+	// was lost to rounding only if q exceeds p somewhere, by no more than
+	// rounding (p = q exactly rejects with probability 0, so a positive
+	// mass there means inconsistent rows).
+	s, lost := 0.0, 0.0
+	for t := 0; t < l.V; t++ {
+		x, y := p.At(t), q.At(t)
+		if x > 0 && w*x-y > -roundingResidual {
+			s += x
+		}
+		if y > w*x {
+			lost += y - w*x
+		}
+	}
+	if w != 1 || !(lost > 0 && lost <= roundingResidual) {
+		s = 0
+	}
+	if !(s > 0) {
+		return fmt.Errorf("law: %w: rejection at position %d with probability %g (w = %g); check that the rows are normalised distributions", ErrEmptyResidual, n+1, mass, w)
+	}
+	base := l.idx(n, 0)
+	for t := 0; t < l.V; t++ {
+		if x := p.At(t); x > 0 && w*x-q.At(t) > -roundingResidual {
+			l.P[base+t] += mass * x / s
 		}
 	}
 	return nil

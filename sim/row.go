@@ -100,6 +100,24 @@ func ResidualMass(w float64, p, q Row) float64 {
 	return math.Max(0, (a+w*sp-sq)/2)
 }
 
+// ResidualMassDirect is ResidualMass summed entry by entry, Σ max(0, w·p -
+// q), without the identity's cancellation: the identity's absolute error
+// is about ε·(wΣp + Σq), which swamps a residual near zero (peaked rows
+// with p ≈ q on the top token), while this sum has no cancellation across
+// entries. It is slower (a branch per entry) and rounds differently, so
+// ResidualMass keeps the identity and the exact engine uses this one only
+// where the identity's law does not sum to 1 (Law.precise).
+func ResidualMassDirect(w float64, p, q Row) float64 {
+	sameKind(p, q)
+	z := 0.0
+	for i := range p.Len() {
+		if d := w*p.At(i) - q.At(i); d > 0 {
+			z += d
+		}
+	}
+	return z
+}
+
 func residualSums[F float](w float64, p, q []F) (abs, sp, sq float64) {
 	q = q[:len(p)]
 	var a0, a1, p0, p1, q0, q1 float64

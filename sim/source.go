@@ -137,20 +137,14 @@ type Source struct {
 // per block (pools hold γ draft rows and γ+1 target rows per context).
 // seed is used where the spec gives no seed= of its own.
 func NewSource(spec string, gamma int, seed uint64) (Source, error) {
-	sp, err := ParseSpec(spec)
+	sc, err := parseSource(spec, gamma, seed)
 	if err != nil {
 		return Source{}, err
 	}
-	a := &args{sp: sp, used: map[string]bool{}}
-	src := Source{Spec: sp.String()}
-	rng := NewRand(a.uint64("seed", seed), StreamID("source/"+sp.Kind))
-	switch sp.Kind {
-	case "markov":
-		c := MarkovConfig{V: a.int("V", 4), Order: a.int("order", 1), A: a.float("a", 0.5), Quality: a.float("quality", 0.5)}
-		if err := a.done("V, order, a, quality, seed"); err != nil {
-			return Source{}, err
-		}
-		pr, err := NewMarkovPair(rng, c)
+	src := Source{Spec: sc.spec}
+	rng := NewRand(sc.seed, StreamID("source/"+sc.kind))
+	if sc.markov != nil {
+		pr, err := NewMarkovPair(rng, *sc.markov)
 		if err != nil {
 			return Source{}, err
 		}
@@ -161,22 +155,75 @@ func NewSource(spec string, gamma int, seed uint64) (Source, error) {
 		}
 		src.BlockSource = ch
 		return src, nil
+	}
+	pl, err := NewPool(rng, *sc.pool)
+	if err != nil {
+		return Source{}, err
+	}
+	pl.Name = src.Spec
+	src.BlockSource = pl
+	return src, nil
+}
+
+// CheckSource reports every error NewSource(spec, gamma, ·) would return
+// for its parameters, memory budget included, without drawing or
+// allocating the source: sweep specs call it for every cell when they are
+// loaded. (A pool's calibration to its beta can still fail when built.)
+func CheckSource(spec string, gamma int) error {
+	sc, err := parseSource(spec, gamma, 0)
+	if err != nil {
+		return err
+	}
+	if sc.markov != nil {
+		if gamma < 1 || gamma > MaxGamma {
+			return fmt.Errorf("source %s: gamma = %d; use 1 <= gamma <= %d", sc.spec, gamma, MaxGamma)
+		}
+		if err := sc.markov.Validate(); err != nil {
+			return err
+		}
+		return sc.markov.checkMem()
+	}
+	if err := sc.pool.Validate(); err != nil {
+		return err
+	}
+	return sc.pool.checkMem()
+}
+
+// sourceConfig is a parsed source spec: its canonical text, seed, and the
+// configuration of its kind.
+type sourceConfig struct {
+	spec, kind string
+	seed       uint64
+	markov     *MarkovConfig
+	pool       *PoolConfig
+}
+
+func parseSource(spec string, gamma int, seed uint64) (sourceConfig, error) {
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return sourceConfig{}, err
+	}
+	a := &args{sp: sp, used: map[string]bool{}}
+	sc := sourceConfig{spec: sp.String(), kind: sp.Kind, seed: a.uint64("seed", seed)}
+	switch sp.Kind {
+	case "markov":
+		c := MarkovConfig{V: a.int("V", 4), Order: a.int("order", 1), A: a.float("a", 0.5), Quality: a.float("quality", 0.5)}
+		if err := a.done("V, order, a, quality, seed"); err != nil {
+			return sourceConfig{}, err
+		}
+		sc.markov = &c
+		return sc, nil
 	case "dirichlet", "temperature", "zipf":
 		pc := PoolConfig{Kind: sp.Kind, V: a.int("V", 1000), Gamma: gamma, Contexts: a.int("contexts", 16),
 			A: a.float("a", 0.1), Beta: a.float("beta", 0.7), T: a.float("T", 1.5), S: a.float("s", 1.1), SQ: a.float("sq", 1.3)}
 		keys := map[string]string{"dirichlet": "V, a, beta, contexts, seed", "temperature": "V, a, T, contexts, seed", "zipf": "V, s, sq, contexts, seed"}[sp.Kind]
 		if err := a.done(keys); err != nil {
-			return Source{}, err
+			return sourceConfig{}, err
 		}
-		pl, err := NewPool(rng, pc)
-		if err != nil {
-			return Source{}, err
-		}
-		pl.Name = src.Spec
-		src.BlockSource = pl
-		return src, nil
+		sc.pool = &pc
+		return sc, nil
 	}
-	return Source{}, fmt.Errorf("source %q: unknown kind %q; kinds: %s", spec, sp.Kind, strings.Join(SourceKinds(), ", "))
+	return sourceConfig{}, fmt.Errorf("source %q: unknown kind %q; kinds: %s", spec, sp.Kind, strings.Join(SourceKinds(), ", "))
 }
 
 // PoolConfig describes a positional synthetic pool.
@@ -246,12 +293,37 @@ func (c PoolConfig) Validate() error {
 	return nil
 }
 
+// MemNeed returns the bytes NewPool allocates at its peak: per token, the
+// float32 rows (4 B each: C·(γ+1) target and C·γ draft rows), their float64
+// drafts while they are drawn (8 B each), the dirichlet noise (8 B per
+// draft row), zipf's rankings (8 B per target row) and the draft alias tables (12 B per draft row), with C =
+// Contexts; -1 if it overflows.
+func (c PoolConfig) MemNeed() int64 {
+	pRows, qRows := int64(c.Contexts)*int64(c.Gamma+1), int64(c.Contexts)*int64(c.Gamma)
+	perToken := MulBytes(pRows, 4+8) + MulBytes(qRows, 4+8+12)
+	switch c.Kind {
+	case "dirichlet":
+		perToken += MulBytes(qRows, 8)
+	case "zipf":
+		perToken += MulBytes(pRows, 8) // the ranking of every target row
+	}
+	return MulBytes(int64(c.V), perToken)
+}
+
+func (c PoolConfig) checkMem() error {
+	return CheckMem(fmt.Sprintf("source %s: V = %d × contexts = %d × γ = %d", c.Kind, c.V, c.Contexts, c.Gamma),
+		c.MemNeed(), "lower V or contexts")
+}
+
 // calibTol is the tolerance of the σ calibration on the mean β.
 const calibTol = 1e-4
 
 // NewPool draws a pool from rng.
 func NewPool(rng *rand.Rand, c PoolConfig) (*Pool, error) {
 	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkMem(); err != nil {
 		return nil, err
 	}
 	pl := &Pool{V: c.V, Gamma: c.Gamma, Contexts: c.Contexts,
@@ -474,7 +546,7 @@ func calibrate(p64, z [][]float64, c PoolConfig) (float64, float64, error) {
 func zipfRow(perm []int, s float64) []float64 {
 	p := make([]float64, len(perm))
 	for r, x := range perm {
-		p[x] = math.Pow(float64(r+1), -s)
+		p[x] = math.Pow(float64(r+1), -s) // the rank-1 entry is 1, so the sum is >= 1
 	}
 	Normalize(p)
 	return p
@@ -486,6 +558,32 @@ func zipfLike(p []float64, s, sq float64) []float64 {
 	for x, v := range p {
 		// p(x) ∝ (r+1)^-s, so (r+1)^-sq ∝ p(x)^(sq/s).
 		q[x] = math.Pow(v, sq/s)
+		if q[x] == 0 && v > 0 {
+			return zipfLikeLog(q, p, sq/s)
+		}
+	}
+	if z := Normalize(q); !(z > 0) || math.IsInf(z, 0) {
+		return zipfLikeLog(q, p, sq/s)
+	}
+	return q
+}
+
+// zipfLikeLog computes q ∝ p^k in log space, q(x) = exp(k·(log p(x) -
+// log max p)), for the rows where the direct power under- or overflows
+// (zipf:s=1e-3 makes k = sq/s = 1300, and (1/64)^1300 is 0 in float64).
+// Rows whose powers are representable keep the direct computation, so
+// their numbers are unchanged.
+func zipfLikeLog(q, p []float64, k float64) []float64 {
+	lm := math.Log(p[Argmax(p)])
+	for x, v := range p {
+		switch d := math.Log(v) - lm; {
+		case v <= 0:
+			q[x] = 0
+		case d == 0:
+			q[x] = 1 // also when k is +Inf
+		default:
+			q[x] = math.Exp(k * d)
+		}
 	}
 	Normalize(q)
 	return q

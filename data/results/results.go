@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/specsim/specsim/internal/gitrev"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 )
 
@@ -262,38 +262,12 @@ func WriteFile(path string, rows []table.Row, meta Meta) error {
 }
 
 // AtomicWrite writes data to path through a synced temporary file in the
-// same directory and a rename.
+// same directory and a rename (internal/fsutil.WriteFile).
 func AtomicWrite(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+	return fsutil.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	})
 }
 
 // IsTemp reports whether a file name is a temporary file of AtomicWrite.
@@ -317,7 +291,7 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 			err = fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", p)
 		}
 	}()
-	if err := checkFrame(r, size); err != nil {
+	if err := CheckFrame(r, size); err != nil {
 		return Table{}, err
 	}
 	pf, err := parquet.OpenFile(r, size)
@@ -399,13 +373,64 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	if int64(len(t.Rows)) != n {
 		return Table{}, fmt.Errorf("read %d rows of %d", len(t.Rows), n)
 	}
+	if t.Meta[KeyKind] == "cell" {
+		if err := CheckCellKeys(t); err != nil {
+			return Table{}, err
+		}
+	}
 	return t, nil
 }
 
-// checkFrame validates a Parquet file's frame before parquet-go sees it:
+// CheckCellKeys checks that every row of a cell file carries its cell's
+// key: rows are written as experiment, then the cell's key columns in
+// order, then the metrics (experiments.Prefix), so the columns after the
+// first must begin with key columns whose rendering k1=v1,k2=v2 is the
+// file's cell id (metadata specsim.cell_id). A damaged value (a bit flip
+// that turns the algo key to NULL, say) or a row of another cell fails
+// with an error naming the row, instead of being merged or exported as if
+// it belonged to the cell.
+func CheckCellKeys(t Table) error {
+	id := t.Meta[KeyCellID]
+	for i, r := range t.Rows {
+		if !rowHasKey(r, id) {
+			return fmt.Errorf("row %d does not carry its cell's key %s = %q (damaged, or a row of another cell); delete the file and recompute the cell", i, KeyCellID, id)
+		}
+	}
+	return nil
+}
+
+// rowHasKey reports whether some prefix r[1:1+n] renders as id.
+func rowHasKey(r table.Row, id string) bool {
+	if id == "" {
+		return true
+	}
+	if len(r) == 0 {
+		return false
+	}
+	var b strings.Builder
+	for j, kv := range r[1:] {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		if kv.V == nil {
+			return false
+		}
+		fmt.Fprintf(&b, "%s=%v", kv.K, kv.V)
+		s := b.String()
+		if s == id {
+			return true
+		}
+		if len(s) >= len(id) || !strings.HasPrefix(id, s) {
+			return false
+		}
+	}
+	return false
+}
+
+// CheckFrame validates a Parquet file's frame before parquet-go sees it:
 // the magic "PAR1" at both ends and a footer length that fits in the file
 // (a damaged length makes parquet-go allocate gigabytes before failing).
-func checkFrame(r io.ReaderAt, size int64) error {
+func CheckFrame(r io.ReaderAt, size int64) error {
 	const magic = "PAR1"
 	if size < 12 {
 		return fmt.Errorf("not a readable parquet file: %d bytes, shorter than the smallest Parquet file (12)", size)

@@ -105,3 +105,33 @@ func TestReadDamaged(t *testing.T) {
 		_, _ = Read(bytes.NewReader(good[:i]), int64(i))
 	}
 }
+
+// TestCellKeysChecked (issue 12): a cell file whose row lost its algo key
+// (a bit flip that makes it NULL) or carries another cell's key is refused
+// by ReadFile, so export, merge and resume all reject it.
+func TestCellKeysChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	meta := Meta{KeyKind: "cell", KeyCellID: "algo=token,V=4"}
+	good := table.Row{{K: "experiment", V: "verify"}, {K: "algo", V: "token"}, {K: "V", V: int64(4)}, {K: "alpha", V: 0.5}}
+	path := filepath.Join(dir, "cell.parquet")
+	if err := WriteFile(path, []table.Row{good}, meta); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err != nil {
+		t.Fatalf("a good cell: %v", err)
+	}
+	for name, r := range map[string]table.Row{
+		"algo NULL (read back as missing)": {{K: "experiment", V: "verify"}, {K: "V", V: int64(4)}, {K: "alpha", V: 0.5}},
+		"another cell":                     {{K: "experiment", V: "verify"}, {K: "algo", V: "block"}, {K: "V", V: int64(4)}, {K: "alpha", V: 0.5}},
+		"another V":                        {{K: "experiment", V: "verify"}, {K: "algo", V: "token"}, {K: "V", V: int64(5)}, {K: "alpha", V: 0.5}},
+	} {
+		p := filepath.Join(dir, "bad.parquet")
+		if err := WriteFile(p, []table.Row{good, r}, meta); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), "row 1 does not carry its cell's key") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

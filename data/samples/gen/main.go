@@ -155,19 +155,13 @@ func main() {
 	pv.Extra = map[string]string{"corpus_files": strings.Join(used, ","), "corpus_chars": fmt.Sprint(len(tokens)),
 		"alphabet": alphabet, "prompts": "40 contexts of 12 characters at evenly spaced corpus positions",
 		"verification": "token verification (Leviathan et al. 2023, Alg. 1) on the processed rows"}
-	w, err := data.Create(*out, data.WriterOptions{Provenance: pv})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
-	}
 	cfg := data.RunConfig{Steps: *steps, Gamma: 4, StepsPerPrompt: 30, Seed: *seed, RunID: "chargram", Sampling: s, Logits: true, Prompts: prompts,
 		Rule: algos.Token{}}
 	pair := sim.Pair{Name: "chargram", P: target, Q: draft}
-	if err := data.LogRun(context.Background(), w, pair, "char-4gram", "char-bigram", cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
-	}
-	if err := w.Close(); err != nil {
+	err := data.WriteLog(*out, data.WriterOptions{Provenance: pv}, func(w *data.Writer) error {
+		return data.LogRun(context.Background(), w, pair, "char-4gram", "char-bigram", cfg)
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

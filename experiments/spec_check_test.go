@@ -1,0 +1,46 @@
+package experiments
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestSpecCellsCheckedAtLoad (issue 12): a bad axis value fails when the
+// spec is parsed, naming the axis and the value, not when its cell runs.
+func TestSpecCellsCheckedAtLoad(t *testing.T) {
+	t.Parallel()
+	head := "experiment = \"verify\"\n[axes]\nalgo = [\"token\"]\n"
+	for _, c := range []struct{ axes, want string }{
+		{"source = [\"markov:V=4,order=1\"]\nvocab = [4, -3]", "axis vocab: -3"},
+		{"source = [\"markov:V=4,order=1\"]\nvocab = [4, 100000]", "V = 100000"},
+		{"source = [\"markov:V=4,order=1,a=0\"]", "a = 0"},
+		{"source = [\"markov:V=4,a=1e10\"]", "(0, 1e6]"},
+		{"source = [\"dirichlet:V=4194304\"]", "--mem-budget"},
+		{"source = [\"zipf:V=8\"]\ngamma = [2, 99]", "axis gamma: 99"},
+	} {
+		_, err := ParseSpec(head + c.axes + "\n")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.axes, err, c.want)
+		}
+	}
+	if _, err := ParseSpec(head + "source = [\"markov:V=4,order=1\"]\nvocab = [4, 8]\n"); err != nil {
+		t.Errorf("a good spec: %v", err)
+	}
+}
+
+// TestSpecHugeGrid: a grid beyond MaxCells fails at once, before any
+// cell is allocated (it used to try to allocate 153 TB after 33 s).
+func TestSpecHugeGrid(t *testing.T) {
+	t.Parallel()
+	vals := make([]string, 1000)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i + 1)
+	}
+	list := "[" + strings.Join(vals, ", ") + "]"
+	text := "experiment = \"verify\"\n[axes]\nsource = [\"markov:V=4\"]\nalgo = [\"token\"]\ntrials = " + list + "\nreplicate = " + list + "\ngamma = [1, 2, 3]\n"
+	_, err := ParseSpec(text)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 cells") {
+		t.Fatalf("a 3e6-cell grid: %v, want the MaxCells error", err)
+	}
+}
