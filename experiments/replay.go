@@ -18,8 +18,8 @@ import (
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
-	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/internal/fsutil"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"

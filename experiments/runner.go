@@ -152,11 +152,15 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if err != nil {
 		return RunReport{}, job.Usage(err)
 	}
+	// Two locks guard --out. The shard's own lock is held for the whole
+	// run, so a second run of the same shard fails at once; the directory
+	// lock is held while the seed is read back and the manifest checked or
+	// written, so concurrent shards (a Slurm array) see one manifest and a
+	// run with another seed or spec is refused by OpenStore instead of
+	// writing its cells under the first one's manifest.
+	unlockManifest := func() {}
 	if o.Out != "" {
-		// Locked for the whole run, before the seed is read back from the
-		// manifest: a second run on the same directory fails here at once
-		// instead of writing its cells under the first one's manifest.
-		unlock, err := fsutil.LockDir(o.Out)
+		unlock, err := fsutil.Lock(o.Out, fmt.Sprintf("%s-shard-%d-of-%d", fsutil.LockName, shard.I, shard.N), false)
 		if err != nil {
 			if errors.Is(err, fsutil.ErrLocked) {
 				return RunReport{}, job.Usage(err)
@@ -164,7 +168,11 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 			return RunReport{}, job.IO(err)
 		}
 		defer unlock()
+		if unlockManifest, err = fsutil.Lock(o.Out, fsutil.LockName, true); err != nil {
+			return RunReport{}, job.IO(err)
+		}
 	}
+	defer func() { unlockManifest() }()
 	seed, err := ResolveSeed(o.Seed, spec, o.Out, o.ClockSeed)
 	if err != nil {
 		return RunReport{}, err
@@ -183,6 +191,8 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		}
 		opt.Store = dir
 	}
+	unlockManifest()
+	unlockManifest = func() {}
 	owned := 0
 	for i := range plan.Cells {
 		if shard.Owns(i) {

@@ -50,7 +50,12 @@ type SeqComparison struct {
 	// MaxAbsError is max_s |π(s) - p(s)| over the V^L sequences s.
 	MaxAbsError float64
 	// TV, KL and KLReverse compare the two sequence laws:
-	// TV(p, π), KL(p‖π) and KL(π‖p), in nats.
+	// TV(p, π), KL(p‖π) and KL(π‖p), in nats. Both KLs leave out the
+	// rounding residue of the law arithmetic: a term whose first law has
+	// mass below ExactTol where the second has exactly 0, which would
+	// otherwise make the divergence +Inf for a lossless rule on rows with
+	// exact zeros; a rule that really misses or invents sequences moves
+	// more mass than that (and MaxAbsError shows it).
 	TV, KL, KLReverse float64
 	// Lossless is MaxAbsError < ExactTol.
 	Lossless bool
@@ -102,10 +107,25 @@ func compareSeqLaws(cancel context.Context, m Model, ctx []int, v, l int, offset
 		c.MaxAbsError = math.Max(c.MaxAbsError, math.Abs(c.Emitted[s]-pt))
 	}
 	c.TV = TV(c.Target, c.Emitted)
-	c.KL = KL(c.Target, c.Emitted)
-	c.KLReverse = KL(c.Emitted, c.Target)
+	c.KL = KL(withoutResidue(c.Target, c.Emitted), c.Emitted)
+	c.KLReverse = KL(withoutResidue(c.Emitted, c.Target), c.Target)
 	c.Lossless = c.MaxAbsError < ExactTol
 	return c, nil
+}
+
+// withoutResidue returns pi, or a copy of it with the entries below
+// ExactTol zeroed where p is 0 (see SeqComparison.KL).
+func withoutResidue(pi, p []float64) []float64 {
+	out := pi
+	for s, v := range pi {
+		if p[s] == 0 && v > 0 && v < ExactTol {
+			if &out[0] == &pi[0] {
+				out = append([]float64(nil), pi...)
+			}
+			out[s] = 0
+		}
+	}
+	return out
 }
 
 // Exact enumerates every draft of a model pair, weighs each by its draft

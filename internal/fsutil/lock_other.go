@@ -14,6 +14,9 @@ const LockName = ".lock"
 var ErrLocked = errors.New("directory is in use by another run")
 
 // LockDir creates dir; on platforms without flock it takes no lock.
-func LockDir(dir string) (unlock func(), err error) {
+func LockDir(dir string) (unlock func(), err error) { return Lock(dir, LockName, false) }
+
+// Lock creates dir; on platforms without flock it takes no lock.
+func Lock(dir, name string, wait bool) (unlock func(), err error) {
 	return func() {}, os.MkdirAll(dir, 0o755)
 }

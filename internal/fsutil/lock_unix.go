@@ -22,18 +22,27 @@ var ErrLocked = errors.New("directory is in use by another run")
 // released by the kernel if the process dies, so a killed run never
 // leaves a stale lock behind. It returns an error wrapping ErrLocked at
 // once, without waiting, if another process holds it.
-func LockDir(dir string) (unlock func(), err error) {
+func LockDir(dir string) (unlock func(), err error) { return Lock(dir, LockName, false) }
+
+// Lock takes an exclusive advisory lock on dir/name as LockDir does; with
+// wait it blocks until the lock is free instead of failing with ErrLocked.
+func Lock(dir, name string, wait bool) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	how := unix.LOCK_EX
+	if !wait {
+		how |= unix.LOCK_NB
+	}
+	if err := unix.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s is locked (%s); wait for that run to end or use another --out", ErrLocked, dir, filepath.Join(dir, LockName))
+			return nil, fmt.Errorf("%w: %s is locked (%s); wait for that run to end or use another --out", ErrLocked, dir, path)
 		}
 		return nil, err
 	}
