@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 func init() { register(scenarioCommand) }
@@ -43,7 +44,7 @@ func scenarioCommand() *cli.Command {
 				if c.Bool("json") {
 					werr = cliutil.WriteJSON(c.App.Writer, row)
 				} else {
-					werr = cliutil.PrintRows(c.App.Writer, []experiments.Row{row})
+					werr = cliutil.PrintRows(c.App.Writer, []table.Row{row})
 				}
 				if werr != nil && err == nil {
 					return cliutil.IO(werr)

@@ -11,10 +11,9 @@ import (
 	"github.com/specsim/specsim/table"
 )
 
-// KV, Row and Cell live in the leaf package table.
-//
-// alias kept during the refactor: other branches still name
-// experiments.Row; the coordinator removes these after merging.
+// KV, Row and Cell live in the leaf package table; experiments builds
+// rows in every file, and these aliases keep that code short. Other
+// packages name them table.KV, table.Row and table.Cell.
 type (
 	KV   = table.KV
 	Row  = table.Row

@@ -14,11 +14,11 @@ import (
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
 func TestExportRoundTrip(t *testing.T) {
-	rows := []experiments.Row{
+	rows := []table.Row{
 		{{K: "experiment", V: "x"}, {K: "a", V: 0.1}, {K: "n", V: int64(-3)}, {K: "s", V: "q,\"t\""}, {K: "b", V: true}},
 		{{K: "experiment", V: "x"}, {K: "a", V: math.NaN()}, {K: "n", V: int64(7)}},
 		{{K: "experiment", V: "x"}, {K: "a", V: math.Inf(-1)}, {K: "b", V: false}},
