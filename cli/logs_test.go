@@ -68,7 +68,7 @@ func TestLogCommands(t *testing.T) {
 	var nanBuf bytes.Buffer
 	w := parquet.NewGenericWriter[data.LogRow](&nanBuf)
 	w.Write([]data.LogRow{{SchemaVersion: 1, Gamma: 1, VocabSize: 2, DraftTokens: []int32{0}, Temperature: 1, TopP: 1,
-		RowKind: data.KindProbs, Layout: data.LayoutDense, Q: []float32{0.5, 0.5}, P: []float32{float32(math.NaN()), 1, 0.5, 0.5}}})
+		RowKind: data.KindProbs, Layout: data.LayoutDense, Q: []float32{0.5, 0.5}, P: []float32{float32(math.NaN()), 1, 0.5, 0.5}, Emitted: []int32{0}}})
 	w.Close()
 	cases := []struct {
 		name string
