@@ -23,7 +23,7 @@ func lossyRandDist(rng *rand.Rand, v int, a float64, zeros bool) []float64 {
 		s := 0.0
 		for i := range p {
 			// Gamma(a) for a < 1 via Gamma(a+1)·U^(1/a) (Marsaglia–Tsang boost).
-			g := gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+			g := sim.GammaRand(rng, a+1) * math.Pow(rng.Float64(), 1/a)
 			if zeros && rng.IntN(4) == 0 {
 				g = 0
 			}
@@ -35,25 +35,6 @@ func lossyRandDist(rng *rand.Rand, v int, a float64, zeros bool) []float64 {
 				p[i] /= s
 			}
 			return p
-		}
-	}
-}
-
-// gammaDraw is Marsaglia and Tsang's method for shape k ≥ 1 (ACM TOMS
-// 26(3), 2000).
-func gammaDraw(rng *rand.Rand, k float64) float64 {
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
-			return d * v
 		}
 	}
 }

@@ -332,7 +332,7 @@ func newLenienceModel(seed uint64) (*lenienceModel, error) {
 		r := make([]float64, v)
 		for {
 			for i := range r {
-				r[i] = gammaSample(rng, lenienceA)
+				r[i] = sim.GammaRand(rng, lenienceA)
 			}
 			if sim.Normalize(r) > 0 {
 				return r
@@ -451,32 +451,6 @@ func (m *lenienceModel) alpha(q [][]float64, l float64) float64 {
 		s += m.w[c] * a
 	}
 	return s
-}
-
-// gammaSample draws Gamma(k, 1) for any k > 0 (Marsaglia and Tsang, ACM
-// TOMS 26(3), 2000, with the U^(1/k) boost for k < 1).
-func gammaSample(rng interface {
-	NormFloat64() float64
-	Float64() float64
-}, k float64) float64 {
-	boost := 1.0
-	if k < 1 {
-		boost = math.Pow(rng.Float64(), 1/k)
-		k++
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
-			return d * v * boost
-		}
-	}
 }
 
 // lenienceConfidence is the confidence of the Monte Carlo intervals that

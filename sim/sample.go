@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 )
 
@@ -80,3 +81,32 @@ func (a *Alias) Sample(rng *rand.Rand) int {
 
 // Len returns the number of outcomes.
 func (a *Alias) Len() int { return len(a.prob) }
+
+// GammaRand draws Gamma(k, 1) for any k > 0 (Marsaglia and Tsang, ACM
+// TOMS 26(3), 2000, with the U^(1/k) boost for k < 1). For k < 1 it
+// draws the boost's uniform first; it consumes one normal and one uniform
+// per attempt. (The Dirichlet rows of model pairs use gammaLog, which
+// follows gonum's variant of the same method draw for draw.)
+func GammaRand(rng interface {
+	NormFloat64() float64
+	Float64() float64
+}, k float64) float64 {
+	boost := 1.0
+	if k < 1 {
+		boost = math.Pow(rng.Float64(), 1/k)
+		k++
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v * boost
+		}
+	}
+}
