@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -136,8 +137,11 @@ const MaxVocab = 1 << 22
 // expanded from sparse storage, transformed, and once more for a planted
 // bug, against sim.MemBudget.
 func checkRowMem(g, v int) error {
-	return sim.CheckMem(fmt.Sprintf("a step with γ = %d over V = %d", g, v),
-		sim.MulBytes(int64(2*g+1), int64(v), 4*3), "check the log's vocab_size")
+	if err := sim.CheckMem(fmt.Sprintf("a step with γ = %d over V = %d", g, v),
+		sim.MulBytes(int64(2*g+1), int64(v), 4*3), "check the log's vocab_size"); err != nil {
+		return job.Usage(err)
+	}
+	return nil
 }
 
 // checkValues checks one row's values: probabilities finite, ≥ 0 and (if

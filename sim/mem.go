@@ -3,8 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-
-	"github.com/specsim/specsim/internal/job"
 )
 
 // DefaultMemBudget is the default of MemBudget: 4 GiB, which leaves room
@@ -20,15 +18,15 @@ const DefaultMemBudget int64 = 4 << 30
 // written, by the library, so set it before starting any work.
 var MemBudget = DefaultMemBudget
 
-// ErrMemBudget is wrapped by the errors of CheckMem, which also wrap
-// job.ErrUsage: the spec asks for more memory than the budget allows.
+// ErrMemBudget is wrapped by the errors of CheckMem: the spec asks for
+// more memory than the budget allows (a usage error for a front end: a
+// smaller spec or a larger budget fixes it).
 var ErrMemBudget = errors.New("above the memory budget")
 
 type memError struct{ msg string }
 
-func (e memError) Error() string   { return e.msg }
-func (e memError) Unwrap() []error { return []error{ErrMemBudget, job.ErrUsage} }
-func (e memError) Kind() error     { return job.ErrUsage }
+func (e memError) Error() string { return e.msg }
+func (e memError) Unwrap() error { return ErrMemBudget }
 
 // CheckMem returns an error wrapping ErrMemBudget if need bytes exceed
 // MemBudget (a negative need stands for an overflowed product). what

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/sim"
 )
 
 // Exit codes of simulate and report. Scripts depend on them: never
@@ -55,7 +56,8 @@ var kindCodes = []struct {
 }{{job.ErrUsage, ExitUsage}, {job.ErrIO, ExitIO}, {job.ErrViolated, ExitViolated}, {job.ErrInterrupted, ExitInterrupted}, {job.ErrInconclusive, ExitInconclusive}}
 
 // CodeOf maps an error to its exit code: its kind (the outermost one when
-// marked twice), else urfave/cli's exit coder, else a cancelled context
+// marked twice), else urfave/cli's exit coder, else sim's data conditions
+// (ErrMemBudget, ErrBadDist: usage), else a cancelled context
 // (interrupted), else urfave/cli's own flag errors (usage; urfave/cli v2
 // gives them no type, so its messages are matched), else ExitError.
 func CodeOf(err error) int {
@@ -69,6 +71,11 @@ func CodeOf(err error) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
+	}
+	// Data conditions of package sim, which knows no exit codes: a source
+	// over the memory budget or a bad distribution is the user's input.
+	if errors.Is(err, sim.ErrMemBudget) || errors.Is(err, sim.ErrBadDist) {
+		return ExitUsage
 	}
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted
