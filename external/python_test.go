@@ -3,6 +3,7 @@ package external
 import (
 	"context"
 	"flag"
+	"github.com/specsim/specsim/internal/longtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,7 +105,7 @@ func runPy(t *testing.T, py, file string, c pyCase) (Report, error) {
 	if c.trials == 0 {
 		c.trials = 20000
 	}
-	if *long && c.trials < 200000 {
+	if (*long || longtest.Enabled()) && c.trials < 200000 {
 		c.trials = 200000
 	}
 	if c.batch == 0 {
@@ -133,7 +134,7 @@ func TestNumpyExamples(t *testing.T) {
 			name += "/batch" + strconv.Itoa(c.batch)
 		}
 		t.Run(name, func(t *testing.T) {
-			if c.long && !*long {
+			if c.long && !*long && !longtest.Enabled() {
 				t.Skip("needs 200,000 steps; run with -external.long")
 			}
 			t.Parallel()

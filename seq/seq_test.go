@@ -3,6 +3,7 @@ package seq
 import (
 	"context"
 	"flag"
+	"github.com/specsim/specsim/internal/longtest"
 	"reflect"
 	"slices"
 	"sync"
@@ -137,7 +138,7 @@ func TestSequenceVerdicts(t *testing.T) {
 // mutants (but mutant-zero-coin, whose fault needs a coin of exactly 0
 // and is caught by check.EdgeCheck) and lossy rules violated.
 func TestSequenceVerdictsLong(t *testing.T) {
-	if !*long {
+	if !*long && !longtest.Enabled() {
 		t.Skip("run with -seq.long")
 	}
 	for _, e := range algos.All() {

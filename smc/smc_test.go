@@ -3,6 +3,7 @@ package smc
 import (
 	"context"
 	"flag"
+	"github.com/specsim/specsim/internal/longtest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -354,7 +355,7 @@ func TestZUnbiased(t *testing.T) {
 // TestZUnbiasedLong is the acceptance run: 10^5 runs of every
 // correct scheme on each model (go test ./smc -run Long -long).
 func TestZUnbiasedLong(t *testing.T) {
-	if !*long {
+	if !*long && !longtest.Enabled() {
 		t.Skip("needs -long")
 	}
 	testUnbiased(t, 100000, 16)

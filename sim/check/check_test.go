@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"flag"
+	"github.com/specsim/specsim/internal/longtest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -246,7 +247,7 @@ func TestFalseAlarmDesign(t *testing.T) {
 // at level faLevel; the count of violated verdicts must not exceed the
 // threshold of faThreshold.
 func TestFalseAlarmRate(t *testing.T) {
-	if !*prob {
+	if !*prob && !longtest.Enabled() {
 		t.Skip("opt-in: go test ./sim/check -run FalseAlarmRate -prob")
 	}
 	pl := pool(t, "dirichlet:V=64,a=0.3,beta=0.7,contexts=4,seed=4", 2)
@@ -345,7 +346,7 @@ func TestPowerShort(t *testing.T) {
 // be detected at least as often as Binomial(300, 0.9) allows with
 // probability 1-1e-3 (its lower end, 254).
 func TestPower(t *testing.T) {
-	if !*prob {
+	if !*prob && !longtest.Enabled() {
 		t.Skip("opt-in: go test ./sim/check -run 'TestPower$' -prob")
 	}
 	const n = 300
