@@ -35,6 +35,7 @@ func checkCommand() *cli.Command {
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
 			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
+			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", check.LawTestAutoMaxV)},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
 			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
 			workersFlag(0), seedFlag(), jsonFlag(),
@@ -52,7 +53,7 @@ func checkCommand() *cli.Command {
 			}
 			seed := masterSeed(c)
 			req := check.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), K: c.Int("k"), Draft: c.String("draft"),
-				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
+				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
 					Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
 			if c.IsSet("p") || c.IsSet("q") {
 				pr, err := pairFromFlags(c, seed)
@@ -109,6 +110,9 @@ func printCheck(c *cli.Context, o checkJSON) {
 	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
 	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])
+	for _, n := range o.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	fmt.Fprintf(w, "each test detects, with power %g at its Holm share of the level, a deviation of at least min TV in the quantity named:\n", o.Power)
 	for _, t := range o.Tests {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",

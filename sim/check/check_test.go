@@ -405,3 +405,23 @@ func mustPair(t *testing.T, src sim.Source) sim.Pair {
 	}
 	return pr
 }
+
+// TestLawTestAuto: on a pool above LawTestAutoMaxV the sampler-vs-law test
+// is left out by default (with a note) and runs with LawTest.
+func TestLawTestAuto(t *testing.T) {
+	t.Parallel()
+	req := check.Request{Algo: "token", Source: "dirichlet:V=5000,contexts=1", Config: check.Config{Gamma: 1, Trials: 200, Seed: 1, Workers: 1}}
+	def, err := check.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.LawTest = true
+	with, err := check.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(def.Notes) != 1 || len(with.Notes) != 0 || len(with.Tests) != len(def.Tests)+1 {
+		t.Errorf("default: %d tests, notes %q; with LawTest: %d tests, notes %q; want one more test and the note only by default",
+			len(def.Tests), def.Notes, len(with.Tests), with.Notes)
+	}
+}
