@@ -15,8 +15,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/specsim/specsim/internal/gitrev"
 	"github.com/specsim/specsim/internal/fsutil"
+	"github.com/specsim/specsim/internal/gitrev"
 	"github.com/specsim/specsim/table"
 )
 
