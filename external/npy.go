@@ -23,7 +23,7 @@ const maxNpyHeader = 4096
 
 // maxNpyElems bounds the elements of one array a reader accepts, so a
 // lying length cannot make the harness allocate without bound.
-const maxNpyElems = 1 << 31
+const maxNpyElems = 1 << 30
 
 // array is one decoded .npy frame: its dtype descr ("<i8", "<f4", ...),
 // its C-order shape and its data converted to int64 (integer dtypes) or

@@ -87,7 +87,7 @@ func run(t *testing.T, dir string, name string, args ...string) result {
 		}
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss * 1024 // Linux reports KiB
+		r.rss = int64(ru.Maxrss) * 1024 // Linux reports KiB
 	}
 	return r
 }
