@@ -110,6 +110,9 @@ func NewReader(ra io.ReaderAt, size int64, opt ReadOptions) (r *Reader, err erro
 		return nil, err
 	}
 	defer func() {
+		// Guards parquet-go v0.32, which panics inside its own page decoding on
+		// corrupt pages (see the FuzzReader corpus); no check before the call can
+		// rule that out. Our own code returns errors.
 		if p := recover(); p != nil {
 			r, err = nil, fmt.Errorf("%w: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, p)
 		}
@@ -274,6 +277,9 @@ func (r *Reader) start() {
 			}
 		}
 		defer func() {
+			// Guards parquet-go v0.32, which panics inside its own page decoding on
+			// corrupt pages (see the FuzzReader corpus); no check before the call can
+			// rule that out. Our own code returns errors.
 			if p := recover(); p != nil {
 				send(decoded{err: fmt.Errorf("%w: row %d: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, row, p)})
 			}
@@ -466,6 +472,9 @@ func sizeRows(rows [][]float32, n, v int) [][]float32 {
 // against. It returns the number of rows decoded.
 func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	defer func() {
+		// Guards parquet-go v0.32, which panics inside its own page decoding on
+		// corrupt pages (see the FuzzReader corpus); no check before the call can
+		// rule that out. Our own code returns errors.
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: the parquet decoder failed (%v)", ErrCorrupt, p)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/specsim/specsim/internal/fsutil"
 	"io"
 	"os"
 	"os/exec"
@@ -125,7 +126,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	}
 	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
-		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
 			return res, job.IO(err)
 		}
 	}

@@ -3,9 +3,9 @@ package plots
 import (
 	"bytes"
 	"fmt"
+	"github.com/specsim/specsim/internal/fsutil"
 	"image/color"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -280,5 +280,5 @@ func (f *Figure) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, b, 0o644)
+	return fsutil.WriteBytes(path, b, 0o644)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/specsim/specsim/internal/fsutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -216,7 +217,7 @@ func Build(b *Bundle, out string) ([]string, error) {
 	for _, t := range tabs {
 		for ext, text := range map[string]string{"md": t.Markdown(), "tex": t.LaTeX(), "csv": t.CSV()} {
 			p := filepath.Join(out, "tables", t.Name+"."+ext)
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			if err := fsutil.WriteBytes(p, []byte(text), 0o644); err != nil {
 				return files, err
 			}
 			files = append(files, p)
@@ -234,14 +235,14 @@ func Build(b *Bundle, out string) ([]string, error) {
 			return files, err
 		}
 		p := filepath.Join(out, "csv", name+".csv")
-		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		if err := fsutil.WriteBytes(p, buf.Bytes(), 0o644); err != nil {
 			return files, err
 		}
 		files = append(files, p)
 	}
 	sort.Strings(files)
 	p := filepath.Join(out, "report.md")
-	if err := os.WriteFile(p, []byte(ReportMarkdown(b, figs, tabs)), 0o644); err != nil {
+	if err := fsutil.WriteBytes(p, []byte(ReportMarkdown(b, figs, tabs)), 0o644); err != nil {
 		return files, err
 	}
 	return append(files, p), nil

@@ -37,7 +37,20 @@ func CheckNotInput(out string, inputs ...string) error {
 // temporary file in path's directory, which is synced and renamed over
 // path only if write returns nil. On any error the temporary file is
 // removed and path is left as it was. The new file has mode 0644.
-func WriteFile(path string, write func(w io.Writer) error) (err error) {
+func WriteFile(path string, write func(w io.Writer) error) error {
+	return writeFile(path, 0o644, write)
+}
+
+// WriteBytes writes b to path atomically, as WriteFile does, with mode
+// perm.
+func WriteBytes(path string, b []byte, perm os.FileMode) error {
+	return writeFile(path, perm, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+func writeFile(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -52,7 +65,7 @@ func WriteFile(path string, write func(w io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
