@@ -39,11 +39,16 @@ func TestMonteCarloWorkers(t *testing.T) {
 
 func TestMonteCarloCancel(t *testing.T) {
 	t.Parallel()
+	// One worker: the chunk that sees the cancellation is cut within
+	// cancelEvery (8) trials and dropped, so exactly the three chunks
+	// before it are returned.
 	ctx, cancel := context.WithCancel(context.Background())
-	r, n, err := sim.MonteCarlo(ctx, 1<<20, sim.MCOptions{Workers: 2},
+	ran := int64(0)
+	r, n, err := sim.MonteCarlo(ctx, 1<<20, sim.MCOptions{Workers: 1},
 		func() *sums { return &sums{} },
 		func(i int64, acc *sums) {
-			if i == 3*sim.ChunkSize {
+			ran++
+			if i == 3*sim.ChunkSize+1 {
 				cancel()
 			}
 			acc.n++
@@ -52,8 +57,27 @@ func TestMonteCarloCancel(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error after cancellation")
 	}
-	if n == 0 || n >= 1<<20 || float64(n) != r.n || n%sim.ChunkSize != 0 {
-		t.Errorf("after cancellation: %d trials reported, %g merged; want whole finished chunks only", n, r.n)
+	if n != 3*sim.ChunkSize || r.n != float64(n) {
+		t.Errorf("one worker, cancelled in chunk 3: %d trials reported, %g merged; want %d", n, r.n, 3*sim.ChunkSize)
+	}
+	if after := ran - (3*sim.ChunkSize + 2); after > 8 {
+		t.Errorf("%d trials ran after the cancellation, want at most 8", after)
+	}
+
+	// Two workers: whatever the interleaving, the result is a whole-chunk
+	// prefix that ends before the cancelling chunk.
+	ctx, cancel = context.WithCancel(context.Background())
+	r, n, err = sim.MonteCarlo(ctx, 1<<20, sim.MCOptions{Workers: 2},
+		func() *sums { return &sums{} },
+		func(i int64, acc *sums) {
+			if i == 3*sim.ChunkSize {
+				cancel()
+			}
+			acc.n++
+		},
+		func(dst, src *sums) { dst.n += src.n })
+	if err == nil || n > 3*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
+		t.Errorf("two workers, cancelled in chunk 3: %d trials reported, %g merged, err %v; want a whole-chunk prefix of at most 3 chunks", n, r.n, err)
 	}
 }
 
@@ -116,7 +140,7 @@ func TestMonteCarloBoundedMemory(t *testing.T) {
 			acc.n++
 		},
 		func(dst, src *sums) { dst.n += src.n })
-	if err == nil || n < 6*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
+	if err == nil || n > 5*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
 		t.Errorf("MaxInt64 trials cancelled after chunk 5: n = %d, merged %g, err = %v", n, r.n, err)
 	}
 }

@@ -1,10 +1,12 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 
@@ -103,7 +105,7 @@ func (w *world) addLawRow(cells []float64, c int, prefix []int, a int, row []flo
 	}
 }
 
-func newPoolWorld(pl *sim.Pool, trials int64) *world {
+func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, error) {
 	g, v, nc := pl.Gamma, pl.V, pl.Contexts
 	w := &world{g: g, v: v, nc: nc, pool: pl}
 	perCtx := max(trials/int64(nc), 1)
@@ -117,33 +119,47 @@ func newPoolWorld(pl *sim.Pool, trials int64) *world {
 	w.binOf = make([]uint16, nc*(g+1)*v)
 	w.binP = make([]float64, nc*(g+1)*bins)
 	w.pAlias = make([]*sim.Alias, nc*(g+1))
-	order := make([]int, v)
-	key := make([]float64, v)
+	// order sorts the tokens by (p/q, token): the token breaks ties, so
+	// the binning is that of a stable sort by p/q.
+	type keyed struct {
+		k float64
+		x int32
+	}
+	order := make([]keyed, v)
 	p64 := make([]float64, v)
 	for c := 0; c < nc; c++ {
+		if err := ctx.Err(); err != nil { // V = 32000: ~4 ms a context
+			return nil, err
+		}
 		for i := 0; i <= g; i++ {
 			sim.Float64s(p64, pl.PRow(c, i))
 			w.pAlias[w.poolIdx(c, i)] = sim.NewAlias(p64)
 			for x := range order {
-				order[x] = x
-				key[x] = p64[x]
+				k := p64[x]
 				if i < g {
 					if qx := float64(pl.QRow(c, i)[x]); qx > 0 {
-						key[x] = p64[x] / qx
+						k = p64[x] / qx
 					} else {
-						key[x] = math.Inf(1)
+						k = math.Inf(1)
 					}
 				}
+				order[x] = keyed{k, int32(x)}
 			}
-			sort.SliceStable(order, func(a, b int) bool { return key[order[a]] < key[order[b]] })
+			slices.SortFunc(order, func(a, b keyed) int {
+				if c := cmp.Compare(a.k, b.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.x, b.x)
+			})
 			tot := 0.0
-			for _, x := range order {
-				tot += p64[x]
+			for _, o := range order {
+				tot += p64[o.x]
 			}
 			cum := 0.0
 			base := w.poolIdx(c, i) * v
 			pb := w.binP[w.poolIdx(c, i)*bins:]
-			for _, x := range order {
+			for _, o := range order {
+				x := int(o.x)
 				b := min(int(cum/tot*float64(bins)), bins-1)
 				w.binOf[base+x] = uint16(b)
 				pb[b] += p64[x] / tot
@@ -155,7 +171,7 @@ func newPoolWorld(pl *sim.Pool, trials int64) *world {
 	for i, b := range w.binOf {
 		w.lawBinOf[i] = uint8(int(b) * lawBins / bins)
 	}
-	return w
+	return w, nil
 }
 
 // posModel is a pool context as a sim.Model for the tree drafters: the row

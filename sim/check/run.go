@@ -47,7 +47,10 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		}
 		// The binning depends on the trial count: take the budget's
 		// estimate when there is one.
-		w = newPoolWorld(pool, max(cfg.Trials, pilotTrials))
+		var err error
+		if w, err = newPoolWorld(ctx, pool, max(cfg.Trials, pilotTrials)); err != nil {
+			return Result{}, err
+		}
 		if r.Tree != nil {
 			w.buildPos()
 		}
