@@ -127,14 +127,14 @@ func TestDuckDBRoundTrip(t *testing.T) {
 				if row["temperature"].(float64) != want.Temperature || row["top_p"].(float64) != want.TopP {
 					t.Errorf("row %d: sampling %v %v", i, row["temperature"], row["top_p"])
 				}
-				checkInts(t, i, "draft_tokens", row["draft_tokens"], want.DraftTokens)
-				checkInts(t, i, "emitted_tokens", row["emitted_tokens"], want.Emitted)
-				checkInts(t, i, "q_index", row["q_index"], want.QIndex)
-				checkInts(t, i, "p_nnz", row["p_nnz"], want.PNNZ)
-				checkFloats(t, i, "q", row["q"], want.Q)
-				checkFloats(t, i, "p", row["p"], want.P)
-				checkFloats(t, i, "q_value", row["q_value"], want.QValue)
-				checkFloats(t, i, "p_tail", row["p_tail"], want.PTail)
+				checkList(t, i, "draft_tokens", row["draft_tokens"], want.DraftTokens)
+				checkList(t, i, "emitted_tokens", row["emitted_tokens"], want.Emitted)
+				checkList(t, i, "q_index", row["q_index"], want.QIndex)
+				checkList(t, i, "p_nnz", row["p_nnz"], want.PNNZ)
+				checkList(t, i, "q", row["q"], want.Q)
+				checkList(t, i, "p", row["p"], want.P)
+				checkList(t, i, "q_value", row["q_value"], want.QValue)
+				checkList(t, i, "p_tail", row["p_tail"], want.PTail)
 				i++
 			}
 			if r.Err() != nil || i != len(got.Rows) || i != 20 {
@@ -161,7 +161,9 @@ func checkInt(t *testing.T, row int, name string, v any, want int64) {
 	}
 }
 
-func checkInts(t *testing.T, row int, name string, v any, want []int32) {
+// checkList compares a DuckDB JSON list (numbers arrive as float64) with
+// the written column entry for entry, bit-exact after conversion to T.
+func checkList[T int32 | float32](t *testing.T, row int, name string, v any, want []T) {
 	t.Helper()
 	xs, _ := v.([]any)
 	if len(xs) != len(want) {
@@ -169,23 +171,8 @@ func checkInts(t *testing.T, row int, name string, v any, want []int32) {
 		return
 	}
 	for k, x := range xs {
-		if int32(x.(float64)) != want[k] {
-			t.Errorf("row %d %s[%d]: DuckDB %v, written %d", row, name, k, x, want[k])
-			return
-		}
-	}
-}
-
-func checkFloats(t *testing.T, row int, name string, v any, want []float32) {
-	t.Helper()
-	xs, _ := v.([]any)
-	if len(xs) != len(want) {
-		t.Errorf("row %d %s: DuckDB %d entries, written %d", row, name, len(xs), len(want))
-		return
-	}
-	for k, x := range xs {
-		if float32(x.(float64)) != want[k] {
-			t.Errorf("row %d %s[%d]: DuckDB %v, written %v (bit-exact float32 expected)", row, name, k, x, want[k])
+		if T(x.(float64)) != want[k] {
+			t.Errorf("row %d %s[%d]: DuckDB %v, written %v (bit-exact expected)", row, name, k, x, want[k])
 			return
 		}
 	}

@@ -343,22 +343,20 @@ func (r *Reader) load(row int64) error {
 	} else {
 		r.rawQ = sizeRows(r.rawQ, g, v)
 		r.rawP = sizeRows(r.rawP, g+1, v)
-		off := 0
-		for i := range st.Q {
-			n := int(lr.QNNZ[i])
-			expandSparse(r.rawQ[i], lr.QIndex[off:off+n], lr.QValue[off:off+n], lr.QTail[i])
-			r.tails += float64(lr.QTail[i])
-			st.Q[i] = r.rawQ[i]
-			off += n
+		// expand fills the dense rows raw (and dst) from one side's
+		// sparse columns, the row's entries following each other.
+		expand := func(dst, raw [][]float32, nnz, idx []int32, val, tail []float32) {
+			off := 0
+			for i := range dst {
+				n := int(nnz[i])
+				expandSparse(raw[i], idx[off:off+n], val[off:off+n], tail[i])
+				r.tails += float64(tail[i])
+				dst[i] = raw[i]
+				off += n
+			}
 		}
-		off = 0
-		for i := range st.P {
-			n := int(lr.PNNZ[i])
-			expandSparse(r.rawP[i], lr.PIndex[off:off+n], lr.PValue[off:off+n], lr.PTail[i])
-			r.tails += float64(lr.PTail[i])
-			st.P[i] = r.rawP[i]
-			off += n
-		}
+		expand(st.Q, r.rawQ, lr.QNNZ, lr.QIndex, lr.QValue, lr.QTail)
+		expand(st.P, r.rawP, lr.PNNZ, lr.PIndex, lr.PValue, lr.PTail)
 		r.sparseRows += int64(2*g + 1)
 	}
 	b := &r.blk

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -208,15 +209,7 @@ func sparseRow(idx []int32, val []float32, row []float32, k int, keep []int) ([]
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case row[a] > row[b]:
-			return -1
-		case row[a] < row[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(row[b], row[a]) }) // descending
 	sel := order[:min(k, len(order))]
 	for _, x := range keep {
 		if x >= 0 && x < len(row) && !slices.Contains(sel, x) {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -114,15 +115,7 @@ func (t *Transformer) Apply(s Sampling, dst, logits []float32) error {
 				total += wx
 			}
 		}
-		slices.SortStableFunc(t.idx, func(a, b int) int {
-			switch {
-			case w[a] > w[b]:
-				return -1
-			case w[a] < w[b]:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(t.idx, func(a, b int) int { return cmp.Compare(w[b], w[a]) }) // descending
 		before, cut := 0.0, len(t.idx)
 		for k, x := range t.idx {
 			if k > 0 && before >= s.TopP*total {

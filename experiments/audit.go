@@ -79,16 +79,22 @@ func auditLevel() float64 {
 	return check.DefaultLevel / float64(2*n)
 }
 
+// auditKind is a rule's kind in the audit: prefix + mutant, lossy or
+// rule (prefix "tree-" for tree rules).
+func auditKind(prefix string, in algos.Info) string {
+	switch {
+	case in.Mutant:
+		return prefix + "mutant"
+	case in.Lossy:
+		return prefix + "lossy"
+	}
+	return prefix + "rule"
+}
+
 func auditCells(Config) ([]Cell, error) {
 	var cells []Cell
 	for _, e := range algos.All() {
-		kind := "rule"
-		switch {
-		case e.Mutant:
-			kind = "mutant"
-		case e.Lossy:
-			kind = "lossy"
-		}
+		kind := auditKind("", e.Info)
 		// A lossy rule's audit row runs at its AuditParams (defaults where
 		// nil), and a rule with a strict point gets a second row there,
 		// expected lossless.
@@ -98,13 +104,7 @@ func auditCells(Config) ([]Cell, error) {
 		}
 	}
 	for _, e := range algos.AllTree() {
-		kind := "tree-rule"
-		switch {
-		case e.Mutant:
-			kind = "tree-mutant"
-		case e.Lossy:
-			kind = "tree-lossy"
-		}
+		kind := auditKind("tree-", e.Info)
 		cells = append(cells, Cell{Key: []KV{{K: "algorithm", V: e.Name}, {K: "params", V: ""}, {K: "kind", V: kind}}})
 	}
 	return cells, nil

@@ -101,12 +101,18 @@ func cellFloat(c Cell, k string) (float64, error) {
 	return v, nil
 }
 
-func runTable1(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
-	a, err := cellFloat(c, "alpha")
+// cellFloat2 returns the cell's numeric keys k1 and k2.
+func cellFloat2(c Cell, k1, k2 string) (float64, float64, error) {
+	v1, err := cellFloat(c, k1)
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
-	gf, err := cellFloat(c, "gamma")
+	v2, err := cellFloat(c, k2)
+	return v1, v2, err
+}
+
+func runTable1(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
+	a, gf, err := cellFloat2(c, "alpha", "gamma")
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +177,7 @@ func runLeviathanTokens(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, e
 }
 
 func runLeviathanWalltime(_ context.Context, _ Config, c Cell, _ uint64) ([]Row, error) {
-	a, err := cellFloat(c, "alpha")
-	if err != nil {
-		return nil, err
-	}
-	cost, err := cellFloat(c, "c")
+	a, cost, err := cellFloat2(c, "alpha", "c")
 	if err != nil {
 		return nil, err
 	}

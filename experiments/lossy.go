@@ -106,42 +106,31 @@ func frontierRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 		sim.Normalize(ps[k]) // float32 storage: renormalise in float64
 		sim.Normalize(qs[k])
 	}
-	var rows []Row
-	for _, sw := range FrontierSweeps() {
-		for _, val := range sw.Values {
-			if err := ctx.Err(); err != nil {
-				return rows, err
-			}
-			rule, err := buildSwept(sw, val)
+	return sweptRows(ctx, func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error) {
+		var acc, kl, klr, tv, ratio, macc float64
+		dominated := true
+		for k := range ps {
+			m, _, err := algos.PositionMetrics(rule, ps[k], qs[k])
 			if err != nil {
 				return nil, err
 			}
-			var acc, kl, klr, tv, ratio, macc float64
-			dominated := true
-			for k := range ps {
-				m, _, err := algos.PositionMetrics(rule, ps[k], qs[k])
-				if err != nil {
-					return nil, err
-				}
-				ma, err := mentoredAt(ps[k], qs[k], m.KL)
-				if err != nil {
-					return nil, err
-				}
-				if ma < m.Acceptance-frontierTol {
-					dominated = false
-				}
-				acc += m.Acceptance
-				kl += m.KL
-				klr += m.KLReverse
-				tv += m.TV
-				ratio = math.Max(ratio, m.MaxRatio)
-				macc += ma
+			ma, err := mentoredAt(ps[k], qs[k], m.KL)
+			if err != nil {
+				return nil, err
 			}
-			n := float64(len(ps))
-			rows = append(rows, frontierRow(sw, val, acc/n, kl/n, klr/n, tv/n, ratio, 1+acc/n, macc/n, dominated))
+			if ma < m.Acceptance-frontierTol {
+				dominated = false
+			}
+			acc += m.Acceptance
+			kl += m.KL
+			klr += m.KLReverse
+			tv += m.TV
+			ratio = math.Max(ratio, m.MaxRatio)
+			macc += ma
 		}
-	}
-	return rows, nil
+		n := float64(len(ps))
+		return frontierRow(sw, val, acc/n, kl/n, klr/n, tv/n, ratio, 1+acc/n, macc/n, dominated), nil
+	})
 }
 
 func frontierRow(sw FrontierSweep, val, acc, kl, klr, tv, ratio, emitted, macc float64, dominated bool) Row {
@@ -150,8 +139,28 @@ func frontierRow(sw FrontierSweep, val, acc, kl, klr, tv, ratio, emitted, macc f
 		{K: "mentored_acceptance", V: macc}, {K: "gap", V: macc - acc}, {K: "dominated", V: dominated}}
 }
 
-func buildSwept(sw FrontierSweep, val float64) (sim.Algorithm, error) {
-	return algos.New(sw.Rule, sw.At(val))
+// sweptRows builds every rule of every frontier sweep at every swept
+// value, in order, and returns one row from each through row; a
+// cancellation returns the rows finished so far.
+func sweptRows(ctx context.Context, row func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error)) ([]Row, error) {
+	var rows []Row
+	for _, sw := range FrontierSweeps() {
+		for _, val := range sw.Values {
+			if err := ctx.Err(); err != nil {
+				return rows, err
+			}
+			rule, err := algos.New(sw.Rule, sw.At(val))
+			if err != nil {
+				return nil, err
+			}
+			r, err := row(sw, val, rule)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
 }
 
 // mentoredAt returns mentored decoding's acceptance at budget kl (1 when
@@ -190,35 +199,15 @@ func frontierMarkov(ctx context.Context, v int, quality float64, seed uint64) ([
 		curveKL = append(curveKL, r.KL)
 		curveAcc = append(curveAcc, r.ExpectedAccepted/gamma)
 	}
-	var rows []Row
-	for _, sw := range FrontierSweeps() {
-		for _, val := range sw.Values {
-			if err := ctx.Err(); err != nil {
-				return rows, err
-			}
-			rule, err := buildSwept(sw, val)
-			if err != nil {
-				return nil, err
-			}
-			r, err := run(rule)
-			if err != nil {
-				return nil, err
-			}
-			ratio := 0.0
-			for s, t := range r.Target {
-				switch {
-				case t > 0:
-					ratio = math.Max(ratio, r.Emitted[s]/t)
-				case r.Emitted[s] > 0:
-					ratio = math.Inf(1)
-				}
-			}
-			acc := r.ExpectedAccepted / gamma
-			macc := interpMonotone(curveKL, curveAcc, r.KL)
-			rows = append(rows, frontierRow(sw, val, acc, r.KL, r.KLReverse, r.TV, ratio, r.ExpectedEmitted, macc, macc >= acc-1e-9))
+	return sweptRows(ctx, func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error) {
+		r, err := run(rule)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return rows, nil
+		acc := r.ExpectedAccepted / gamma
+		macc := interpMonotone(curveKL, curveAcc, r.KL)
+		return frontierRow(sw, val, acc, r.KL, r.KLReverse, r.TV, algos.MaxRatio(r.Emitted, r.Target), r.ExpectedEmitted, macc, macc >= acc-1e-9), nil
+	})
 }
 
 // interpMonotone interpolates y(x) linearly on points sorted by x (x

@@ -24,18 +24,25 @@ type Table struct {
 	Rows  [][]string
 }
 
+// align returns, for each column in order, right where it is
+// right-aligned and left otherwise.
+func (t Table) align(right, left string) string {
+	var b strings.Builder
+	for i := range t.Header {
+		if i < len(t.Right) && t.Right[i] {
+			b.WriteString(right)
+		} else {
+			b.WriteString(left)
+		}
+	}
+	return b.String()
+}
+
 // Markdown renders t as a GitHub table (numeric columns right-aligned).
 func (t Table) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(escapeAll(t.Header, mdEscape), " | ") + " |\n|")
-	for i := range t.Header {
-		if i < len(t.Right) && t.Right[i] {
-			b.WriteString("---:|")
-		} else {
-			b.WriteString("---|")
-		}
-	}
-	b.WriteString("\n")
+	b.WriteString(t.align("---:|", "---|") + "\n")
 	for _, r := range t.Rows {
 		b.WriteString("| " + strings.Join(escapeAll(r, mdEscape), " | ") + " |\n")
 	}
@@ -46,15 +53,7 @@ func (t Table) Markdown() string {
 // placement and caption).
 func (t Table) LaTeX() string {
 	var b strings.Builder
-	b.WriteString("\\begin{tabular}{")
-	for i := range t.Header {
-		if i < len(t.Right) && t.Right[i] {
-			b.WriteString("r")
-		} else {
-			b.WriteString("l")
-		}
-	}
-	b.WriteString("}\n\\toprule\n")
+	b.WriteString("\\begin{tabular}{" + t.align("r", "l") + "}\n\\toprule\n")
 	b.WriteString(strings.Join(escapeAll(t.Header, texEscape), " & ") + " \\\\\n\\midrule\n")
 	for _, r := range t.Rows {
 		b.WriteString(strings.Join(escapeAll(r, texEscape), " & ") + " \\\\\n")
