@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // ratBlockEmitted computes E[emitted tokens per step] of block
@@ -93,14 +92,8 @@ func TestBlockSeedExample(t *testing.T) {
 		if r := ratBlockEmitted(pr, qr, g); r.Cmp(want[g][1]) != 0 {
 			t.Errorf("G=%d: rational block E[emitted] = %s, want %s", g, r.RatString(), want[g][1].RatString())
 		}
-		tok, err := sim.Exact(pair, Token{}, sim.ExactConfig{Gamma: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		blk, err := sim.Exact(pair, Block{}, sim.ExactConfig{Gamma: g})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := mustExact(t, pair, Token{}, sim.ExactConfig{Gamma: g})
+		blk := mustExact(t, pair, Block{}, sim.ExactConfig{Gamma: g})
 		wt, _ := want[g][0].Float64()
 		wb, _ := want[g][1].Float64()
 		if math.Abs(tok.ExpectedEmitted-wt) > 1e-12 || math.Abs(blk.ExpectedEmitted-wb) > 1e-12 {
@@ -133,14 +126,8 @@ func TestBlockLosslessMarkov(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := []int{rng.IntN(cfg.V)}
-		blk, err := sim.Exact(pair, Block{}, sim.ExactConfig{Gamma: g, Context: ctx})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := sim.Exact(pair, Token{}, sim.ExactConfig{Gamma: g, Context: ctx})
-		if err != nil {
-			t.Fatal(err)
-		}
+		blk := mustExact(t, pair, Block{}, sim.ExactConfig{Gamma: g, Context: ctx})
+		tok := mustExact(t, pair, Token{}, sim.ExactConfig{Gamma: g, Context: ctx})
 		if !(blk.MaxAbsError < sim.ExactTol) {
 			t.Errorf("%s γ=%d: block max_abs_error %g", pair.Name, g, blk.MaxAbsError)
 		}
@@ -164,10 +151,7 @@ func TestBlockLosslessMarkov(t *testing.T) {
 // is token verification and is lossless.
 func TestBlockTokenwiseFlagged(t *testing.T) {
 	pair := sim.Pair{Name: "seed003", P: sim.Fixed{1.0 / 3, 2.0 / 3}, Q: sim.Fixed{2.0 / 3, 1.0 / 3}}
-	r, err := sim.Exact(pair, BlockTokenwise{}, sim.ExactConfig{Gamma: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustExact(t, pair, BlockTokenwise{}, sim.ExactConfig{Gamma: 2})
 	first := sim.Marginal(r.Emitted, r.V, r.L, 0)
 	if math.Abs(r.MaxAbsError-1.0/9) > 1e-12 || math.Abs(first[0]-0.5) > 1e-12 {
 		t.Errorf("seed example γ=2: max_abs_error %g (want 1/9), first-token A %g (want 1/2)", r.MaxAbsError, first[0])
@@ -181,10 +165,7 @@ func TestBlockTokenwiseFlagged(t *testing.T) {
 	}
 	for g := 2; g <= 4; g++ {
 		pair, _ := sim.PairOf(src)
-		r, err := sim.Exact(pair, BlockTokenwise{}, sim.ExactConfig{Gamma: g})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustExact(t, pair, BlockTokenwise{}, sim.ExactConfig{Gamma: g})
 		if !(r.MaxAbsError > 1e-12) || r.Lossless {
 			t.Errorf("markov γ=%d: mutant not flagged, max_abs_error %g", g, r.MaxAbsError)
 		}
@@ -213,16 +194,6 @@ func randRow(rng *rand.Rand, v int, k float64, zeros int) []float64 {
 // with p = 0 (w = 0 from there on) and one-hot targets.
 func randBlock(rng *rand.Rand, v, g int, f32 bool) *sim.Block {
 	b := &sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1)}
-	row := func(p []float64) sim.Row {
-		if f32 {
-			f := make([]float32, len(p))
-			for i, x := range p {
-				f[i] = float32(x)
-			}
-			return sim.F32(f)
-		}
-		return sim.F64(p)
-	}
 	for i := 0; i <= g; i++ {
 		k := 1 + 3*rng.Float64()
 		p := randRow(rng, v, k, rng.IntN(2))
@@ -250,9 +221,9 @@ func randBlock(rng *rand.Rand, v, g int, f32 bool) *sim.Block {
 				}
 			}
 			b.Tokens[i] = x
-			b.Q[i] = row(q)
+			b.Q[i] = testRow(q, f32)
 		}
-		b.P[i] = row(p)
+		b.P[i] = testRow(p, f32)
 	}
 	return b
 }
@@ -313,16 +284,8 @@ func TestBlockLawMatchesSampling(t *testing.T) {
 			if tot := law.Total(); math.Abs(tot-1) > 1e-12 {
 				t.Fatalf("%s block %d: law sums to %.15g", name, k, tot)
 			}
-			obs := make([]int64, len(law.P))
 			coins := sim.NewRand(uint64(k), sim.StreamID("test/block/chisq/coins", uint64(k)))
-			for range n {
-				o := a.Accept(coins, b)
-				obs[o.Accepted*(law.V+1)+o.Next+1]++
-			}
-			res, err := stattest.ChiSquare(obs, law.P, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := blockFit(t, coins, a, b, &law, n)
 			if res.PValue < level {
 				t.Errorf("%s block %d: χ² = %.1f on %d df, p = %.3g", name, k, res.Stat, res.DF, res.PValue)
 			}
@@ -363,10 +326,7 @@ func TestBlockDegenerate(t *testing.T) {
 		}
 	}
 	// The exact engine on p = q as a model pair: lossless, γ+1 tokens.
-	r, err := sim.Exact(sim.Pair{P: sim.Fixed(p), Q: sim.Fixed(p)}, Block{}, sim.ExactConfig{Gamma: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustExact(t, sim.Pair{P: sim.Fixed(p), Q: sim.Fixed(p)}, Block{}, sim.ExactConfig{Gamma: 3})
 	if !r.Lossless || math.Abs(r.ExpectedEmitted-4) > 1e-12 {
 		t.Errorf("p = q: lossless %v, E[emitted] %g (want 4)", r.Lossless, r.ExpectedEmitted)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/specsim/specsim/internal/fsutil"
 )
 
 var updateReadme = flag.Bool("update-readme", false, "rewrite the README's rule table from the registry")
@@ -39,11 +41,7 @@ func TestReadmeRuleTable(t *testing.T) {
 	}
 	if *updateReadme {
 		out := readme[:i+len(ReadmeBegin)+1] + want + readme[j:]
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
+		if err := fsutil.WriteBytes(path, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return

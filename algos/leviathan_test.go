@@ -135,14 +135,8 @@ func TestEq1MatchesExactIID(t *testing.T) {
 		pair := sim.Pair{P: sim.Fixed{0.5 + d, 0.5 - d}, Q: sim.Fixed{0.5 - d, 0.5 + d}}
 		for g := 1; g <= 6; g++ {
 			want, _ := ExpectedTokens(a, g)
-			tok, err := sim.Exact(pair, Token{}, sim.ExactConfig{Gamma: g, L: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			blk, err := sim.Exact(pair, Block{}, sim.ExactConfig{Gamma: g, L: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := mustExact(t, pair, Token{}, sim.ExactConfig{Gamma: g, L: 1})
+			blk := mustExact(t, pair, Block{}, sim.ExactConfig{Gamma: g, L: 1})
 			if math.Abs(tok.ExpectedEmitted-want) > 1e-12 {
 				t.Errorf("α=%g γ=%d: exact token %.15g, Eq. 1 %.15g", a, g, tok.ExpectedEmitted, want)
 			}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // Tests of the lossy rules. Seeds are fixed; a seed reproduces a failure
@@ -20,20 +19,14 @@ import (
 func lossyRandDist(rng *rand.Rand, v int, a float64, zeros bool) []float64 {
 	p := make([]float64, v)
 	for {
-		s := 0.0
 		for i := range p {
 			// Gamma(a) for a < 1 via Gamma(a+1)·U^(1/a) (Marsaglia–Tsang boost).
-			g := sim.GammaRand(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+			p[i] = sim.GammaRand(rng, a+1) * math.Pow(rng.Float64(), 1/a)
 			if zeros && rng.IntN(4) == 0 {
-				g = 0
+				p[i] = 0
 			}
-			p[i] = g
-			s += g
 		}
-		if s > 0 {
-			for i := range p {
-				p[i] /= s
-			}
+		if sim.Normalize(p) > 0 {
 			return p
 		}
 	}
@@ -271,22 +264,12 @@ func strictRules(t *testing.T) map[string]sim.Algorithm {
 func lossyRandBlock(rng *rand.Rand) *sim.Block {
 	g, v := 1+rng.IntN(6), 2+rng.IntN(49)
 	f32 := rng.IntN(2) == 0
-	row := func(d []float64) sim.Row {
-		if f32 {
-			r := make([]float32, len(d))
-			for i, x := range d {
-				r[i] = float32(x)
-			}
-			return sim.F32(r)
-		}
-		return sim.F64(d)
-	}
 	b := &sim.Block{Tokens: make([]int, g), Q: make([]sim.Row, g), P: make([]sim.Row, g+1)}
 	for i := 0; i <= g; i++ {
 		p, q := randPair(rng, v, rng.IntN(4))
-		b.P[i] = row(p)
+		b.P[i] = testRow(p, f32)
 		if i < g {
-			b.Q[i] = row(q)
+			b.Q[i] = testRow(q, f32)
 			for {
 				x := sim.SampleCDF(rng.Float64(), q)
 				if b.Q[i].At(x) > 0 {
@@ -369,10 +352,7 @@ func TestPositionLawMatchesExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.Exact(sim.Pair{P: sim.Fixed(p), Q: sim.Fixed(q)}, rule.(sim.Lawer), sim.ExactConfig{Gamma: 1, L: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustExact(t, sim.Pair{P: sim.Fixed(p), Q: sim.Fixed(q)}, rule.(sim.Lawer), sim.ExactConfig{Gamma: 1, L: 1})
 			if math.Abs(res.ExpectedAccepted-acc) > 1e-13 {
 				t.Fatalf("%s: acceptance %.16g, exact %.16g", name, acc, res.ExpectedAccepted)
 			}
@@ -404,19 +384,8 @@ func TestSamplingMatchesLaw(t *testing.T) {
 			var law sim.Law
 			rule.(sim.Lawer).Law(b, &law)
 			sim.Normalize(law.P) // float32 rows sum to 1 only within ~1e-7
-			obs := make([]int64, len(law.P))
 			r := sim.NewRand(9, sim.StreamID("lossy/sampling/"+name, uint64(bi)))
-			for range n {
-				o := rule.Accept(r, b)
-				if err := sim.CheckOutcome(b, o); err != nil {
-					t.Fatal(err)
-				}
-				obs[o.Accepted*(law.V+1)+o.Next+1]++
-			}
-			res, err := stattest.ChiSquare(obs, law.P, 0)
-			if err != nil {
-				t.Fatalf("%s block %d: %v", name, bi, err)
-			}
+			res := blockFit(t, r, rule, b, &law, n)
 			if res.PValue < lawLevel {
 				t.Fatalf("%s block %d: chi-squared %.1f on %d df, p = %.3g", name, bi, res.Stat, res.DF, res.PValue)
 			}
@@ -432,16 +401,8 @@ func TestSamplingDetectsWrongLaw(t *testing.T) {
 		P: []sim.Row{sim.F64([]float64{0.2, 0.3, 0.5}), sim.F64([]float64{1.0 / 3, 1.0 / 3, 1.0 / 3})}}
 	var law sim.Law
 	Lenience{L: 0.5}.Law(b, &law)
-	obs := make([]int64, len(law.P))
 	r := sim.NewRand(10, sim.StreamID("lossy/negative-control"))
-	for range 40000 {
-		o := Lenience{L: 0.5, ResidualP: true}.Accept(r, b)
-		obs[o.Accepted*(law.V+1)+o.Next+1]++
-	}
-	res, err := stattest.ChiSquare(obs, law.P, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := blockFit(t, r, Lenience{L: 0.5, ResidualP: true}, b, &law, 40000)
 	if res.PValue > 1e-6 {
 		t.Fatalf("the other residual reading was not detected: p = %g", res.PValue)
 	}

@@ -205,8 +205,7 @@ func chainAccept[S lossyStep](s S, rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: d.corr.sample(rng.Float64(), b.P[i], b.Q[i])}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // chainLaw writes the exact outcome law of chainAccept:

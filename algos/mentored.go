@@ -218,8 +218,7 @@ func (m Mentored) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: d.corr.sample(rng.Float64(), p, q)}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the exact outcome law given b.

@@ -126,6 +126,7 @@ func rrsWithoutStep(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	return -1, last
 }
 
+// sumOf returns Σ w, added in index order.
 func sumOf(w []float64) float64 {
 	s := 0.0
 	for _, v := range w {

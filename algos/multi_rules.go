@@ -195,10 +195,7 @@ func addNorm(dst []float64, mass float64, w []float64) {
 	if mass == 0 {
 		return
 	}
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
+	s := sumOf(w)
 	for i, v := range w {
 		if v > 0 {
 			dst[i] += mass * v / s
@@ -488,10 +485,7 @@ func (g GreedyDraft) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 	if a == 1 {
 		return
 	}
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
+	s := sumOf(w)
 	for y, v := range w {
 		if v <= 0 {
 			continue

@@ -163,14 +163,8 @@ func TestTreeRulesReduceAtK1(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		pair := treePair(t, seed+200, 4, 0.5)
 		for gamma := 1; gamma <= 2; gamma++ {
-			tok, err := sim.Exact(pair, Token{}, sim.ExactConfig{Gamma: gamma})
-			if err != nil {
-				t.Fatal(err)
-			}
-			em, err := sim.Exact(pair, ExactMatch{}, sim.ExactConfig{Gamma: gamma})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := mustExact(t, pair, Token{}, sim.ExactConfig{Gamma: gamma})
+			em := mustExact(t, pair, ExactMatch{}, sim.ExactConfig{Gamma: gamma})
 			for _, r := range []struct {
 				name string
 				kind sim.DraftKind
@@ -205,32 +199,7 @@ func TestTreeRulesSamplerMatchesLaw(t *testing.T) {
 	pair := treePair(t, 77, 4, 0.4)
 	for _, e := range AllTree() {
 		t.Run(e.Name, func(t *testing.T) {
-			a, _ := e.Build(nil)
-			cfg := sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: 3, Depth: 2}
-			if e.Draft != sim.DraftIID {
-				cfg.Branch = []int{3, 2}
-			}
-			d, err := sim.NewDrafter(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rng := sim.NewRand(5, sim.StreamID("multi-test/mc", 0))
-			var tree sim.Tree
-			sim.DraftTree(rng, d, pair.P, nil, &tree)
-			if err := tree.Check(); err != nil {
-				t.Fatal(err)
-			}
-			var law sim.TreeLaw
-			a.(sim.TreeLawer).TreeLaw(&tree, &law)
-			obs := make([]int64, len(law.P))
-			for range n {
-				o := a.AcceptTree(rng, &tree)
-				obs[o.Node*(tree.V+1)+o.Next+1]++
-			}
-			res, err := stattest.ChiSquare(obs, law.P, 5)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := treeFit(t, sim.NewRand(5, sim.StreamID("multi-test/mc", 0)), e, pair, 3, n)
 			if res.PValue < level {
 				t.Errorf("sampler disagrees with the law: X² = %.1f, df %d, p = %.3g", res.Stat, res.DF, res.PValue)
 			}

@@ -22,8 +22,7 @@ func (ResampleP) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: sim.SampleRow(rng.Float64(), b.P[i])}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the outcome law.
@@ -47,8 +46,7 @@ type AlwaysAccept struct{}
 
 // Accept runs one step.
 func (AlwaysAccept) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the outcome law.
@@ -122,8 +120,7 @@ func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: y}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the outcome law.
@@ -163,8 +160,7 @@ func (ZeroCoin) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: residual(rng.Float64(), 1, b.P[i], b.Q[i])}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // BonusRow draws the bonus token from p_γ, the last draft position's
@@ -207,8 +203,7 @@ func (ExactMatchResample) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: sim.SampleRow(rng.Float64(), b.P[i])}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the outcome law.

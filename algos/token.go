@@ -41,10 +41,17 @@ func (t Token) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: residual(rng.Float64(), 1, b.P[i], b.Q[i])}
 		}
 	}
-	g := len(b.Tokens)
 	if t.NoBonus {
-		return sim.Outcome{Accepted: g, Next: sim.NoToken}
+		return sim.Outcome{Accepted: len(b.Tokens), Next: sim.NoToken}
 	}
+	return bonus(rng, b)
+}
+
+// bonus is the outcome after a fully accepted draft, shared by the chain
+// rules: all γ draft tokens kept and the bonus token drawn from p_{γ+1}
+// by inverse CDF at one uniform.
+func bonus(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	g := len(b.Tokens)
 	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
 }
 
@@ -116,8 +123,7 @@ func (ExactMatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 			return sim.Outcome{Accepted: i, Next: y}
 		}
 	}
-	g := len(b.Tokens)
-	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+	return bonus(rng, b)
 }
 
 // Law writes the exact outcome law: Pr(n, t) = Π_{i≤n} p_i(x_i) · p_{n+1}(t)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
 )
 
@@ -22,11 +23,7 @@ func TestStylesJSON(t *testing.T) {
 	}
 	want = append(want, '\n')
 	if *regenStyles {
-		tmp := "styles.json.tmp"
-		if err := os.WriteFile(tmp, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, "styles.json"); err != nil {
+		if err := fsutil.WriteBytes("styles.json", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
