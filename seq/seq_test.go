@@ -3,13 +3,13 @@ package seq
 import (
 	"context"
 	"flag"
-	"github.com/specsim/specsim/internal/longtest"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"

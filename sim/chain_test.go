@@ -12,10 +12,7 @@ import (
 // exactly as the hand-written loops it replaced; once dst is filled it
 // does not allocate.
 func TestChainDraftsLikeTheLoop(t *testing.T) {
-	src, err := sim.NewSource("markov:V=5,order=2,quality=0.3,seed=9", 3, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, "markov:V=5,order=2,quality=0.3,seed=9", 3, 0)
 	pair, ok := sim.PairOf(src)
 	if !ok {
 		t.Fatal("a markov source has no pair")
@@ -62,10 +59,7 @@ func TestChainDraftsLikeTheLoop(t *testing.T) {
 // Ctx, and concurrent calls with distinct rngs and blocks give the same
 // blocks as sequential ones (the alias tables are built by NewPool).
 func TestPoolNext(t *testing.T) {
-	src, err := sim.NewSource("zipf:V=300,contexts=7", 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, "zipf:V=300,contexts=7", 4, 3)
 	pl, ok := sim.PoolOf(src)
 	if !ok {
 		t.Fatal("a zipf source is not a pool")

@@ -68,13 +68,47 @@ type SeqComparison struct {
 	Emitted, Target []float64
 }
 
-// compareSeqLaws finishes an exact enumeration (stopping with
-// cancel.Err() when cancel is cancelled). mass holds, for every
-// prefix of length ≤ l after ctx (depth d at offset[d], base-v code), the
-// probability that a step emitted exactly that prefix; it is continued
-// with the target m down to depth l (in place), the target's own law is
+// seqMass is the law of what one step emits, as the exact enumerations
+// build it: mass[offset[d]+code] is the probability that the step emitted
+// exactly the prefix of length d ≤ l after the context whose tokens, read
+// as a base-v number (first token most significant), are code. Longer
+// emissions count by their first l tokens.
+type seqMass struct {
+	v, l   int
+	offset []int
+	mass   []float64
+}
+
+func newSeqMass(v, l int) seqMass {
+	s := seqMass{v: v, l: l, offset: make([]int, l+2)}
+	for d := 0; d <= l; d++ {
+		s.offset[d+1] = s.offset[d] + ipow(v, d)
+	}
+	s.mass = make([]float64, s.offset[l+1])
+	return s
+}
+
+// add adds m to the emission of the tokens prefix followed by next
+// (NoToken: nothing follows), cut to its first l tokens.
+func (s seqMass) add(prefix []int, next int, m float64) {
+	k := min(len(prefix), s.l)
+	code := 0
+	for _, x := range prefix[:k] {
+		code = code*s.v + x
+	}
+	if next != NoToken && k < s.l {
+		code = code*s.v + next
+		k++
+	}
+	s.mass[s.offset[k]+code] += m
+}
+
+// compare finishes an exact enumeration (stopping with cancel.Err() when
+// cancel is cancelled): the emitted law is continued with the target m
+// down to depth l (in place), the target's own law after ctx is
 // propagated from the root, and the two laws at depth l are compared.
-func compareSeqLaws(cancel context.Context, m Model, ctx []int, v, l int, offset []int, mass []float64) (SeqComparison, error) {
+func (s seqMass) compare(cancel context.Context, m Model, ctx []int) (SeqComparison, error) {
+	v, l, offset, mass := s.v, s.l, s.offset, s.mass
 	tgt := make([]float64, len(mass))
 	tgt[0] = 1
 	row := make([]float64, v)
@@ -173,14 +207,10 @@ func ExactContext(ctx context.Context, pair Pair, rule Lawer, cfg ExactConfig) (
 	}
 
 	e := &enumerator{
-		v: v, g: g, l: l, pair: pair, rule: rule, cancel: ctx,
-		ctx:    append([]int(nil), cfg.Context...),
-		offset: make([]int, l+2),
+		v: v, g: g, pair: pair, rule: rule, cancel: ctx,
+		ctx:  append([]int(nil), cfg.Context...),
+		seqs: newSeqMass(v, l),
 	}
-	for d := 0; d <= l; d++ {
-		e.offset[d+1] = e.offset[d] + ipow(v, d)
-	}
-	e.mass = make([]float64, e.offset[l+1])
 	e.accDist = make([]float64, g+1)
 	e.pRows = make([][]float64, g+1)
 	e.qRows = make([][]float64, g)
@@ -199,7 +229,7 @@ func ExactContext(ctx context.Context, pair Pair, rule Lawer, cfg ExactConfig) (
 
 	res := ExactResult{V: v, Gamma: g, L: l, ExpectedAccepted: e.acc, ExpectedEmitted: e.emit, Accepted: e.accDist}
 	var err error
-	res.SeqComparison, err = compareSeqLaws(ctx, target, cfg.Context, v, l, e.offset, e.mass)
+	res.SeqComparison, err = e.seqs.compare(ctx, target, cfg.Context)
 	if err != nil {
 		return ExactResult{}, err
 	}
@@ -207,12 +237,11 @@ func ExactContext(ctx context.Context, pair Pair, rule Lawer, cfg ExactConfig) (
 }
 
 type enumerator struct {
-	v, g, l      int
+	v, g         int
 	pair         Pair
 	rule         Lawer
 	ctx          []int
-	offset       []int
-	mass         []float64
+	seqs         seqMass
 	pRows, qRows [][]float64
 	blk          Block
 	law          Law
@@ -274,17 +303,7 @@ func (e *enumerator) leaf(w float64) error {
 				return fmt.Errorf("exact: the rule's law has a negative entry %g at (accepted %d, next %d)", pr, n, t)
 			}
 			m := w * pr
-			k := n
-			code := 0
-			for j := 0; j < n && j < e.l; j++ {
-				code = code*e.v + e.blk.Tokens[j]
-			}
-			k = min(n, e.l)
-			if t != NoToken && k < e.l {
-				code = code*e.v + t
-				k++
-			}
-			e.mass[e.offset[k]+code] += m
+			e.seqs.add(e.blk.Tokens[:n], t, m)
 			e.acc += m * float64(n)
 			e.accDist[n] += m
 			if t == NoToken {

@@ -66,18 +66,28 @@ func TestMonteCarloCancel(t *testing.T) {
 
 	// Two workers: whatever the interleaving, the result is a whole-chunk
 	// prefix that ends before the cancelling chunk.
-	ctx, cancel = context.WithCancel(context.Background())
-	r, n, err = sim.MonteCarlo(ctx, 1<<20, sim.MCOptions{Workers: 2},
+	cancelTwoWorkers(t, 1<<20, 3)
+}
+
+// cancelTwoWorkers runs MonteCarlo over trials counting trials on two
+// workers, cancels at the first trial of chunk c, and checks that the
+// result is a whole-chunk prefix of at most c chunks, the cancelling one
+// left out.
+func cancelTwoWorkers(t *testing.T, trials, c int64) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, n, err := sim.MonteCarlo(ctx, trials, sim.MCOptions{Workers: 2},
 		func() *sums { return &sums{} },
 		func(i int64, acc *sums) {
-			if i == 3*sim.ChunkSize {
+			if i == c*sim.ChunkSize {
 				cancel()
 			}
 			acc.n++
 		},
 		func(dst, src *sums) { dst.n += src.n })
-	if err == nil || n > 3*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
-		t.Errorf("two workers, cancelled in chunk 3: %d trials reported, %g merged, err %v; want a whole-chunk prefix of at most 3 chunks", n, r.n, err)
+	if err == nil || n > c*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
+		t.Errorf("%d trials on two workers, cancelled in chunk %d: %d trials reported, %g merged, err %v; want a whole-chunk prefix of at most %d chunks", trials, c, n, r.n, err, c)
 	}
 }
 
@@ -130,17 +140,5 @@ func TestMonteCarloBoundedMemory(t *testing.T) {
 		t.Errorf("peak live accumulators %d, want <= %d for %d workers", peak, limit, workers)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	r, n, err := sim.MonteCarlo(ctx, math.MaxInt64, sim.MCOptions{Workers: 2},
-		func() *sums { return &sums{} },
-		func(i int64, acc *sums) {
-			if i == 5*sim.ChunkSize {
-				cancel()
-			}
-			acc.n++
-		},
-		func(dst, src *sums) { dst.n += src.n })
-	if err == nil || n > 5*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
-		t.Errorf("MaxInt64 trials cancelled after chunk 5: n = %d, merged %g, err = %v", n, r.n, err)
-	}
+	cancelTwoWorkers(t, math.MaxInt64, 5)
 }

@@ -68,40 +68,35 @@ type args struct {
 }
 
 func (a *args) float(k string, def float64) float64 {
-	a.used[k] = true
-	s, ok := a.sp.Args[k]
-	if !ok {
-		return def
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		a.fail("source %s: %s=%q is not a finite number", a.sp.Kind, k, s)
-	}
-	return v
+	return arg(a, k, def, "a finite number", func(s string) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			err = strconv.ErrRange
+		}
+		return v, err
+	})
 }
 
 func (a *args) int(k string, def int) int {
-	a.used[k] = true
-	s, ok := a.sp.Args[k]
-	if !ok {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		a.fail("source %s: %s=%q is not an integer", a.sp.Kind, k, s)
-	}
-	return v
+	return arg(a, k, def, "an integer", strconv.Atoi)
 }
 
 func (a *args) uint64(k string, def uint64) uint64 {
+	return arg(a, k, def, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
+}
+
+// arg marks k used and returns its value read by parse, or def when the
+// spec does not give it; a value parse rejects is remembered as the error
+// "k=value is not <what>".
+func arg[T any](a *args, k string, def T, what string, parse func(string) (T, error)) T {
 	a.used[k] = true
 	s, ok := a.sp.Args[k]
 	if !ok {
 		return def
 	}
-	v, err := strconv.ParseUint(s, 10, 64)
+	v, err := parse(s)
 	if err != nil {
-		a.fail("source %s: %s=%q is not a non-negative integer", a.sp.Kind, k, s)
+		a.fail("source %s: %s=%q is not %s", a.sp.Kind, k, s, what)
 	}
 	return v
 }

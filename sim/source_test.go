@@ -39,10 +39,7 @@ func TestSourceErrors(t *testing.T) {
 func TestDirichletCalibration(t *testing.T) {
 	t.Parallel()
 	for _, beta := range []float64{0.3, 0.7, 0.9} {
-		src, err := sim.NewSource("dirichlet:V=2000,a=0.1,contexts=4,beta="+ftoa(beta), 3, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := newSource(t, "dirichlet:V=2000,a=0.1,contexts=4,beta="+ftoa(beta), 3, 5)
 		pl, _ := sim.PoolOf(src)
 		s := 0.0
 		for c := 0; c < pl.Contexts; c++ {
@@ -59,12 +56,19 @@ func TestDirichletCalibration(t *testing.T) {
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-func TestMarkovRows(t *testing.T) {
-	t.Parallel()
-	src, err := sim.NewSource("markov:V=5,order=2,quality=0.3,seed=9", 2, 0)
+// newSource builds a source the test expects to be valid.
+func newSource(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
+	t.Helper()
+	src, err := sim.NewSource(spec, gamma, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src
+}
+
+func TestMarkovRows(t *testing.T) {
+	t.Parallel()
+	src := newSource(t, "markov:V=5,order=2,quality=0.3,seed=9", 2, 0)
 	pair, _ := sim.PairOf(src)
 	m := pair.P.(*sim.Markov)
 	for s, r := range m.Rows {

@@ -70,11 +70,7 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 	if n := estimateTrees(d, cfg.Context); n > MaxExactTrees {
 		return TreeExactResult{}, fmt.Errorf("exact tree: about %.3g draft trees to enumerate, more than %d; use a smaller V, k, branching or depth, or 'simulate check'", n, MaxExactTrees)
 	}
-	offset := make([]int, l+2)
-	for i := 0; i <= l; i++ {
-		offset[i+1] = offset[i] + ipow(v, i)
-	}
-	mass := make([]float64, offset[l+1])
+	seqs := newSeqMass(v, l)
 	res := TreeExactResult{V: v, Depth: depth, L: l}
 	var law TreeLaw
 	path := make([]int, 0, MaxTreeDepth+1)
@@ -108,19 +104,13 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 					return fmt.Errorf("exact tree: the rule's law has a negative entry %g at (node %d, next %d)", pr, n, tok)
 				}
 				mw := w * pr
-				seq := path
+				seqs.add(path, tok, mw)
+				emitted := len(path)
 				if tok != NoToken {
-					seq = append(seq, tok)
+					emitted++
 				}
-				k := min(len(seq), l)
-				code := 0
-				for _, x := range seq[:k] {
-					code = code*v + x
-				}
-				mass[offset[k]+code] += mw
-				dep := t.Nodes[n].Depth
-				res.ExpectedAccepted += mw * float64(dep)
-				res.ExpectedEmitted += mw * float64(len(seq))
+				res.ExpectedAccepted += mw * float64(t.Nodes[n].Depth)
+				res.ExpectedEmitted += mw * float64(emitted)
 				if RootAccepted(t, TreeOutcome{Node: n, Next: tok}) {
 					res.Acceptance += mw
 				}
@@ -134,7 +124,7 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 	if err != nil {
 		return TreeExactResult{}, err
 	}
-	if res.SeqComparison, err = compareSeqLaws(ctx, m, cfg.Context, v, l, offset, mass); err != nil {
+	if res.SeqComparison, err = seqs.compare(ctx, m, cfg.Context); err != nil {
 		return TreeExactResult{}, err
 	}
 	return res, nil

@@ -90,10 +90,7 @@ func TestMarkovRowsMatchGonum(t *testing.T) {
 // is the Zipf law with exponent sq over p's ranking: q(x) ∝ (r+1)^-1.3.
 func TestZipfTinyExponent(t *testing.T) {
 	t.Parallel()
-	src, err := sim.NewSource("zipf:V=64,s=1e-3,contexts=2", 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, "zipf:V=64,s=1e-3,contexts=2", 2, 1)
 	pl := src.BlockSource.(*sim.Pool)
 	for c := range pl.Contexts {
 		for i := range pl.Gamma {

@@ -47,17 +47,16 @@ type Group struct {
 	Est   stattest.Summary
 }
 
+// evalAcc accumulates runs: z sums Ẑ/Z over every run, tv the TV over
+// runs with Ẑ > 0, gs[g] the group estimate γ̂_g/Z over every run.
 type evalAcc struct {
-	n                int64
-	zs, zs2          float64
-	tvs, tvs2        float64
-	tvn              int64
+	z, tv            stattest.Sums
 	ess              float64
 	zero             int64
 	sizeSum          float64
 	sizeN            int64
 	sizeMin, sizeMax int
-	gs, gs2          []float64
+	gs               []stattest.Sums
 }
 
 type evalScratch struct {
@@ -89,16 +88,13 @@ func Evaluate(ctx context.Context, m *Model, ex *Exact, s Scheme, c Config, runs
 	}}
 	Nf := float64(c.N)
 	newAcc := func() *evalAcc {
-		return &evalAcc{sizeMin: math.MaxInt, gs: make([]float64, G), gs2: make([]float64, G)}
+		return &evalAcc{sizeMin: math.MaxInt, gs: make([]stattest.Sums, G)}
 	}
 	trial := func(i int64, a *evalAcc) {
 		sc := pool.Get().(*evalScratch)
 		defer pool.Put(sc)
 		res := sc.sp.Run(sc.stream.Reset(seed, sim.StreamID(stream, uint64(i))))
-		a.n++
-		r := res.ZHat / ex.Z
-		a.zs += r
-		a.zs2 += r * r
+		a.z.Add(res.ZHat / ex.Z)
 		for _, sz := range res.Sizes {
 			a.sizeSum += float64(sz)
 			a.sizeN++
@@ -141,46 +137,38 @@ func Evaluate(ctx context.Context, m *Model, ex *Exact, s Scheme, c Config, runs
 				sc.phat[j] = 0
 			}
 			tv = (tv + math.Max(0, 1-pin)) / 2
-			a.tvs += tv
-			a.tvs2 += tv * tv
-			a.tvn++
+			a.tv.Add(tv)
 			a.ess += W * W / W2
 		} else {
 			a.zero++
 		}
 		for g, x := range sc.gsum {
-			a.gs[g] += x
-			a.gs2[g] += x * x
+			a.gs[g].Add(x)
 		}
 	}
 	merge := func(d, s *evalAcc) {
-		d.n += s.n
-		d.zs += s.zs
-		d.zs2 += s.zs2
-		d.tvs += s.tvs
-		d.tvs2 += s.tvs2
-		d.tvn += s.tvn
+		d.z.Merge(s.z)
+		d.tv.Merge(s.tv)
 		d.ess += s.ess
 		d.zero += s.zero
 		d.sizeSum += s.sizeSum
 		d.sizeN += s.sizeN
 		d.sizeMin, d.sizeMax = min(d.sizeMin, s.sizeMin), max(d.sizeMax, s.sizeMax)
 		for g := range d.gs {
-			d.gs[g] += s.gs[g]
-			d.gs2[g] += s.gs2[g]
+			d.gs[g].Merge(s.gs[g])
 		}
 	}
 	a, _, err := sim.MonteCarlo(ctx, runs, opt, newAcc, trial, merge)
-	st := Stats{Runs: a.n, ZRatio: stattest.Summarize(a.zs, a.zs2, a.n, 0.95), TV: stattest.Summarize(a.tvs, a.tvs2, a.tvn, 0.95), ZeroRuns: a.zero}
-	if a.tvn > 0 {
-		st.ESS = a.ess / float64(a.tvn)
+	st := Stats{Runs: a.z.N, ZRatio: a.z.Summary(0.95), TV: a.tv.Summary(0.95), ZeroRuns: a.zero}
+	if a.tv.N > 0 {
+		st.ESS = a.ess / float64(a.tv.N)
 	}
 	if a.sizeN > 0 {
 		st.SizeMean, st.SizeMin, st.SizeMax = a.sizeSum/float64(a.sizeN), a.sizeMin, a.sizeMax
 	}
 	rest := 1.0
 	for g := range G {
-		gr := Group{Label: "rest", Est: stattest.Summarize(a.gs[g], a.gs2[g], a.n, 0.95)}
+		gr := Group{Label: "rest", Est: a.gs[g].Summary(0.95)}
 		if g < nTop {
 			gr.P = ex.Post[g].P
 			gr.Label = joinInts(ex.Post[g].Tokens)

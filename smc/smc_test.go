@@ -3,13 +3,13 @@ package smc
 import (
 	"context"
 	"flag"
-	"github.com/specsim/specsim/internal/longtest"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 )
 

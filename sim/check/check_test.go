@@ -3,7 +3,7 @@ package check_test
 import (
 	"context"
 	"flag"
-	"github.com/specsim/specsim/internal/longtest"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -18,14 +19,31 @@ import (
 
 var prob = flag.Bool("prob", false, "run the false-alarm-rate test (200 checks of a lossless rule; minutes)")
 
-func pool(t testing.TB, spec string, gamma int) *sim.Pool {
+// source builds a source the test expects to be valid.
+func source(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
 	t.Helper()
-	src, err := sim.NewSource(spec, gamma, 1)
+	src, err := sim.NewSource(spec, gamma, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, _ := sim.PoolOf(src.BlockSource)
+	return src
+}
+
+func pool(t testing.TB, spec string, gamma int) *sim.Pool {
+	t.Helper()
+	pl, _ := sim.PoolOf(source(t, spec, gamma, 1).BlockSource)
 	return pl
+}
+
+// pair builds the model pair of a markov source spec.
+func pair(t testing.TB, spec string, gamma int, seed uint64) sim.Pair {
+	t.Helper()
+	src := source(t, spec, gamma, seed)
+	pr, ok := sim.PairOf(src.BlockSource)
+	if !ok {
+		t.Fatalf("source %s is not a model pair", src.Spec)
+	}
+	return pr
 }
 
 // TestCheckVerdicts: on a V = 512 Dirichlet pool token verification is
@@ -35,10 +53,7 @@ func pool(t testing.TB, spec string, gamma int) *sim.Pool {
 // the verdicts are deterministic; the level is 0.01.
 func TestCheckVerdicts(t *testing.T) {
 	pl := pool(t, "dirichlet:V=512,a=0.1,beta=0.7,contexts=8,seed=11", 4)
-	src, err := sim.NewSource("markov:V=4,order=2,quality=0.5,seed=3", 3, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr := pair(t, "markov:V=4,order=2,quality=0.5,seed=3", 3, 0)
 	for _, c := range []struct {
 		name string
 		want string
@@ -51,24 +66,11 @@ func TestCheckVerdicts(t *testing.T) {
 		{"mutant-bonus-row", check.Violated},
 		{"mutant-zero-coin", check.Violated},
 	} {
-		a, err := algos.New(c.name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mustAlgo(t, c.name)
 		r, err := check.Pool(context.Background(), pl, a, check.Config{Trials: 30000, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Verdict != c.want {
-			t.Errorf("pool: %s verdict %s (p = %.3g), want %s", c.name, r.Verdict, r.PValue, c.want)
-		}
-		r, err = check.Pair(context.Background(), mustPair(t, src), a, check.Config{Gamma: 3, Trials: 30000, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Verdict != c.want {
-			t.Errorf("markov: %s verdict %s (p = %.3g), want %s", c.name, r.Verdict, r.PValue, c.want)
-		}
+		wantVerdict(t, r, err, c.want, "pool: "+c.name)
+		r, err = check.Pair(context.Background(), pr, a, check.Config{Gamma: 3, Trials: 30000, Seed: 5})
+		wantVerdict(t, r, err, c.want, "markov: "+c.name)
 	}
 }
 
@@ -78,25 +80,13 @@ func TestCheckVerdicts(t *testing.T) {
 // 4096-cell cap left that position untested.
 func TestBonusRowEveryPosition(t *testing.T) {
 	t.Parallel()
-	a, err := algos.New("mutant-bonus-row", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustAlgo(t, "mutant-bonus-row")
 	for _, c := range []struct {
 		spec  string
 		gamma int
 	}{{"markov:V=6,order=2,seed=4", 4}, {"markov:V=8", 4}, {"markov:V=17", 2}} {
-		src, err := sim.NewSource(c.spec, c.gamma, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := check.Pair(context.Background(), mustPair(t, src), a, check.Config{Gamma: c.gamma, Trials: 200000, Seed: 7, Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Verdict != check.Violated {
-			t.Errorf("%s γ=%d: verdict %s (p = %.3g), want violated", c.spec, c.gamma, r.Verdict, r.PValue)
-		}
+		r, err := check.Pair(context.Background(), pair(t, c.spec, c.gamma, 1), a, check.Config{Gamma: c.gamma, Trials: 200000, Seed: 7, Workers: 2})
+		wantVerdict(t, r, err, check.Violated, fmt.Sprintf("%s γ=%d", c.spec, c.gamma))
 	}
 }
 
@@ -112,25 +102,17 @@ func TestTreeVerdicts(t *testing.T) {
 		{"target-only", check.Preserved}, {"greedy-draft", check.Preserved},
 		{"topk-ratio", check.Violated}, {"naive", check.Violated},
 	} {
-		rep, err := check.Run(context.Background(), check.Request{Algo: c.name, Source: "markov:V=4,order=2,seed=3", K: 3,
+		rep := run(t, check.Request{Algo: c.name, Source: "markov:V=4,order=2,seed=3", K: 3,
 			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 4, Workers: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Verdict != c.want {
-			t.Errorf("%s: verdict %s (p = %.3g), want %s", c.name, rep.Verdict, rep.PValue, c.want)
-		}
+		wantVerdict(t, rep.Result, nil, c.want, c.name)
 	}
 }
 
 // TestSkipLaw: without the law test a pool check has γ+2 tests.
 func TestSkipLaw(t *testing.T) {
 	t.Parallel()
-	rep, err := check.Run(context.Background(), check.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
+	rep := run(t, check.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
 		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(rep.Tests) != 4 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" {
 		t.Errorf("skip law: %d tests, want 4 ending with the dependence test", len(rep.Tests))
 	}
@@ -139,11 +121,8 @@ func TestSkipLaw(t *testing.T) {
 // TestZeroCoinExit: the edge cases enter the verdict.
 func TestZeroCoinVerdict(t *testing.T) {
 	t.Parallel()
-	rep, err := check.Run(context.Background(), check.Request{Algo: "mutant-zero-coin", Source: "dirichlet:V=200,contexts=2",
+	rep := run(t, check.Request{Algo: "mutant-zero-coin", Source: "dirichlet:V=200,contexts=2",
 		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if rep.Verdict != check.Violated || rep.Edge != check.Violated {
 		t.Errorf("mutant-zero-coin: verdict %s, edge %s; want violated twice", rep.Verdict, rep.Edge)
 	}
@@ -152,14 +131,9 @@ func TestZeroCoinVerdict(t *testing.T) {
 // TestInconclusive: with a handful of trials no test can detect anything.
 func TestInconclusive(t *testing.T) {
 	t.Parallel()
-	rep, err := check.Run(context.Background(), check.Request{Algo: "token", Source: "dirichlet:V=200,contexts=2",
+	rep := run(t, check.Request{Algo: "token", Source: "dirichlet:V=200,contexts=2",
 		Config: check.Config{Gamma: 2, Trials: 3, Seed: 1, Workers: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != check.Inconclusive {
-		t.Errorf("3 trials: verdict %s, want inconclusive", rep.Verdict)
-	}
+	wantVerdict(t, rep.Result, nil, check.Inconclusive, "3 trials")
 }
 
 // TestConformance: token verification conforms to its own law and not to
@@ -169,11 +143,8 @@ func TestConformance(t *testing.T) {
 	for _, c := range []struct{ algo, law, want string }{
 		{"token", "token", check.Preserved}, {"mutant-resample-p", "token", check.Violated},
 	} {
-		rep, err := check.Run(context.Background(), check.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
+		rep := run(t, check.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
 			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if rep.Verdict != c.want || len(rep.Tests) != 1 {
 			t.Errorf("%s conform %s: verdict %s with %d tests, want %s with 1", c.algo, c.law, rep.Verdict, len(rep.Tests), c.want)
 		}
@@ -277,14 +248,15 @@ func (p planted) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 	return sim.Outcome{Accepted: 0, Next: sim.SampleCDF(rng.Float64(), p.pi)}
 }
 
-// powerRun plants, on a uniform context-free target over 8 tokens (γ = 1),
+// checkPower plants, on a uniform context-free target over 8 tokens (γ = 1),
 // a first-position deviation π_i = p_i(1 ± 2·TV) with balanced signs, TV
 // being the stated minimum detectable TV of the position-1 test. That is
 // where the Cauchy–Schwarz bound behind it is tight: Σ(π-p)²/p = 4·TV², so
 // the noncentrality is exactly the required one and the power of that test
-// alone, at its Holm share level/m, is the stated 0.9. It returns the
-// number of seeds (of n) with verdict violated.
-func powerRun(t *testing.T, n int, trials int64) int {
+// alone, at its Holm share level/m, is the stated 0.9. It fails the test
+// when fewer of the n seeds give the verdict violated than
+// Binomial(n, 0.9) allows with probability 1-1e-3.
+func checkPower(t *testing.T, n int, trials int64) {
 	t.Helper()
 	const v = 8
 	p := make([]float64, v)
@@ -329,17 +301,15 @@ func powerRun(t *testing.T, n int, trials int64) int {
 		}
 	}
 	t.Logf("stated min TV %.4g (position 1, level share %.3g): detected in %d of %d seeds", tv, base.Tests[0].LevelShare, hits, n)
-	return hits
+	if lo, _ := stattest.BinomialAcceptance(n, 0.9, 1e-3); hits < lo {
+		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
+	}
 }
 
 // TestPowerShort: the default-suite version of TestPower (50 seeds).
 func TestPowerShort(t *testing.T) {
 	t.Parallel()
-	const n = 50
-	hits := powerRun(t, n, 5000)
-	if lo, _ := stattest.BinomialAcceptance(n, 0.9, 1e-3); hits < lo {
-		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
-	}
+	checkPower(t, 50, 5000)
 }
 
 // TestPower (opt-in with -prob): 300 seeds at exactly the stated TV must
@@ -349,22 +319,15 @@ func TestPower(t *testing.T) {
 	if !*prob && !longtest.Enabled() {
 		t.Skip("opt-in: go test ./sim/check -run 'TestPower$' -prob")
 	}
-	const n = 300
-	hits := powerRun(t, n, 20000)
-	if lo, _ := stattest.BinomialAcceptance(n, 0.9, 1e-3); hits < lo {
-		t.Errorf("detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", hits, n, lo)
-	}
+	checkPower(t, 300, 20000)
 }
 
 // TestSeconds: a time budget replaces the trial count; the check runs at
 // least the pilot's 4096 trials and reports how many it ran.
 func TestSeconds(t *testing.T) {
 	t.Parallel()
-	rep, err := check.Run(context.Background(), check.Request{Algo: "token", Source: "dirichlet:V=100,contexts=2",
+	rep := run(t, check.Request{Algo: "token", Source: "dirichlet:V=100,contexts=2",
 		Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
 		t.Errorf("budget: %d trials, verdict %s, min TV %g", rep.Trials, rep.Verdict, rep.MinDetectableTV)
 	}
@@ -377,11 +340,8 @@ func TestWorkersPairTree(t *testing.T) {
 	for _, algo := range []string{"token", "specinfer"} {
 		var prev check.Report
 		for i, w := range []int{1, 3} {
-			rep, err := check.Run(context.Background(), check.Request{Algo: algo, K: treeK(algo), Source: "markov:V=4,order=2,seed=1",
+			rep := run(t, check.Request{Algo: algo, K: treeK(algo), Source: "markov:V=4,order=2,seed=1",
 				Config: check.Config{Gamma: 2, Trials: 40000, Seed: 2, Workers: w}})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if i > 0 && (rep.PValue != prev.PValue || rep.MeanEmitted != prev.MeanEmitted || rep.Tests[len(rep.Tests)-1].Stat != prev.Tests[len(prev.Tests)-1].Stat) {
 				t.Errorf("%s workers %d: p %v emitted %v, workers 1: p %v emitted %v", algo, w, rep.PValue, rep.MeanEmitted, prev.PValue, prev.MeanEmitted)
 			}
@@ -397,13 +357,25 @@ func treeK(algo string) int {
 	return 1
 }
 
-func mustPair(t *testing.T, src sim.Source) sim.Pair {
+// run runs a check the test expects to complete.
+func run(t *testing.T, req check.Request) check.Report {
 	t.Helper()
-	pr, ok := sim.PairOf(src.BlockSource)
-	if !ok {
-		t.Fatalf("source %s is not a model pair", src.Spec)
+	rep, err := check.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pr
+	return rep
+}
+
+// wantVerdict fails the test on err and reports a verdict other than want.
+func wantVerdict(t *testing.T, r check.Result, err error, want, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != want {
+		t.Errorf("%s: verdict %s (p = %.3g), want %s", what, r.Verdict, r.PValue, want)
+	}
 }
 
 // TestLawTestAuto: on a pool above LawTestAutoMaxV the sampler-vs-law test
@@ -411,15 +383,9 @@ func mustPair(t *testing.T, src sim.Source) sim.Pair {
 func TestLawTestAuto(t *testing.T) {
 	t.Parallel()
 	req := check.Request{Algo: "token", Source: "dirichlet:V=5000,contexts=1", Config: check.Config{Gamma: 1, Trials: 200, Seed: 1, Workers: 1}}
-	def, err := check.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	def := run(t, req)
 	req.LawTest = true
-	with, err := check.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	with := run(t, req)
 	if len(def.Notes) != 1 || len(with.Notes) != 0 || len(with.Tests) != len(def.Tests)+1 {
 		t.Errorf("default: %d tests, notes %q; with LawTest: %d tests, notes %q; want one more test and the note only by default",
 			len(def.Tests), def.Notes, len(with.Tests), with.Notes)

@@ -76,19 +76,44 @@ func ParseDraftKind(s string) (sim.DraftKind, error) {
 // names, with its default parameters: the law a conformance test
 // (Rule.Conform) compares steps with.
 func ChainLaw(name string) (sim.Lawer, error) {
-	e, err := algos.Lookup(name)
+	return law[sim.Algorithm, sim.Lawer](algos.Lookup, name, "rule")
+}
+
+// TreeLaw is ChainLaw for tree rules.
+func TreeLaw(name string) (sim.TreeLawer, error) {
+	return law[sim.TreeAlgorithm, sim.TreeLawer](algos.LookupTree, name, "tree rule")
+}
+
+// law looks name up, builds the rule with its default parameters and
+// returns it as its law L; kind names the rule in the error when it has
+// none.
+func law[A, L any](lookup func(string) (algos.Rule[A], error), name, kind string) (L, error) {
+	var none L
+	e, err := lookup(name)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	a, err := e.Build(nil)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	lw, ok := a.(sim.Lawer)
+	lw, ok := any(a).(L)
 	if !ok {
-		return nil, fmt.Errorf("conform: rule %s has no exact law", e.Name)
+		return none, fmt.Errorf("conform: %s %s has no exact law", kind, e.Name)
 	}
 	return lw, nil
+}
+
+// build resolves the rule's parameters (the given ones and defaults) and
+// constructs it.
+func build[A any](e algos.Rule[A], given algos.Params) (A, algos.Params, error) {
+	full, err := e.Resolve(given)
+	if err != nil {
+		var none A
+		return none, nil, err
+	}
+	a, err := e.New(full)
+	return a, full, err
 }
 
 // Run builds the rule, the source and (with Conform) the law a Request
@@ -103,11 +128,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if err != nil {
 			return usage(err)
 		}
-		full, err := e.Resolve(req.Params)
-		if err != nil {
-			return usage(err)
-		}
-		a, err := e.New(full)
+		a, full, err := build(e, req.Params)
 		if err != nil {
 			return usage(err)
 		}
@@ -133,11 +154,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 {
 			return usage(fmt.Errorf("algorithm %s verifies a single chain; k, draft and branch need a tree rule: %s", e.Name, strings.Join(algos.TreeNames(), ", ")))
 		}
-		full, err := e.Resolve(req.Params)
-		if err != nil {
-			return usage(err)
-		}
-		a, err := e.New(full)
+		a, full, err := build(e, req.Params)
 		if err != nil {
 			return usage(err)
 		}
@@ -145,26 +162,14 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	}
 	if req.Conform != "" {
 		rule.Conform, rule.LawName, rule.Law, rule.TreeLaw = true, req.Conform, nil, nil
+		var err error
 		if rule.Tree != nil {
-			e, err := algos.LookupTree(req.Conform)
-			if err != nil {
-				return usage(err)
-			}
-			a, err := e.Build(nil)
-			if err != nil {
-				return usage(err)
-			}
-			lw, ok := a.(sim.TreeLawer)
-			if !ok {
-				return usage(fmt.Errorf("conform: tree rule %s has no exact law", e.Name))
-			}
-			rule.TreeLaw = lw
+			rule.TreeLaw, err = TreeLaw(req.Conform)
 		} else {
-			lw, err := ChainLaw(req.Conform)
-			if err != nil {
-				return usage(err)
-			}
-			rule.Law = lw
+			rule.Law, err = ChainLaw(req.Conform)
+		}
+		if err != nil {
+			return usage(err)
 		}
 	}
 	if req.SkipLaw && !rule.Conform {

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -35,26 +36,15 @@ func (s sampler) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error
 // the drafted prefix).
 func TestStepMode(t *testing.T) {
 	t.Parallel()
-	src, err := sim.NewSource("dirichlet:V=300,contexts=4,seed=2", 3, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := source(t, "dirichlet:V=300,contexts=4,seed=2", 3, 1)
 	for _, c := range []struct {
 		a    sim.Algorithm
 		want string
 	}{{algos.Token{}, check.Preserved}, {mustAlgo(t, "mutant-resample-p"), check.Violated}} {
 		r, err := check.Check(context.Background(), src, check.Rule{Name: "external", Steps: sampler{c.a}}, check.Config{Trials: 20000, Seed: 3, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Verdict != c.want {
-			t.Errorf("step mode %T: verdict %s (p = %.3g), want %s", c.a, r.Verdict, r.PValue, c.want)
-		}
+		wantVerdict(t, r, err, c.want, fmt.Sprintf("step mode %T", c.a))
 	}
-	pair, err := sim.NewSource("markov:V=4", 3, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pair := source(t, "markov:V=4", 3, 1)
 	if _, err := check.Check(context.Background(), pair, check.Rule{Name: "external", Steps: sampler{algos.Token{}}}, check.Config{Gamma: 3, Trials: 100}); err == nil {
 		t.Error("step mode on a model pair accepted")
 	}
@@ -84,10 +74,7 @@ func (b *batchSizes) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) e
 // (1000 trials in batches of 300: 300, 300, 300, 100).
 func TestBatch(t *testing.T) {
 	t.Parallel()
-	src, err := sim.NewSource("dirichlet:V=50,contexts=4,seed=2", 3, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := source(t, "dirichlet:V=50,contexts=4,seed=2", 3, 1)
 	st := &batchSizes{s: check.AlgorithmStepper{A: algos.Token{}}}
 	r, err := check.Check(context.Background(), src, check.Rule{Name: "token", Steps: st}, check.Config{Trials: 1000, Seed: 3, Workers: 1, Batch: 300})
 	if err != nil {

@@ -54,6 +54,35 @@ func Summarize(sum, sumSq float64, n int64, confidence float64) Summary {
 	return s
 }
 
+// Sums accumulates the running sums that Summarize takes: the count N,
+// Sum = Σ x_i and SumSq = Σ x_i². Unlike Moments, two Sums merge by
+// adding their fields, so the chunk accumulators of sim.MonteCarlo, merged
+// in chunk order, give the same bits for any worker count. The zero value
+// is empty and ready to use.
+type Sums struct {
+	N          int64
+	Sum, SumSq float64
+}
+
+// Add adds the sample x.
+func (s *Sums) Add(x float64) {
+	s.N++
+	s.Sum += x
+	s.SumSq += x * x
+}
+
+// Merge adds the samples of o.
+func (s *Sums) Merge(o Sums) {
+	s.N += o.N
+	s.Sum += o.Sum
+	s.SumSq += o.SumSq
+}
+
+// Summary returns Summarize(s.Sum, s.SumSq, s.N, confidence).
+func (s Sums) Summary(confidence float64) Summary {
+	return Summarize(s.Sum, s.SumSq, s.N, confidence)
+}
+
 // Moments accumulates the mean and variance of a stream of samples with
 // Welford's numerically stable update. The zero value is empty and ready
 // to use.
@@ -146,12 +175,8 @@ func BinomialAcceptance(n int, level, delta float64) (lo, hi int) {
 	if n < 0 {
 		panic("stattest: negative number of tests")
 	}
-	if !(0 < level && level < 1) {
-		panic("stattest: level outside (0, 1)")
-	}
-	if !(0 < delta && delta < 1) {
-		panic("stattest: delta outside (0, 1)")
-	}
+	mustOpenUnit("level", level)
+	mustOpenUnit("delta", delta)
 	if n == 0 {
 		return 0, 0
 	}
@@ -179,11 +204,18 @@ func minInt(a, b int, ok func(int) bool) int {
 	return a
 }
 
+// mustOpenUnit panics with "stattest: name outside (0, 1)" unless
+// 0 < x < 1 (a level, power or confidence out of range is a programmer
+// error).
+func mustOpenUnit(name string, x float64) {
+	if !(0 < x && x < 1) {
+		panic("stattest: " + name + " outside (0, 1)")
+	}
+}
+
 // zQuantile returns the two-sided standard normal quantile
 // Φ⁻¹((1 + confidence)/2), panicking if confidence is outside (0, 1).
 func zQuantile(confidence float64) float64 {
-	if !(0 < confidence && confidence < 1) {
-		panic("stattest: confidence outside (0, 1)")
-	}
+	mustOpenUnit("confidence", confidence)
 	return distuv.UnitNormal.Quantile((1 + confidence) / 2)
 }

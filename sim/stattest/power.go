@@ -120,12 +120,8 @@ func RequiredNoncentrality(df int, level, power float64) float64 {
 	if df < 1 {
 		panic("stattest: degrees of freedom less than 1")
 	}
-	if !(0 < level && level < 1) {
-		panic("stattest: level outside (0, 1)")
-	}
-	if !(0 < power && power < 1) {
-		panic("stattest: power outside (0, 1)")
-	}
+	mustOpenUnit("level", level)
+	mustOpenUnit("power", power)
 	if power <= level {
 		return 0
 	}

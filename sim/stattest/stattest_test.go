@@ -616,9 +616,22 @@ func TestSummarize(t *testing.T) {
 		sumSq += x * x
 		m.Add(x)
 	}
+	// Sums of the two halves, merged: 1+2 + 3+4+5 = 15 and 1+4 + 9+16+25 =
+	// 55, exact in float64.
+	var first, rest Sums
+	for _, x := range xs[:2] {
+		first.Add(x)
+	}
+	for _, x := range xs[2:] {
+		rest.Add(x)
+	}
+	first.Merge(rest)
+	if first != (Sums{N: 5, Sum: 15, SumSq: 55}) {
+		t.Errorf("merged sums %+v, want {5 15 55}", first)
+	}
 	z := distuv.UnitNormal.Quantile(0.975)
 	half := z * math.Sqrt(2.5/5)
-	for _, s := range []Summary{Summarize(sum, sumSq, 5, 0.95), m.Summary(0.95)} {
+	for _, s := range []Summary{Summarize(sum, sumSq, 5, 0.95), m.Summary(0.95), first.Summary(0.95)} {
 		if s.N != 5 || s.Mean != 3 || !near(s.StdDev, math.Sqrt(2.5), 1e-15) ||
 			!near(s.Lo, 3-half, 1e-14) || !near(s.Hi, 3+half, 1e-14) || s.Confidence != 0.95 {
 			t.Errorf("got %+v, want mean 3, sd %v, CI [%v, %v]", s, math.Sqrt(2.5), 3-half, 3+half)
