@@ -102,3 +102,22 @@ func TestRunUsageOneLine(t *testing.T) {
 		}
 	}
 }
+
+// clearRequired clears Required on every flag type of urfave/cli v2 (the
+// front ends turn a missing required flag into their own one-line usage
+// error) and leaves a flag without the field alone.
+func TestClearRequired(t *testing.T) {
+	for _, f := range []cli.Flag{&cli.StringFlag{Required: true}, &cli.IntFlag{Required: true}, &cli.Int64Flag{Required: true},
+		&cli.Uint64Flag{Required: true}, &cli.Float64Flag{Required: true}, &cli.BoolFlag{Required: true},
+		&cli.StringSliceFlag{Required: true}, &cli.DurationFlag{Required: true}, &cli.PathFlag{Required: true},
+		&cli.Float64SliceFlag{Required: true}, &cli.TimestampFlag{Required: true}, &cli.GenericFlag{Required: true}} {
+		if !clearRequired(f) || f.(cli.RequiredFlag).IsRequired() {
+			t.Errorf("%T: Required not cleared", f)
+		}
+	}
+	if clearRequired(noRequired{}) {
+		t.Error("a flag without a Required field was reported cleared")
+	}
+}
+
+type noRequired struct{ cli.Flag }
