@@ -30,7 +30,7 @@ func checkCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
 			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ (tree depth)"},
+			gammaFlag("draft length γ (tree depth)"),
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
