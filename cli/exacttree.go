@@ -30,33 +30,28 @@ func isTreeRun(c *cli.Context) bool {
 // exactTreeJSON is the JSON form of 'simulate exact' for tree rules.
 // Field names are stable.
 type exactTreeJSON struct {
-	Algorithm         string             `json:"algorithm"`
-	Params            map[string]float64 `json:"params"`
-	Source            string             `json:"source"`
-	Seed              *uint64            `json:"seed"` // null for -p/-q
-	V                 int                `json:"V"`
-	K                 int                `json:"k"`
-	Depth             int                `json:"depth"`
-	Draft             string             `json:"draft"`
-	Branch            []int              `json:"branch,omitempty"`
-	L                 int                `json:"L"`
-	Trees             int                `json:"trees"`
-	Acceptance        float64            `json:"acceptance"`
-	FirstAccepted     float64            `json:"first_accepted"`
-	ExpectedAccepted  float64            `json:"expected_accepted"`
-	ExpectedEmitted   float64            `json:"expected_emitted"`
-	MaxAbsError       float64            `json:"max_abs_error"`
-	TV                float64            `json:"tv"`
-	KL                float64            `json:"kl"`
-	KLReverse         float64            `json:"kl_reverse"`
-	FirstTV           float64            `json:"first_tv"`
-	Lossless          bool               `json:"lossless"`
-	Lossy             bool               `json:"lossy"`
-	Mutant            bool               `json:"mutant"`
-	OptimalAcceptance float64            `json:"optimal_acceptance"`
-	Gap               float64            `json:"gap"`
-	First             []float64          `json:"first"`
-	TargetFirst       []float64          `json:"target_first"`
+	Algorithm     string             `json:"algorithm"`
+	Params        map[string]float64 `json:"params"`
+	Source        string             `json:"source"`
+	Seed          *uint64            `json:"seed"` // null for -p/-q
+	V             int                `json:"V"`
+	K             int                `json:"k"`
+	Depth         int                `json:"depth"`
+	Draft         string             `json:"draft"`
+	Branch        []int              `json:"branch,omitempty"`
+	L             int                `json:"L"`
+	Trees         int                `json:"trees"`
+	Acceptance    float64            `json:"acceptance"`
+	FirstAccepted float64            `json:"first_accepted"`
+	exactLaw
+	FirstTV           float64   `json:"first_tv"`
+	Lossless          bool      `json:"lossless"`
+	Lossy             bool      `json:"lossy"`
+	Mutant            bool      `json:"mutant"`
+	OptimalAcceptance float64   `json:"optimal_acceptance"`
+	Gap               float64   `json:"gap"`
+	First             []float64 `json:"first"`
+	TargetFirst       []float64 `json:"target_first"`
 }
 
 func parseDraftKind(s string) (sim.DraftKind, error) {
@@ -164,8 +159,7 @@ func exactTree(c *cli.Context) error {
 	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
-		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
-		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
+		exactLaw: newExactLaw(res.ExpectedAccepted, res.ExpectedEmitted, res.SeqComparison), FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
 		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
 	if c.Bool("json") {
 		return cliutil.WriteJSON(c.App.Writer, out)
