@@ -2,12 +2,25 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/report"
 )
+
+// resultsDir is the argument of build and paper.
+const resultsDir = "results directory (the --out of 'report reproduce')"
+
+// printFiles prints the files a command wrote, one a line (also those
+// written before it failed), and returns its error.
+func printFiles(w io.Writer, files []string, err error) error {
+	for _, f := range files {
+		fmt.Fprintln(w, f)
+	}
+	return err
+}
 
 func buildCommand() *cli.Command {
 	return &cli.Command{
@@ -18,14 +31,12 @@ func buildCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (default: the results directory)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("build needs one results directory (the --out of 'report reproduce')"))
+			dir, err := cliutil.OneArg(c, resultsDir)
+			if err != nil {
+				return err
 			}
-			files, err := report.BuildDir(c.Args().First(), c.String("out"))
-			for _, f := range files {
-				fmt.Fprintln(c.App.Writer, f)
-			}
-			return err
+			files, err := report.BuildDir(dir, c.String("out"))
+			return printFiles(c.App.Writer, files, err)
 		},
 	}
 }
@@ -40,14 +51,12 @@ func paperCommand() *cli.Command {
 			&cli.BoolFlag{Name: "pdf", Usage: "run latexmk and fail on missing figures or references"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("paper needs one results directory (the --out of 'report reproduce')"))
+			dir, err := cliutil.OneArg(c, resultsDir)
+			if err != nil {
+				return err
 			}
-			files, err := report.Paper(c.Context, c.Args().First(), c.String("out"), c.Bool("pdf"))
-			for _, f := range files {
-				fmt.Fprintln(c.App.Writer, f)
-			}
-			return err
+			files, err := report.Paper(c.Context, dir, c.String("out"), c.Bool("pdf"))
+			return printFiles(c.App.Writer, files, err)
 		},
 	}
 }

@@ -121,3 +121,25 @@ func TestClearRequired(t *testing.T) {
 }
 
 type noRequired struct{ cli.Flag }
+
+// OneArg names the command and what it needs when there is not exactly
+// one positional argument.
+func TestOneArg(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		got     string
+		wantErr string
+	}{{[]string{"x", "merge", "D"}, "D", ""}, {[]string{"x", "merge"}, "", "x: merge needs one directory\n"},
+		{[]string{"x", "merge", "D", "E"}, "", "x: merge needs one directory\n"}} {
+		var got string
+		var errb bytes.Buffer
+		app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "merge", Action: func(ctx *cli.Context) (err error) {
+			got, err = OneArg(ctx, "directory")
+			return err
+		}}}}
+		code := Run(app, &errb, c.args)
+		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == ExitUsage) {
+			t.Errorf("%q: got %q, exit %d, stderr %q", c.args, got, code, errb.String())
+		}
+	}
+}
