@@ -24,13 +24,9 @@ func boundCommand() *cli.Command {
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
+			p, q, err := pqFlags(c)
 			if err != nil {
-				return cliutil.Usage(err)
-			}
-			q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
-			if err != nil {
-				return cliutil.Usage(err)
+				return err
 			}
 			out, err := experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
 			if err != nil {

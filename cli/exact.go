@@ -134,13 +134,9 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
 	}
 	if hasPQ {
-		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
+		p, q, err := pqFlags(c)
 		if err != nil {
-			return sim.Pair{}, cliutil.Usage(err)
-		}
-		q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
-		if err != nil {
-			return sim.Pair{}, cliutil.Usage(err)
+			return sim.Pair{}, err
 		}
 		if err := sim.ValidatePair(p, q); err != nil {
 			return sim.Pair{}, cliutil.Usage(err)

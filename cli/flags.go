@@ -93,6 +93,17 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	return p, nil
 }
 
+// pqFlags parses --p and --q with parseDist; errors are usage errors.
+func pqFlags(c *cli.Context) (p, q []float64, err error) {
+	if p, err = parseDist("--p", c.String("p"), c.App.ErrWriter); err != nil {
+		return nil, nil, cliutil.Usage(err)
+	}
+	if q, err = parseDist("--q", c.String("q"), c.App.ErrWriter); err != nil {
+		return nil, nil, cliutil.Usage(err)
+	}
+	return p, q, nil
+}
+
 func parseNumber(s string) (float64, error) {
 	if num, den, ok := strings.Cut(s, "/"); ok {
 		a, err1 := strconv.ParseFloat(strings.TrimSpace(num), 64)
