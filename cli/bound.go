@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 )
@@ -32,12 +32,10 @@ func boundCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			fmt.Fprintf(c.App.Writer, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
-				out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
-			return nil
+			return printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
+					out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
+			})
 		},
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -85,12 +86,8 @@ func checkCommand() *cli.Command {
 				return cliutil.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
 			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
-			if c.Bool("json") {
-				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
-					return werr
-				}
-			} else {
-				printCheck(c, out)
+			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
+				return werr
 			}
 			switch {
 			case ctx.Err() != nil:
@@ -105,8 +102,7 @@ func checkCommand() *cli.Command {
 	}
 }
 
-func printCheck(c *cli.Context, o checkJSON) {
-	w := c.App.Writer
+func printCheck(w io.Writer, o checkJSON) {
 	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
 	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])

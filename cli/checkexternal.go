@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,13 +75,11 @@ func checkExternal(c *cli.Context) error {
 		}
 		return err
 	}
-	if c.Bool("json") {
-		if werr := cliutil.WriteJSON(c.App.Writer, rep); werr != nil {
-			return werr
-		}
-	} else {
-		printCheck(c, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
-		fmt.Fprintf(c.App.Writer, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
+	if werr := printResult(c, rep, func(w io.Writer) {
+		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
+		fmt.Fprintf(w, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
+	}); werr != nil {
+		return werr
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -102,17 +103,14 @@ func exactCommand() *cli.Command {
 				return exactErr(ctx, err)
 			}
 			out := exactReport(e, ps, pair.Name, sourceSeed(c, seed), res)
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
-			fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
-			fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
-			for _, p := range out.Positions {
-				fmt.Fprintf(w, "  position %d: acceptance %.6f  KL %.3g  TV %.3g  max pi/p %.4g\n", p.Position, p.Acceptance, p.KL, p.TV, p.MaxRatio)
-			}
-			return nil
+			return printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
+				fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+				fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
+				for _, p := range out.Positions {
+					fmt.Fprintf(w, "  position %d: acceptance %.6f  KL %.3g  TV %.3g  max pi/p %.4g\n", p.Position, p.Acceptance, p.KL, p.TV, p.MaxRatio)
+				}
+			})
 		},
 	}
 }

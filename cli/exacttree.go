@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -161,14 +162,11 @@ func exactTree(c *cli.Context) error {
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
 		exactLaw: newExactLaw(res.ExpectedAccepted, res.ExpectedEmitted, res.SeqComparison), FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
 		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
-	if c.Bool("json") {
-		return cliutil.WriteJSON(c.App.Writer, out)
-	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees%s)\n",
-		out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, seedNote(out.Seed))
-	fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
-	fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
-	fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
-	return nil
+	return printResult(c, out, func(w io.Writer) {
+		fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees%s)\n",
+			out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, seedNote(out.Seed))
+		fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
+		fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+		fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
+	})
 }

@@ -21,6 +21,16 @@ func jsonFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "json", Usage: "print results as JSON with stable field names"}
 }
 
+// printResult writes v as JSON with --json, else its text form, and
+// returns the JSON writer's error (the caller gives it its kind).
+func printResult(c *cli.Context, v any, text func(w io.Writer)) error {
+	if c.Bool("json") {
+		return cliutil.WriteJSON(c.App.Writer, v)
+	}
+	text(c.App.Writer)
+	return nil
+}
+
 // DefaultSeed is the master seed of every command when --seed is not
 // given, so a command's output is the same everywhere at a commit;
 // --seed 0 draws one from the clock. The seed used is always printed.
