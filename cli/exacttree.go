@@ -86,13 +86,9 @@ func exactTree(c *cli.Context) error {
 		}
 		return cliutil.Usage(err)
 	}
-	ps, err := parseParams(c.StringSlice("param"))
+	a, full, err := buildRule(c, e)
 	if err != nil {
-		return cliutil.Usage(err)
-	}
-	a, err := e.Build(ps)
-	if err != nil {
-		return cliutil.Usage(err)
+		return err
 	}
 	lw, ok := a.(sim.TreeLawer)
 	if !ok {
@@ -150,13 +146,6 @@ func exactTree(c *cli.Context) error {
 		bound = algos.OptimalAcceptanceSets(p, sets, probs)
 	case sim.DraftTopK:
 		bound = algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
-	}
-	full := map[string]float64{}
-	for _, pp := range e.Params {
-		full[pp.Name] = pp.Default
-	}
-	for key, val := range ps {
-		full[key] = val
 	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,

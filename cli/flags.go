@@ -164,19 +164,28 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	if err != nil {
 		return e, nil, nil, cliutil.Usage(err)
 	}
+	a, full, err := buildRule(c, e)
+	return e, a, full, err
+}
+
+// buildRule builds rule e (chain or tree) with its --param values and
+// returns every parameter of the rule (defaults filled in); errors are
+// usage errors.
+func buildRule[A any](c *cli.Context, e algos.Rule[A]) (A, algos.Params, error) {
+	var zero A
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
 	full, err := e.Resolve(ps)
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
 	a, err := e.New(full)
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
-	return e, a, full, nil
+	return a, full, nil
 }
 
 // signalContext is job.SignalContext (kept as a name for the commands
