@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -89,17 +90,24 @@ func checkCommand() *cli.Command {
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
 				return werr
 			}
-			switch {
-			case ctx.Err() != nil:
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, req.Trials))
-			case rep.Verdict == check.Violated:
-				return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Algorithm, rep.PValue, rep.Edge, rep.Invalid))
-			case rep.Verdict == check.Inconclusive:
-				return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Algorithm))
-			}
-			return nil
+			return checkExit(ctx, rep.Algorithm, rep, req.Trials)
 		},
 	}
+}
+
+// checkExit is the error, and so the exit code, of a check of name whose
+// report rep is printed: interrupted (ctx cancelled before the trials
+// asked for ran), violated, inconclusive, or nil when preserved.
+func checkExit(ctx context.Context, name string, rep check.Report, trials int64) error {
+	switch {
+	case ctx.Err() != nil:
+		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
+	case rep.Verdict == check.Violated:
+		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
+	case rep.Verdict == check.Inconclusive:
+		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
+	}
+	return nil
 }
 
 func printCheck(w io.Writer, o checkJSON) {

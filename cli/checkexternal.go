@@ -81,13 +81,5 @@ func checkExternal(c *cli.Context) error {
 	}); werr != nil {
 		return werr
 	}
-	switch {
-	case ctx.Err() != nil:
-		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, cfg.Check.Trials))
-	case rep.Verdict == check.Violated:
-		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Implementation, rep.PValue, rep.Edge, rep.Invalid))
-	case rep.Verdict == check.Inconclusive:
-		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Implementation))
-	}
-	return nil
+	return checkExit(ctx, rep.Implementation, rep.Report, cfg.Check.Trials)
 }
