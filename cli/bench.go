@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -79,13 +80,11 @@ func benchCommand() *cli.Command {
 			out := benchJSON{Algorithm: e.Name, V: cfg.V, Gamma: cfg.Gamma, Workers: max(cfg.Workers, 1), Seed: seed, Steps: r.Steps, Seconds: r.Seconds,
 				StepsPerSecond: r.StepsPerSecond, MeanEmitted: r.MeanEmitted, AllocsPerStep: r.AllocsPerStep, PoolBytes: r.PoolBytes,
 				Contexts: r.Contexts, MeanBeta: r.MeanBeta}
-			if c.Bool("json") {
-				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
-					return cliutil.IO(werr)
-				}
-			} else {
-				fmt.Fprintf(c.App.Writer, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
+			if werr := printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
 					out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)
+			}); werr != nil {
+				return cliutil.IO(werr)
 			}
 			if ctx.Err() != nil {
 				return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the steps timed so far are reported", r.Seconds))

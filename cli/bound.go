@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 )
@@ -24,24 +24,18 @@ func boundCommand() *cli.Command {
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
+			p, q, err := pqFlags(c)
 			if err != nil {
-				return cliutil.Usage(err)
-			}
-			q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
-			if err != nil {
-				return cliutil.Usage(err)
+				return err
 			}
 			out, err := experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			fmt.Fprintf(c.App.Writer, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
-				out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
-			return nil
+			return printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
+					out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
+			})
 		},
 	}
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -30,7 +32,7 @@ func checkCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
 			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
-			&cli.IntFlag{Name: "gamma", Value: 4, Usage: "draft length γ (tree depth)"},
+			gammaFlag("draft length γ (tree depth)"),
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
@@ -85,28 +87,30 @@ func checkCommand() *cli.Command {
 				return cliutil.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
 			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
-			if c.Bool("json") {
-				if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
-					return werr
-				}
-			} else {
-				printCheck(c, out)
+			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
+				return werr
 			}
-			switch {
-			case ctx.Err() != nil:
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, req.Trials))
-			case rep.Verdict == check.Violated:
-				return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Algorithm, rep.PValue, rep.Edge, rep.Invalid))
-			case rep.Verdict == check.Inconclusive:
-				return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Algorithm))
-			}
-			return nil
+			return checkExit(ctx, rep.Algorithm, rep, req.Trials)
 		},
 	}
 }
 
-func printCheck(c *cli.Context, o checkJSON) {
-	w := c.App.Writer
+// checkExit is the error, and so the exit code, of a check of name whose
+// report rep is printed: interrupted (ctx cancelled before the trials
+// asked for ran), violated, inconclusive, or nil when preserved.
+func checkExit(ctx context.Context, name string, rep check.Report, trials int64) error {
+	switch {
+	case ctx.Err() != nil:
+		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
+	case rep.Verdict == check.Violated:
+		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
+	case rep.Verdict == check.Inconclusive:
+		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
+	}
+	return nil
+}
+
+func printCheck(w io.Writer, o checkJSON) {
 	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
 	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,21 +75,11 @@ func checkExternal(c *cli.Context) error {
 		}
 		return err
 	}
-	if c.Bool("json") {
-		if werr := cliutil.WriteJSON(c.App.Writer, rep); werr != nil {
-			return werr
-		}
-	} else {
-		printCheck(c, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
-		fmt.Fprintf(c.App.Writer, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
+	if werr := printResult(c, rep, func(w io.Writer) {
+		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
+		fmt.Fprintf(w, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
+	}); werr != nil {
+		return werr
 	}
-	switch {
-	case ctx.Err() != nil:
-		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, cfg.Check.Trials))
-	case rep.Verdict == check.Violated:
-		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", rep.Implementation, rep.PValue, rep.Edge, rep.Invalid))
-	case rep.Verdict == check.Inconclusive:
-		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", rep.Implementation))
-	}
-	return nil
+	return checkExit(ctx, rep.Implementation, rep.Report, cfg.Check.Trials)
 }

@@ -17,6 +17,28 @@ func runCLI(args ...string) (int, string, string) {
 	return code, out.String(), errw.String()
 }
 
+// decodeJSON decodes a command's stdout as one JSON object (the test
+// stops when it is not one) and checks that it has the fields keys.
+func decodeJSON(t *testing.T, what, out string, keys ...string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, out)
+	}
+	wantKeys(t, what, m, keys...)
+	return m
+}
+
+// wantKeys reports each of keys that the JSON object m of what lacks.
+func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			t.Errorf("%s JSON lacks %q", what, k)
+		}
+	}
+}
+
 func TestExactJSON(t *testing.T) {
 	t.Parallel()
 	code, out, errs := runCLI("exact", "--algo", "token", "--p", "1/3,2/3", "--q", "2/3,1/3", "--gamma", "2", "--json", "--seed", "1")
@@ -116,15 +138,10 @@ func TestCheckCLI(t *testing.T) {
 	t.Parallel()
 	args := []string{"check", "--source", "dirichlet:V=256,contexts=4", "--gamma", "3", "--trials", "20000", "--seed", "1", "--json"}
 	code, out, errs := runCLI(append(args, "--algo", "token")...)
-	var r map[string]any
-	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
+	if code != cliutil.ExitOK {
 		t.Fatalf("check token: exit %d: %s", code, errs)
 	}
-	for _, k := range []string{"verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict"} {
-		if _, ok := r[k]; !ok {
-			t.Errorf("check JSON lacks %q", k)
-		}
-	}
+	r := decodeJSON(t, "check", out, "verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict")
 	if r["verdict"] != "preserved" || r["seed"].(float64) != 1 || r["trials"].(float64) != 20000 {
 		t.Errorf("check token: verdict %v seed %v trials %v", r["verdict"], r["seed"], r["trials"])
 	}

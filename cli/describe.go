@@ -75,11 +75,7 @@ func describeCommand() *cli.Command {
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			writeDescribe(c.App.Writer, out)
-			return nil
+			return printResult(c, out, func(w io.Writer) { writeDescribe(w, out) })
 		},
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -35,22 +36,34 @@ type exactJSON struct {
 	Source    string             `json:"source"`
 	// Seed is the seed that built --source; null for -p/-q, which use
 	// no randomness.
-	Seed             *uint64         `json:"seed"`
-	V                int             `json:"V"`
-	Gamma            int             `json:"gamma"`
-	L                int             `json:"L"`
-	ExpectedAccepted float64         `json:"expected_accepted"`
-	ExpectedEmitted  float64         `json:"expected_emitted"`
-	MaxAbsError      float64         `json:"max_abs_error"`
-	TV               float64         `json:"tv"`
-	KL               float64         `json:"kl"`
-	KLReverse        float64         `json:"kl_reverse"`
-	Lossless         bool            `json:"lossless"`
-	Lossy            bool            `json:"lossy"`
-	Mutant           bool            `json:"mutant"`
-	Greedy           bool            `json:"greedy"`
-	AcceptedDist     []float64       `json:"accepted_dist"`
-	Positions        []exactPosition `json:"positions"`
+	Seed  *uint64 `json:"seed"`
+	V     int     `json:"V"`
+	Gamma int     `json:"gamma"`
+	L     int     `json:"L"`
+	exactLaw
+	Lossless     bool            `json:"lossless"`
+	Lossy        bool            `json:"lossy"`
+	Mutant       bool            `json:"mutant"`
+	Greedy       bool            `json:"greedy"`
+	AcceptedDist []float64       `json:"accepted_dist"`
+	Positions    []exactPosition `json:"positions"`
+}
+
+// exactLaw is the part of both JSON forms of 'simulate exact' (chain and
+// tree rules) that sums up a step and compares the law π of the first L
+// emitted tokens with the target's (sim.SeqComparison); its fields stand
+// in the JSON where it is embedded.
+type exactLaw struct {
+	ExpectedAccepted float64 `json:"expected_accepted"`
+	ExpectedEmitted  float64 `json:"expected_emitted"`
+	MaxAbsError      float64 `json:"max_abs_error"`
+	TV               float64 `json:"tv"`
+	KL               float64 `json:"kl"`
+	KLReverse        float64 `json:"kl_reverse"`
+}
+
+func newExactLaw(accepted, emitted float64, c sim.SeqComparison) exactLaw {
+	return exactLaw{ExpectedAccepted: accepted, ExpectedEmitted: emitted, MaxAbsError: c.MaxAbsError, TV: c.TV, KL: c.KL, KLReverse: c.KLReverse}
 }
 
 func exactCommand() *cli.Command {
@@ -90,17 +103,14 @@ func exactCommand() *cli.Command {
 				return exactErr(ctx, err)
 			}
 			out := exactReport(e, ps, pair.Name, sourceSeed(c, seed), res)
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
-			fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
-			fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
-			for _, p := range out.Positions {
-				fmt.Fprintf(w, "  position %d: acceptance %.6f  KL %.3g  TV %.3g  max pi/p %.4g\n", p.Position, p.Acceptance, p.KL, p.TV, p.MaxRatio)
-			}
-			return nil
+			return printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "algorithm %s on %s (V = %d, gamma = %d, L = %d%s)\n", out.Algorithm, out.Source, out.V, out.Gamma, out.L, seedNote(out.Seed))
+				fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+				fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  KL(p||pi) = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.KL, out.Lossless)
+				for _, p := range out.Positions {
+					fmt.Fprintf(w, "  position %d: acceptance %.6f  KL %.3g  TV %.3g  max pi/p %.4g\n", p.Position, p.Acceptance, p.KL, p.TV, p.MaxRatio)
+				}
+			})
 		},
 	}
 }
@@ -122,13 +132,9 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
 	}
 	if hasPQ {
-		p, err := parseDist("--p", c.String("p"), c.App.ErrWriter)
+		p, q, err := pqFlags(c)
 		if err != nil {
-			return sim.Pair{}, cliutil.Usage(err)
-		}
-		q, err := parseDist("--q", c.String("q"), c.App.ErrWriter)
-		if err != nil {
-			return sim.Pair{}, cliutil.Usage(err)
+			return sim.Pair{}, err
 		}
 		if err := sim.ValidatePair(p, q); err != nil {
 			return sim.Pair{}, cliutil.Usage(err)
@@ -168,9 +174,8 @@ func seedNote(s *uint64) string {
 
 func exactReport(e algos.Entry, ps algos.Params, source string, seed *uint64, res sim.ExactResult) exactJSON {
 	out := exactJSON{Algorithm: e.Name, Params: ps, Source: source, Seed: seed, V: res.V, Gamma: res.Gamma, L: res.L,
-		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
-		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, Lossless: res.Lossless, Lossy: e.Lossy, Mutant: e.Mutant,
-		Greedy: e.Greedy, AcceptedDist: res.Accepted}
+		exactLaw: newExactLaw(res.ExpectedAccepted, res.ExpectedEmitted, res.SeqComparison), Lossless: res.Lossless, Lossy: e.Lossy,
+		Mutant: e.Mutant, Greedy: e.Greedy, AcceptedDist: res.Accepted}
 	for i := 0; i < res.L; i++ {
 		pi := sim.Marginal(res.Emitted, res.V, res.L, i)
 		pt := sim.Marginal(res.Target, res.V, res.L, i)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -30,33 +31,28 @@ func isTreeRun(c *cli.Context) bool {
 // exactTreeJSON is the JSON form of 'simulate exact' for tree rules.
 // Field names are stable.
 type exactTreeJSON struct {
-	Algorithm         string             `json:"algorithm"`
-	Params            map[string]float64 `json:"params"`
-	Source            string             `json:"source"`
-	Seed              *uint64            `json:"seed"` // null for -p/-q
-	V                 int                `json:"V"`
-	K                 int                `json:"k"`
-	Depth             int                `json:"depth"`
-	Draft             string             `json:"draft"`
-	Branch            []int              `json:"branch,omitempty"`
-	L                 int                `json:"L"`
-	Trees             int                `json:"trees"`
-	Acceptance        float64            `json:"acceptance"`
-	FirstAccepted     float64            `json:"first_accepted"`
-	ExpectedAccepted  float64            `json:"expected_accepted"`
-	ExpectedEmitted   float64            `json:"expected_emitted"`
-	MaxAbsError       float64            `json:"max_abs_error"`
-	TV                float64            `json:"tv"`
-	KL                float64            `json:"kl"`
-	KLReverse         float64            `json:"kl_reverse"`
-	FirstTV           float64            `json:"first_tv"`
-	Lossless          bool               `json:"lossless"`
-	Lossy             bool               `json:"lossy"`
-	Mutant            bool               `json:"mutant"`
-	OptimalAcceptance float64            `json:"optimal_acceptance"`
-	Gap               float64            `json:"gap"`
-	First             []float64          `json:"first"`
-	TargetFirst       []float64          `json:"target_first"`
+	Algorithm     string             `json:"algorithm"`
+	Params        map[string]float64 `json:"params"`
+	Source        string             `json:"source"`
+	Seed          *uint64            `json:"seed"` // null for -p/-q
+	V             int                `json:"V"`
+	K             int                `json:"k"`
+	Depth         int                `json:"depth"`
+	Draft         string             `json:"draft"`
+	Branch        []int              `json:"branch,omitempty"`
+	L             int                `json:"L"`
+	Trees         int                `json:"trees"`
+	Acceptance    float64            `json:"acceptance"`
+	FirstAccepted float64            `json:"first_accepted"`
+	exactLaw
+	FirstTV           float64   `json:"first_tv"`
+	Lossless          bool      `json:"lossless"`
+	Lossy             bool      `json:"lossy"`
+	Mutant            bool      `json:"mutant"`
+	OptimalAcceptance float64   `json:"optimal_acceptance"`
+	Gap               float64   `json:"gap"`
+	First             []float64 `json:"first"`
+	TargetFirst       []float64 `json:"target_first"`
 }
 
 func parseDraftKind(s string) (sim.DraftKind, error) {
@@ -90,13 +86,9 @@ func exactTree(c *cli.Context) error {
 		}
 		return cliutil.Usage(err)
 	}
-	ps, err := parseParams(c.StringSlice("param"))
+	a, full, err := buildRule(c, e)
 	if err != nil {
-		return cliutil.Usage(err)
-	}
-	a, err := e.Build(ps)
-	if err != nil {
-		return cliutil.Usage(err)
+		return err
 	}
 	lw, ok := a.(sim.TreeLawer)
 	if !ok {
@@ -155,26 +147,15 @@ func exactTree(c *cli.Context) error {
 	case sim.DraftTopK:
 		bound = algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
 	}
-	full := map[string]float64{}
-	for _, pp := range e.Params {
-		full[pp.Name] = pp.Default
-	}
-	for key, val := range ps {
-		full[key] = val
-	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
-		ExpectedAccepted: res.ExpectedAccepted, ExpectedEmitted: res.ExpectedEmitted, MaxAbsError: res.MaxAbsError,
-		TV: res.TV, KL: res.KL, KLReverse: res.KLReverse, FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
+		exactLaw: newExactLaw(res.ExpectedAccepted, res.ExpectedEmitted, res.SeqComparison), FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
 		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
-	if c.Bool("json") {
-		return cliutil.WriteJSON(c.App.Writer, out)
-	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees%s)\n",
-		out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, seedNote(out.Seed))
-	fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
-	fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
-	fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
-	return nil
+	return printResult(c, out, func(w io.Writer) {
+		fmt.Fprintf(w, "tree algorithm %s, %s drafts, k = %d, depth %d on %s (V = %d, L = %d, %d trees%s)\n",
+			out.Algorithm, out.Draft, out.K, out.Depth, out.Source, out.V, out.L, out.Trees, seedNote(out.Seed))
+		fmt.Fprintf(w, "acceptance (first token in root drafts) = %.12g  optimal = %.12g  gap = %.3g\n", out.Acceptance, out.OptimalAcceptance, out.Gap)
+		fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
+		fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
+	})
 }

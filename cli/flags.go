@@ -21,6 +21,16 @@ func jsonFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "json", Usage: "print results as JSON with stable field names"}
 }
 
+// printResult writes v as JSON with --json, else its text form, and
+// returns the JSON writer's error (the caller gives it its kind).
+func printResult(c *cli.Context, v any, text func(w io.Writer)) error {
+	if c.Bool("json") {
+		return cliutil.WriteJSON(c.App.Writer, v)
+	}
+	text(c.App.Writer)
+	return nil
+}
+
 // DefaultSeed is the master seed of every command when --seed is not
 // given, so a command's output is the same everywhere at a commit;
 // --seed 0 draws one from the clock. The seed used is always printed.
@@ -93,6 +103,17 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	return p, nil
 }
 
+// pqFlags parses --p and --q with parseDist; errors are usage errors.
+func pqFlags(c *cli.Context) (p, q []float64, err error) {
+	if p, err = parseDist("--p", c.String("p"), c.App.ErrWriter); err != nil {
+		return nil, nil, cliutil.Usage(err)
+	}
+	if q, err = parseDist("--q", c.String("q"), c.App.ErrWriter); err != nil {
+		return nil, nil, cliutil.Usage(err)
+	}
+	return p, q, nil
+}
+
 func parseNumber(s string) (float64, error) {
 	if num, den, ok := strings.Cut(s, "/"); ok {
 		a, err1 := strconv.ParseFloat(strings.TrimSpace(num), 64)
@@ -143,19 +164,28 @@ func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error)
 	if err != nil {
 		return e, nil, nil, cliutil.Usage(err)
 	}
+	a, full, err := buildRule(c, e)
+	return e, a, full, err
+}
+
+// buildRule builds rule e (chain or tree) with its --param values and
+// returns every parameter of the rule (defaults filled in); errors are
+// usage errors.
+func buildRule[A any](c *cli.Context, e algos.Rule[A]) (A, algos.Params, error) {
+	var zero A
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
 	full, err := e.Resolve(ps)
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
 	a, err := e.New(full)
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return zero, nil, cliutil.Usage(err)
 	}
-	return e, a, full, nil
+	return a, full, nil
 }
 
 // signalContext is job.SignalContext (kept as a name for the commands

@@ -63,12 +63,8 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			if c.Bool("json") {
-				if err := cliutil.WriteJSON(c.App.Writer, rep); err != nil {
-					return err
-				}
-			} else {
-				printGenerate(c.App.Writer, rep)
+			if err := printResult(c, rep, func(w io.Writer) { printGenerate(w, rep) }); err != nil {
+				return err
 			}
 			switch {
 			case rep.Interrupted:

@@ -18,15 +18,7 @@ func TestGenerateCLI(t *testing.T) {
 	if code != cliutil.ExitOK {
 		t.Fatalf("generate: exit %d: %s", code, errs)
 	}
-	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"tokens_per_target_call", "acceptance", "mean_accepted_length", "speedup", "verdict", "provenance", "per_prompt"} {
-		if _, ok := r[k]; !ok {
-			t.Errorf("generate JSON lacks %s", k)
-		}
-	}
+	r := decodeJSON(t, "generate", out, "tokens_per_target_call", "acceptance", "mean_accepted_length", "speedup", "verdict", "provenance", "per_prompt")
 	if v := r["verdict"].(map[string]any)["verdict"]; v != "preserved" {
 		t.Errorf("token verification: verdict %v", v)
 	}

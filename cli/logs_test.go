@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,11 +44,7 @@ func TestLogCommands(t *testing.T) {
 		t.Fatalf("replay JSON: %s", out)
 	}
 	for _, r := range rep.Rules {
-		for _, k := range []string{"algorithm", "steps", "mean_accepted_exact", "mean_emitted_exact", "mean_alpha", "mean_emitted_sampled", "ci95", "lossless"} {
-			if _, ok := r[k]; !ok {
-				t.Errorf("rule %v lacks %s", r["algorithm"], k)
-			}
-		}
+		wantKeys(t, fmt.Sprintf("replay rule %v", r["algorithm"]), r, "algorithm", "steps", "mean_accepted_exact", "mean_emitted_exact", "mean_alpha", "mean_emitted_sampled", "ci95", "lossless")
 		if ci := r["ci95"].([]any); len(ci) != 2 || ci[0].(float64) > r["mean_emitted_sampled"].(float64) {
 			t.Errorf("ci95 %v", ci)
 		}

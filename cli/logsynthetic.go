@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
@@ -50,12 +51,10 @@ func logSyntheticCommand() *cli.Command {
 			case err != nil:
 				return cliutil.IO(err)
 			}
-			if c.Bool("json") {
-				return cliutil.WriteJSON(c.App.Writer, out)
-			}
-			fmt.Fprintf(c.App.Writer, "wrote %s: %d steps of %s (V = %d, gamma = %d, %s %s, seed %d), %d bytes\n",
-				out.Out, out.Steps, out.Source, out.V, out.Gamma, out.Layout, out.RowKind, out.Seed, out.Bytes)
-			return nil
+			return printResult(c, out, func(w io.Writer) {
+				fmt.Fprintf(w, "wrote %s: %d steps of %s (V = %d, gamma = %d, %s %s, seed %d), %d bytes\n",
+					out.Out, out.Steps, out.Source, out.V, out.Gamma, out.Layout, out.RowKind, out.Seed, out.Bytes)
+			})
 		},
 	}
 }

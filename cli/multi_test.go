@@ -1,26 +1,22 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
 )
 
+// runJSON runs simulate in-process and returns its stdout decoded as a
+// JSON object (nil when it exits other than ExitOK), exit code and stderr.
 func runJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(&out, &errb, append([]string{"simulate"}, args...))
+	code, out, errs := runCLI(args...)
 	if code != cliutil.ExitOK {
-		return nil, code, errb.String()
+		return nil, code, errs
 	}
-	var m map[string]any
-	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, out.String())
-	}
-	return m, code, errb.String()
+	return decodeJSON(t, fmt.Sprint(args), out), code, errs
 }
 
 // simulate exact --algo specinfer --k 3: lossless, and at depth 1 the
@@ -44,11 +40,7 @@ func TestExactTreeAndBoundCommands(t *testing.T) {
 	if math.Abs(opt-(2.0/3+1-0.729)) > 1e-12 || acc > opt+1e-12 || ex["optimal_acceptance"].(float64) != opt {
 		t.Errorf("acceptance %.12g, optimal %.12g (exact reports %v)", acc, opt, ex["optimal_acceptance"])
 	}
-	for _, f := range []string{"expected_emitted", "acceptance", "max_abs_error", "lossless"} {
-		if _, ok := ex[f]; !ok {
-			t.Errorf("exact --json lacks %s", f)
-		}
-	}
+	wantKeys(t, "exact", ex, "expected_emitted", "acceptance", "max_abs_error", "lossless")
 	if _, code, _ := runJSON(t, "exact", "--algo", "token", "--k", "2", "--p", p, "--q", q); code != cliutil.ExitUsage {
 		t.Errorf("token with --k 2: exit %d, want %d", code, cliutil.ExitUsage)
 	}
@@ -70,11 +62,7 @@ func TestScenarioCommand(t *testing.T) {
 		if math.Abs(exact-want) > 1e-12 || m["ci_lo"].(float64) > exact || m["ci_hi"].(float64) < exact {
 			t.Errorf("%s: %v", algo, m)
 		}
-		for _, f := range []string{"p_first_a", "trials", "seed"} {
-			if _, ok := m[f]; !ok {
-				t.Errorf("scenario --json lacks %s", f)
-			}
-		}
+		wantKeys(t, "scenario", m, "p_first_a", "trials", "seed")
 	}
 	if _, code, _ := runJSON(t, "scenario", "nope"); code != cliutil.ExitUsage {
 		t.Errorf("unknown scenario: exit %d", code)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -83,12 +84,8 @@ func replayCommand() *cli.Command {
 			defer cancel()
 			out, err := experiments.ReplayLog(ctx, opt)
 			if out != nil {
-				if c.Bool("json") {
-					if werr := cliutil.WriteJSON(c.App.Writer, out); werr != nil {
-						return cliutil.IO(werr)
-					}
-				} else {
-					out.WriteText(c.App.Writer, c.App.ErrWriter)
+				if werr := printResult(c, out, func(w io.Writer) { out.WriteText(w, c.App.ErrWriter) }); werr != nil {
+					return cliutil.IO(werr)
 				}
 			}
 			if err != nil {
@@ -104,9 +101,7 @@ func decodeOnly(c *cli.Context, log string) error {
 	if err != nil {
 		return logErr(err)
 	}
-	if c.Bool("json") {
-		return cliutil.WriteJSON(c.App.Writer, out)
-	}
-	fmt.Fprintf(c.App.Writer, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", out.Steps, out.Log, out.ElapsedS, out.StepsPerSec, out.MBPerSec)
-	return nil
+	return printResult(c, out, func(w io.Writer) {
+		fmt.Fprintf(w, "decoded %d steps of %s in %.2f s: %.1f steps/s, %.1f MB/s\n", out.Steps, out.Log, out.ElapsedS, out.StepsPerSec, out.MBPerSec)
+	})
 }

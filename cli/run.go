@@ -43,12 +43,13 @@ stored run's, else 1; --seed 0 draws one from the clock.`,
 }
 
 func runAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return cliutil.Usage(fmt.Errorf("run needs one experiment name or spec file; known experiments: %s", strings.Join(experiments.Names(), ", ")))
+	target, err := cliutil.OneArg(c, "experiment name or spec file; known experiments: "+strings.Join(experiments.Names(), ", "))
+	if err != nil {
+		return err
 	}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
-	o := experiments.RunOptions{Target: c.Args().First(), Seed: c.Uint64("seed"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
+	o := experiments.RunOptions{Target: target, Seed: c.Uint64("seed"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Workers: c.Int("workers"), Shard: c.String("shard"), Out: c.String("out"), Log: c.App.ErrWriter,
 		ProgressEvery: c.Duration("progress-every"), ClockSeed: func() uint64 { return masterSeed(c) }}
 	if c.IsSet("shard-count") {

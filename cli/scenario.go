@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -31,13 +30,14 @@ func scenarioCommand() *cli.Command {
 				re := append([]string{c.App.Name, "scenario"}, args[1:]...)
 				return c.App.RunContext(c.Context, append(re, args[0]))
 			}
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("scenario needs one name; known: %s", strings.Join(experiments.ScenarioNames(), ", ")))
+			name, err := cliutil.OneArg(c, "name; known: "+strings.Join(experiments.ScenarioNames(), ", "))
+			if err != nil {
+				return err
 			}
 			seed := masterSeed(c)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
-			row, err := experiments.Scenario(ctx, c.Args().First(), c.String("algo"), c.Int64("trials"), seed, c.Int("workers"))
+			row, err := experiments.Scenario(ctx, name, c.String("algo"), c.Int64("trials"), seed, c.Int("workers"))
 			if row != nil {
 				// Printed also when interrupted: the row holds the finished trials.
 				var werr error

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
@@ -40,10 +38,11 @@ scripts, so every task and any re-submission compute the same cells.`,
 }
 
 func slurmAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return cliutil.Usage(fmt.Errorf("slurm needs one experiment name or spec file"))
+	target, err := cliutil.OneArg(c, "experiment name or spec file")
+	if err != nil {
+		return err
 	}
-	res, err := experiments.Slurm(c.Context, experiments.SlurmOptions{Target: c.Args().First(), Out: c.String("out"),
+	res, err := experiments.Slurm(c.Context, experiments.SlurmOptions{Target: target, Out: c.String("out"),
 		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
 		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit"), Log: c.App.ErrWriter})

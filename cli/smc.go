@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
@@ -62,12 +63,8 @@ func smcCommand() *cli.Command {
 			if err != nil && ctx.Err() == nil {
 				return cliutil.Usage(err)
 			}
-			if c.Bool("json") {
-				if werr := cliutil.WriteJSON(c.App.Writer, rep); werr != nil {
-					return werr
-				}
-			} else {
-				fmt.Fprint(c.App.Writer, rep.Text())
+			if werr := printResult(c, rep, func(w io.Writer) { fmt.Fprint(w, rep.Text()) }); werr != nil {
+				return werr
 			}
 			switch {
 			case ctx.Err() != nil:

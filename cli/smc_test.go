@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -17,15 +16,7 @@ func TestSMCCommand(t *testing.T) {
 	if code != cliutil.ExitOK {
 		t.Fatalf("fc: exit %d: %s", code, errs)
 	}
-	var r map[string]any
-	if err := json.Unmarshal([]byte(out1), &r); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"z_exact", "z_hat_mean", "z_hat_ci95", "relative_variance", "posterior_tv", "mean_ess", "verdict", "seed", "z_test", "convergence", "particle_count_mean"} {
-		if _, ok := r[k]; !ok {
-			t.Errorf("JSON lacks %s", k)
-		}
-	}
+	r := decodeJSON(t, "smc", out1, "z_exact", "z_hat_mean", "z_hat_ci95", "relative_variance", "posterior_tv", "mean_ess", "verdict", "seed", "z_test", "convergence", "particle_count_mean")
 	if r["verdict"] != "consistent" || r["seed"] != 7.0 {
 		t.Errorf("verdict %v seed %v", r["verdict"], r["seed"])
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
@@ -28,12 +29,7 @@ func validateLogCommand() *cli.Command {
 				return err
 			}
 			out, res := data.Validate(path, c.Int("max-problems"))
-			if c.Bool("json") {
-				if err := cliutil.WriteJSON(c.App.Writer, out); err != nil {
-					return cliutil.IO(err)
-				}
-			} else {
-				w := c.App.Writer
+			if err := printResult(c, out, func(w io.Writer) {
 				if out.Valid {
 					fmt.Fprintf(w, "%s: valid, %d rows in %d row groups (writer %q, source %q)\n", path, out.Rows, out.RowGroups,
 						out.Provenance["writer"], out.Provenance["source"])
@@ -41,6 +37,8 @@ func validateLogCommand() *cli.Command {
 				for _, p := range out.Problems {
 					fmt.Fprintf(w, "%s: %s\n", path, p)
 				}
+			}); err != nil {
+				return cliutil.IO(err)
 			}
 			if res != nil {
 				return logErr(res)

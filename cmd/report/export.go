@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -19,10 +17,11 @@ func exportCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output `FILE` (default stdout)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("export needs one parquet file (e.g. results/runs/multidraft/merged.parquet)"))
+			in, err := cliutil.OneArg(c, "parquet file (e.g. results/runs/multidraft/merged.parquet)")
+			if err != nil {
+				return err
 			}
-			return report.ExportFile(c.App.Writer, c.Args().First(), c.String("format"), c.String("out"))
+			return report.ExportFile(c.App.Writer, in, c.String("format"), c.String("out"))
 		},
 	}
 }

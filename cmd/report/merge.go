@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -20,10 +18,11 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "rows", Usage: "also print the merged rows (JSON: field table)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("merge needs one directory (the --out DIR of 'simulate run')"))
+			dir, err := cliutil.OneArg(c, "directory (the --out DIR of 'simulate run')")
+			if err != nil {
+				return err
 			}
-			s, err := report.Merge(c.Args().First(), c.String("out"), c.Bool("rows"))
+			s, err := report.Merge(dir, c.String("out"), c.Bool("rows"))
 			if err != nil {
 				return err
 			}

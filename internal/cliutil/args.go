@@ -1,6 +1,7 @@
 package cliutil
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -57,4 +58,14 @@ func Interspersed(app *cli.App, args []string) []string {
 	}
 	out := append([]string{args[0], args[1]}, flags...)
 	return append(out, pos...)
+}
+
+// OneArg returns the one positional argument of the running command, or
+// the usage error "<command> needs one <what>" when there is none or more
+// than one.
+func OneArg(c *cli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		return "", Usage(fmt.Errorf("%s needs one %s", c.Command.Name, what))
+	}
+	return c.Args().First(), nil
 }

@@ -102,3 +102,44 @@ func TestRunUsageOneLine(t *testing.T) {
 		}
 	}
 }
+
+// clearRequired clears Required on every flag type of urfave/cli v2 (the
+// front ends turn a missing required flag into their own one-line usage
+// error) and leaves a flag without the field alone.
+func TestClearRequired(t *testing.T) {
+	for _, f := range []cli.Flag{&cli.StringFlag{Required: true}, &cli.IntFlag{Required: true}, &cli.Int64Flag{Required: true},
+		&cli.Uint64Flag{Required: true}, &cli.Float64Flag{Required: true}, &cli.BoolFlag{Required: true},
+		&cli.StringSliceFlag{Required: true}, &cli.DurationFlag{Required: true}, &cli.PathFlag{Required: true},
+		&cli.Float64SliceFlag{Required: true}, &cli.TimestampFlag{Required: true}, &cli.GenericFlag{Required: true}} {
+		if !clearRequired(f) || f.(cli.RequiredFlag).IsRequired() {
+			t.Errorf("%T: Required not cleared", f)
+		}
+	}
+	if clearRequired(noRequired{}) {
+		t.Error("a flag without a Required field was reported cleared")
+	}
+}
+
+type noRequired struct{ cli.Flag }
+
+// OneArg names the command and what it needs when there is not exactly
+// one positional argument.
+func TestOneArg(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		got     string
+		wantErr string
+	}{{[]string{"x", "merge", "D"}, "D", ""}, {[]string{"x", "merge"}, "", "x: merge needs one directory\n"},
+		{[]string{"x", "merge", "D", "E"}, "", "x: merge needs one directory\n"}} {
+		var got string
+		var errb bytes.Buffer
+		app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "merge", Action: func(ctx *cli.Context) (err error) {
+			got, err = OneArg(ctx, "directory")
+			return err
+		}}}}
+		code := Run(app, &errb, c.args)
+		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == ExitUsage) {
+			t.Errorf("%q: got %q, exit %d, stderr %q", c.args, got, code, errb.String())
+		}
+	}
+}

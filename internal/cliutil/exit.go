@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
 
@@ -181,7 +182,7 @@ func oneLineUsage(app *cli.App) {
 			var required []string
 			for _, f := range cmd.Flags {
 				if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
-					if setRequired(f, false) {
+					if clearRequired(f) {
 						required = append(required, f.Names()[0])
 					}
 				}
@@ -206,30 +207,18 @@ func oneLineUsage(app *cli.App) {
 	walk(app.Name, app.Commands)
 }
 
-// setRequired sets the Required field of the flag types the front ends
-// use and reports whether f was one of them.
-func setRequired(f cli.Flag, v bool) bool {
-	switch f := f.(type) {
-	case *cli.StringFlag:
-		f.Required = v
-	case *cli.IntFlag:
-		f.Required = v
-	case *cli.Int64Flag:
-		f.Required = v
-	case *cli.Uint64Flag:
-		f.Required = v
-	case *cli.Float64Flag:
-		f.Required = v
-	case *cli.BoolFlag:
-		f.Required = v
-	case *cli.StringSliceFlag:
-		f.Required = v
-	case *cli.DurationFlag:
-		f.Required = v
-	case *cli.PathFlag:
-		f.Required = v
-	default:
+// clearRequired clears the Required field that every urfave/cli v2 flag
+// type has (the types share no setter, so it is set by name) and reports
+// whether f had one.
+func clearRequired(f cli.Flag) bool {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return false
 	}
+	r := v.Elem().FieldByName("Required")
+	if r.Kind() != reflect.Bool || !r.CanSet() {
+		return false
+	}
+	r.SetBool(false)
 	return true
 }

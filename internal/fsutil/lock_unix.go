@@ -11,19 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LockName is the lock file LockDir creates in a locked directory.
-const LockName = ".lock"
-
-// ErrLocked is returned by LockDir when another process holds the lock.
-var ErrLocked = errors.New("directory is in use by another run")
-
-// LockDir takes an exclusive advisory lock (flock) on dir/.lock, creating
-// dir if needed, and returns the function that releases it. The lock is
-// released by the kernel if the process dies, so a killed run never
-// leaves a stale lock behind. It returns an error wrapping ErrLocked at
-// once, without waiting, if another process holds it.
-func LockDir(dir string) (unlock func(), err error) { return Lock(dir, LockName, false) }
-
 // Lock takes an exclusive advisory lock on dir/name as LockDir does; with
 // wait it blocks until the lock is free instead of failing with ErrLocked.
 func Lock(dir, name string, wait bool) (unlock func(), err error) {
