@@ -285,11 +285,9 @@ func poolBeta(pl *sim.Pool, g int) float64 {
 	return t / float64(pl.Contexts*g)
 }
 
-type bvtAcc struct {
-	n                    int64
-	st, st2, sb, sb2, sd float64
-	sd2                  float64
-}
+// bvtAcc holds the emitted tokens per step of token (t) and block (b)
+// verification on the same draft and coins, and their difference (d).
+type bvtAcc struct{ t, b, d stattest.Sums }
 
 func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {
 	n := cfg.Trials(bvtTrials)
@@ -306,22 +304,19 @@ func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, e
 				coins := sim.StreamID("block-vs-token/coins", gg, uint64(i))
 				t := float64(algos.Token{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
 				k := float64(algos.Block{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
-				a.n++
-				a.st, a.st2 = a.st+t, a.st2+t*t
-				a.sb, a.sb2 = a.sb+k, a.sb2+k*k
-				a.sd, a.sd2 = a.sd+(k-t), a.sd2+(k-t)*(k-t)
+				a.t.Add(t)
+				a.b.Add(k)
+				a.d.Add(k - t)
 			},
 			func(dst, src *bvtAcc) {
-				dst.n += src.n
-				dst.st, dst.st2, dst.sb, dst.sb2 = dst.st+src.st, dst.st2+src.st2, dst.sb+src.sb, dst.sb2+src.sb2
-				dst.sd, dst.sd2 = dst.sd+src.sd, dst.sd2+src.sd2
+				dst.t.Merge(src.t)
+				dst.b.Merge(src.b)
+				dst.d.Merge(src.d)
 			})
 		if err != nil {
 			return rows, err
 		}
-		ts := stattest.Summarize(acc.st, acc.st2, done, 0.95)
-		bs := stattest.Summarize(acc.sb, acc.sb2, done, 0.95)
-		ds := stattest.Summarize(acc.sd, acc.sd2, done, 0.95)
+		ts, bs, ds := acc.t.Summary(0.95), acc.b.Summary(0.95), acc.d.Summary(0.95)
 		beta := poolBeta(pl, g)
 		gain := 100 * (bs.Mean/ts.Mean - 1)
 		model := fmt.Sprintf("%s,sigma=%.6f", pl.Name, pl.Sigma)

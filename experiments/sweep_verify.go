@@ -253,8 +253,8 @@ func checkVerifyAxes(s *SweepSpec) error {
 
 // verifyAcc accumulates one chunk of verify steps.
 type verifyAcc struct {
-	sumA, sumA2, sumE, sumE2 float64
-	accepted, tried          int64
+	a, e            stattest.Sums // accepted and emitted tokens per step
+	accepted, tried int64
 	// stream is reset per step to the step's key: the numbers of
 	// sim.NewRand(seed, stream) without allocating a generator per step.
 	stream *sim.Stream
@@ -286,10 +286,8 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		acc.add(rule.Accept(rng, &acc.blk), g)
 	}
 	merge := func(dst, src *verifyAcc) {
-		dst.sumA += src.sumA
-		dst.sumA2 += src.sumA2
-		dst.sumE += src.sumE
-		dst.sumE2 += src.sumE2
+		dst.a.Merge(src.a)
+		dst.e.Merge(src.e)
 		dst.accepted += src.accepted
 		dst.tried += src.tried
 	}
@@ -297,8 +295,7 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	if err != nil {
 		return nil, err
 	}
-	a := stattest.Summarize(tot.sumA, tot.sumA2, done, 0.95)
-	e := stattest.Summarize(tot.sumE, tot.sumE2, done, 0.95)
+	a, e := tot.a.Summary(0.95), tot.e.Summary(0.95)
 	row := Row{
 		{K: "mean_accepted", V: a.Mean}, {K: "mean_accepted_lo", V: a.Lo}, {K: "mean_accepted_hi", V: a.Hi},
 		{K: "mean_emitted", V: e.Mean}, {K: "mean_emitted_lo", V: e.Lo}, {K: "mean_emitted_hi", V: e.Hi},
@@ -327,11 +324,8 @@ func (a *verifyAcc) stepRand(seed uint64, i int64) *rand.Rand {
 }
 
 func (a *verifyAcc) add(o sim.Outcome, g int) {
-	n, e := float64(o.Accepted), float64(o.Emitted())
-	a.sumA += n
-	a.sumA2 += n * n
-	a.sumE += e
-	a.sumE2 += e * e
+	a.a.Add(float64(o.Accepted))
+	a.e.Add(float64(o.Emitted()))
 	a.accepted += int64(o.Accepted)
 	if o.Accepted < g {
 		a.tried += int64(o.Accepted) + 1
