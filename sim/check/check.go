@@ -26,9 +26,10 @@ type Config struct {
 	Gamma  int
 	Trials int64
 	Seed   uint64
-	// Seconds, when positive, replaces Trials by a budget: a pilot run
-	// measures the time per trial and the check runs as many trials as fill
-	// the budget (Trials is then ignored; the result reports the count).
+	// Seconds, when positive, replaces Trials by a budget: pilot runs
+	// measure the time per trial and the check runs as many trials as fill
+	// the budget (Trials is then ignored; the result reports the count N
+	// and equals that of a check with Trials = N).
 	Seconds float64
 	// Level is the family-wise significance level (default DefaultLevel);
 	// Power is the power at which the minimum detectable TVs are reported

@@ -323,13 +323,28 @@ func TestPower(t *testing.T) {
 }
 
 // TestSeconds: a time budget replaces the trial count; the check runs at
-// least the pilot's 4096 trials and reports how many it ran.
+// least the pilot's 4096 trials, reports how many it ran, and its report
+// is exactly that of a check of that many trials (the pilots' trials are
+// discarded and a pool is binned again for the chosen count).
 func TestSeconds(t *testing.T) {
 	t.Parallel()
-	rep := run(t, check.Request{Algo: "token", Source: "dirichlet:V=100,contexts=2",
-		Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 1}})
-	if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
-		t.Errorf("budget: %d trials, verdict %s, min TV %g", rep.Trials, rep.Verdict, rep.MinDetectableTV)
+	for _, src := range []string{"dirichlet:V=100,contexts=2", "markov:V=4,order=1,seed=1"} {
+		req := check.Request{Algo: "token", Source: src, Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 2}}
+		rep := run(t, req)
+		if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
+			t.Errorf("%s budget: %d trials, verdict %s, min TV %g", src, rep.Trials, rep.Verdict, rep.MinDetectableTV)
+		}
+		req.Config.Seconds, req.Config.Trials = 0, rep.Trials
+		fixed := run(t, req)
+		if len(fixed.Tests) != len(rep.Tests) || fixed.PValue != rep.PValue || fixed.MinDetectableTV != rep.MinDetectableTV || fixed.MeanEmitted != rep.MeanEmitted {
+			t.Fatalf("%s: --seconds ran %d trials: p %v, min TV %v, emitted %v; --trials %d: p %v, min TV %v, emitted %v",
+				src, rep.Trials, rep.PValue, rep.MinDetectableTV, rep.MeanEmitted, fixed.Trials, fixed.PValue, fixed.MinDetectableTV, fixed.MeanEmitted)
+		}
+		for i := range rep.Tests {
+			if a, b := rep.Tests[i], fixed.Tests[i]; a.Name != b.Name || a.Stat != b.Stat || a.DF != b.DF {
+				t.Errorf("%s test %d: --seconds %s stat %v df %v; --trials %s stat %v df %v", src, i, a.Name, a.Stat, a.DF, b.Name, b.Stat, b.DF)
+			}
+		}
 	}
 }
 

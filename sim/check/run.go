@@ -3,13 +3,22 @@ package check
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/specsim/specsim/sim"
 )
 
-// pilotTrials is the size of the timing run of a Seconds budget.
-const pilotTrials = 4096
+// A Seconds budget is spent in three parts: pilot runs of pilotTrials,
+// then 4× as many, and so on, until one lasts pilotSeconds or the next
+// would take the pilots past pilotShare of the budget (so start-up costs,
+// such as the first allocations or an external process's imports, do not
+// set the rate); the world rebuilt for the chosen count; the check.
+const (
+	pilotTrials  = 4096
+	pilotSeconds = 0.2
+	pilotShare   = 0.2
+)
 
 // Check runs the statistical check of rule r on src (a pool or a model
 // pair; see the package doc) and combines every test, the outcome
@@ -36,7 +45,16 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if r.Tree != nil && r.Branch == nil && r.K < 1 {
 		r.K = 1
 	}
+	begin := time.Now()
 	var w *world
+	// poolWorld bins the pool for a check of the given trial count.
+	poolWorld := func(trials int64) (*world, error) {
+		w, err := newPoolWorld(ctx, pool, trials)
+		if err == nil && r.Tree != nil {
+			w.buildPos()
+		}
+		return w, err
+	}
 	switch {
 	case pool != nil:
 		if cfg.Greedy && !r.Conform {
@@ -45,14 +63,15 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		if pool.Gamma != cfg.Gamma {
 			return Result{}, fmt.Errorf("check: the pool holds %d draft positions but the rule drafts %d; build the source with the same gamma", pool.Gamma, cfg.Gamma)
 		}
-		// The binning depends on the trial count: take the budget's
-		// estimate when there is one.
-		var err error
-		if w, err = newPoolWorld(ctx, pool, max(cfg.Trials, pilotTrials)); err != nil {
-			return Result{}, err
+		// The binning depends on the trial count; under a budget the
+		// world is rebuilt once the pilot has chosen the count.
+		n := cfg.Trials
+		if cfg.Seconds > 0 {
+			n = pilotTrials
 		}
-		if r.Tree != nil {
-			w.buildPos()
+		var err error
+		if w, err = poolWorld(n); err != nil {
+			return Result{}, err
 		}
 	case isPair:
 		if r.Steps != nil && StepMode(r.Steps) {
@@ -65,33 +84,20 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	default:
 		return Result{}, fmt.Errorf("check: empty source")
 	}
-	rn := &runner{w: w, rule: r, cfg: cfg, marg: !r.Conform, lawOn: r.Law != nil || r.TreeLaw != nil}
-	if r.Tree != nil {
-		rn.lawOn = r.TreeLaw != nil
-	} else {
-		rn.lawOn = r.Law != nil
-	}
-	if w.pool != nil {
-		rn.posLen = w.nc * (w.g + 1) * w.bins
-		rn.jLen = w.nc * pow(w.jb, w.g+1)
-	} else {
-		rn.posLen = (w.g + 1) * w.states * w.v
-		if w.jointLen > 0 {
-			rn.jLen = pow(w.v, w.jointLen)
-		}
-	}
+	build := time.Since(begin)
+	rn := newRunner(w, r, cfg)
 	n := cfg.Trials
 	if cfg.Seconds > 0 {
-		start := time.Now()
-		pilot := cfg
-		pilot.Progress = nil
-		prn := &runner{w: rn.w, rule: rn.rule, cfg: pilot, marg: rn.marg, lawOn: rn.lawOn, posLen: rn.posLen, jLen: rn.jLen}
-		if _, _, err := prn.run(ctx, pilotTrials); err != nil {
+		var err error
+		if n, err = rn.budget(ctx, begin, build); err != nil {
 			return Result{}, err
 		}
-		per := time.Since(start).Seconds() / pilotTrials
-		left := cfg.Seconds - time.Since(start).Seconds()
-		n = max(pilotTrials, int64(0.95*left/per))
+		if pool != nil && n != pilotTrials {
+			if w, err = poolWorld(n); err != nil {
+				return Result{}, err
+			}
+			rn = newRunner(w, r, cfg)
+		}
 	}
 	tot, done, err := rn.run(ctx, n)
 	if tot == nil {
@@ -116,6 +122,68 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		return res, ferr
 	}
 	return res, err
+}
+
+// newRunner returns the runner of rule r on world w.
+func newRunner(w *world, r Rule, cfg Config) *runner {
+	rn := &runner{w: w, rule: r, cfg: cfg, marg: !r.Conform}
+	if r.Tree != nil {
+		rn.lawOn = r.TreeLaw != nil
+	} else {
+		rn.lawOn = r.Law != nil
+	}
+	if w.pool != nil {
+		rn.posLen = w.nc * (w.g + 1) * w.bins
+		rn.jLen = w.nc * pow(w.jb, w.g+1)
+	} else {
+		rn.posLen = (w.g + 1) * w.states * w.v
+		if w.jointLen > 0 {
+			rn.jLen = pow(w.v, w.jointLen)
+		}
+	}
+	return rn
+}
+
+// budget times pilot runs (see pilotTrials) and returns the trial count
+// that fills what is left of cfg.Seconds since begin, less rebuild (the
+// time to bin a pool again for the chosen count; zero for pairs, which
+// are binned once). The pilots' trials are discarded: the check itself
+// runs trials 0..n-1, so its result is that of a check of n trials.
+func (rn *runner) budget(ctx context.Context, begin time.Time, rebuild time.Duration) (int64, error) {
+	if rn.w.pool == nil {
+		rebuild = 0
+	}
+	cfg := rn.cfg
+	cfg.Progress = nil
+	pilot := newRunner(rn.w, rn.rule, cfg)
+	// A run keeps min(workers, chunks) goroutines busy; a small pilot is
+	// one chunk on one worker, so its rate is scaled to the run's.
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU() // as sim.MonteCarlo
+	}
+	workers = min(workers, runtime.GOMAXPROCS(0))
+	busy := func(n int64) float64 {
+		units := (n + int64(cfg.Batch) - 1) / int64(cfg.Batch)
+		return float64(min(int64(workers), (units+sim.ChunkSize-1)/sim.ChunkSize))
+	}
+	for size := int64(pilotTrials); ; size *= 4 {
+		t := time.Now()
+		if _, _, err := pilot.run(ctx, size); err != nil {
+			return 0, err
+		}
+		took := time.Since(t).Seconds()
+		used := time.Since(begin).Seconds() + rebuild.Seconds()
+		if took >= pilotSeconds || used+4*took > pilotShare*cfg.Seconds {
+			perWorker := took * busy(size) / float64(size) // seconds a trial on one worker
+			left := 0.95 * (cfg.Seconds - used)
+			n := int64(min(left*float64(workers)/perWorker, sim.MaxTrials))
+			if b := busy(n); b < float64(workers) {
+				n = int64(left * b / perWorker)
+			}
+			return max(pilotTrials, n), nil
+		}
+	}
 }
 
 // ChainRule is the Rule of a harness chain rule: verified through
