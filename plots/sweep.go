@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
 )
 
@@ -23,12 +24,16 @@ import (
 // are drawn on their values; string axes (algo, source) as categories in
 // the order of first appearance. Axes and metrics name columns; metrics
 // whose name ends in _lo, _hi or is ci_lo/ci_hi are bands, not panels, and
-// non-numeric metrics are left out. An error says why nothing can be
-// drawn (no rows, no swept axis, no numeric metric).
+// non-numeric metrics are left out. The axis "replicate" (ReplicateAxis)
+// is never drawn: each point is the mean over its replicates, with a 95%
+// Student-t band across them in place of the rows' own bands. An error
+// says why nothing can be drawn (no rows, no swept axis, no numeric
+// metric).
 func Sweep(name string, rows []table.Row, axes, metrics []string) ([]*Figure, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: sweep %s has no rows", name)
 	}
+	rows, axes, note := poolReplicates(rows, axes, metrics)
 	var swept []string
 	for _, a := range axes {
 		if _, ok := rows[0].Get(a); ok && len(distinctText(rows, a)) > 1 {
@@ -52,7 +57,7 @@ func Sweep(name string, rows []table.Row, axes, metrics []string) ([]*Figure, er
 	}
 	var out []*Figure
 	for _, x := range swept {
-		f, err := sweepFigure(name, rows, x, swept, ms)
+		f, err := sweepFigure(name, rows, x, swept, ms, note)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +129,71 @@ func bandCols(r table.Row, m string, only bool) (lo, hi string, ok bool) {
 	return "", "", false
 }
 
-func sweepFigure(name string, rows []table.Row, x string, swept, ms []string) (*Figure, error) {
+// ReplicateAxis names the sweep axis whose values are repeats of one
+// setting under other seeds (experiments' "replicate"), pooled by Sweep.
+const ReplicateAxis = "replicate"
+
+// poolReplicates replaces rows that differ only in ReplicateAxis by one
+// row of the other axes' values and, for each numeric metric m, the mean
+// m over the replicates with m_lo and m_hi its 95% Student-t interval
+// (stattest.SmallSample; non-finite values are left out). Without two or
+// more replicates it returns its arguments and an empty note; else the
+// rows, the axes without ReplicateAxis, and a caption note.
+func poolReplicates(rows []table.Row, axes, metrics []string) ([]table.Row, []string, string) {
+	if !slices.Contains(axes, ReplicateAxis) || len(distinctText(rows, ReplicateAxis)) < 2 {
+		return rows, axes, ""
+	}
+	axes = slices.DeleteFunc(slices.Clone(axes), func(a string) bool { return a == ReplicateAxis })
+	var ms []string
+	for _, m := range metrics {
+		if v, ok := rows[0].Get(m); ok && isNumber(v) && !isBand(m) && !slices.Contains(axes, m) {
+			ms = append(ms, m)
+		}
+	}
+	var keys []string
+	groups := map[string][]table.Row{}
+	for _, r := range rows {
+		var parts []string
+		for _, a := range axes {
+			parts = append(parts, a+"="+r.String(a))
+		}
+		k := strings.Join(parts, "\x00")
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []table.Row
+	fewest, most := len(rows), 0
+	for _, k := range keys {
+		g := groups[k]
+		fewest, most = min(fewest, len(g)), max(most, len(g))
+		var r table.Row
+		for _, a := range axes {
+			if v, ok := g[0].Get(a); ok {
+				r = append(r, table.KV{K: a, V: v})
+			}
+		}
+		for _, m := range ms {
+			var xs []float64
+			for _, gr := range g {
+				if v := table.Num(gr, m); !math.IsNaN(v) && !math.IsInf(v, 0) {
+					xs = append(xs, v)
+				}
+			}
+			sm := stattest.SmallSample(xs, 0.95)
+			r = append(r, table.KV{K: m, V: sm.Mean}, table.KV{K: m + "_lo", V: sm.Lo}, table.KV{K: m + "_hi", V: sm.Hi})
+		}
+		out = append(out, r)
+	}
+	n := strconv.Itoa(most)
+	if fewest != most {
+		n = strconv.Itoa(fewest) + "–" + n
+	}
+	return out, axes, fmt.Sprintf("; each point is the mean over %s replicates, its band the 95%% Student-t interval across them (the rows' own intervals are not drawn)", n)
+}
+
+func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, note string) (*Figure, error) {
 	var others []string
 	for _, a := range swept {
 		if a != x {
@@ -177,7 +246,11 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string) (*
 	if len(others) > 0 {
 		f.Caption += fmt.Sprintf(", one curve per value of %s", strings.Join(others, ", "))
 	}
-	f.Caption += "; bands are the rows' 95% intervals where they carry them (columns m_lo/m_hi or ci_lo/ci_hi). Drawn by plots.Sweep from the merged table, with no code for this sweep."
+	if note != "" {
+		f.Caption += note + ". Drawn by plots.Sweep from the merged table, with no code for this sweep."
+	} else {
+		f.Caption += "; bands are the rows' 95% intervals where they carry them (columns m_lo/m_hi or ci_lo/ci_hi). Drawn by plots.Sweep from the merged table, with no code for this sweep."
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range rows {
 		lo, hi = math.Min(lo, pos(r)), math.Max(hi, pos(r))

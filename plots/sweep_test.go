@@ -1,7 +1,9 @@
 package plots
 
 import (
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/table"
@@ -51,5 +53,50 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := Sweep("s", nil, []string{"gamma"}, []string{"m"}); err == nil {
 		t.Error("no rows: no error")
+	}
+}
+
+// TestSweepReplicates: replicates are pooled, not drawn as an axis or as
+// curves: one figure per real axis, one curve per other axis value, each
+// point the mean over the replicates with its Student-t interval as the
+// band (values chosen so mean and interval are known by hand).
+func TestSweepReplicates(t *testing.T) {
+	var rows []table.Row
+	for _, a := range []string{"token", "block"} {
+		for _, g := range []int64{1, 2} {
+			for rep, d := range []float64{-1, 0, 1, 0} { // mean 0, sd √(2/3)
+				m := float64(10*g) + d
+				rows = append(rows, table.Row{{K: "algo", V: a}, {K: "gamma", V: g}, {K: "replicate", V: int64(rep)},
+					{K: "m", V: m}, {K: "m_lo", V: m - 5}, {K: "m_hi", V: m + 5}})
+			}
+		}
+	}
+	figs, err := Sweep("s", rows, []string{"algo", "gamma", "replicate"}, []string{"m", "m_lo", "m_hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"s-vs-algo", "s-vs-gamma"}) {
+		t.Fatalf("figures %v, want s-vs-algo, s-vs-gamma (replicate is not an axis)", names)
+	}
+	if got := figs[1].LegendNames(); !slices.Equal(got, []string{"algo=token", "algo=block"}) {
+		t.Errorf("legend %v, want one curve per algo", got)
+	}
+	if !strings.Contains(figs[1].Caption, "mean over 4 replicates") {
+		t.Errorf("caption does not say the points pool 4 replicates: %s", figs[1].Caption)
+	}
+	pooled, axes, _ := poolReplicates(rows, []string{"algo", "gamma", "replicate"}, []string{"m", "m_lo", "m_hi"})
+	if len(pooled) != 4 || !slices.Equal(axes, []string{"algo", "gamma"}) {
+		t.Fatalf("%d pooled rows, axes %v; want 4 rows, algo and gamma", len(pooled), axes)
+	}
+	half := 3.182446305284263 * math.Sqrt(2.0/3) / 2 // t_3(0.975)·sd/√4
+	for _, r := range pooled {
+		want := 10 * table.Num(r, "gamma")
+		if m, lo, hi := table.Num(r, "m"), table.Num(r, "m_lo"), table.Num(r, "m_hi"); m != want || math.Abs(lo-(want-half)) > 1e-9 || math.Abs(hi-(want+half)) > 1e-9 {
+			t.Errorf("%v: m %v [%v, %v], want %v ∓ %v", r, m, lo, hi, want, half)
+		}
 	}
 }

@@ -54,6 +54,43 @@ func Summarize(sum, sumSq float64, n int64, confidence float64) Summary {
 	return s
 }
 
+// SmallSample returns the mean, standard deviation and Student-t
+// confidence interval of the few samples xs (replicates of a sweep cell,
+// say), where the normal interval of Summarize would be too narrow:
+//
+//	Lo, Hi = Mean ∓ t_{n-1}((1 + confidence)/2)·StdDev/√n,
+//
+// with t_{n-1} the quantile of Student's t with n-1 degrees of freedom
+// (Student 1908, Biometrika 6(1):1–25). Mean and StdDev are computed in two
+// passes. For n == 0 the Mean and StdDev are NaN, for n == 1 the StdDev
+// is NaN, and in both cases the interval is (-Inf, +Inf). SmallSample
+// panics if confidence is outside (0, 1).
+func SmallSample(xs []float64, confidence float64) Summary {
+	mustOpenUnit("confidence", confidence)
+	n := len(xs)
+	s := Summary{N: int64(n), Confidence: confidence, Lo: math.Inf(-1), Hi: math.Inf(1), Mean: math.NaN(), StdDev: math.NaN()}
+	if n == 0 {
+		return s
+	}
+	s.Mean = 0
+	for _, x := range xs {
+		s.Mean += x
+	}
+	s.Mean /= float64(n)
+	if n == 1 {
+		return s
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - s.Mean) * (x - s.Mean)
+	}
+	s.StdDev = math.Sqrt(ss / float64(n-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + confidence) / 2)
+	half := t * s.StdDev / math.Sqrt(float64(n))
+	s.Lo, s.Hi = s.Mean-half, s.Mean+half
+	return s
+}
+
 // Sums accumulates the running sums that Summarize takes: the count N,
 // Sum = Σ x_i and SumSq = Σ x_i². Unlike Moments, two Sums merge by
 // adding their fields, so the chunk accumulators of sim.MonteCarlo, merged

@@ -658,3 +658,21 @@ func TestSummarize(t *testing.T) {
 	}
 	mustPanic(t, "n<0", func() { Summarize(0, 0, -1, 0.95) })
 }
+
+// TestSmallSample: the t interval of {1, 2, 3, 4} by hand: mean 2.5,
+// sd √(5/3), t_3(0.975) = 3.182446305284263 (tables), half-width
+// t·sd/2; one sample has an unbounded interval.
+func TestSmallSample(t *testing.T) {
+	s := SmallSample([]float64{1, 2, 3, 4}, 0.95)
+	sd := math.Sqrt(5.0 / 3)
+	half := 3.182446305284263 * sd / 2
+	if s.N != 4 || s.Mean != 2.5 || !near(s.StdDev, sd, 1e-15) || !near(s.Lo, 2.5-half, 1e-9) || !near(s.Hi, 2.5+half, 1e-9) {
+		t.Errorf("SmallSample({1,2,3,4}) = %+v; want mean 2.5, sd %v, interval 2.5 ∓ %v", s, sd, half)
+	}
+	if one := SmallSample([]float64{7}, 0.95); one.Mean != 7 || !math.IsNaN(one.StdDev) || !math.IsInf(one.Lo, -1) || !math.IsInf(one.Hi, 1) {
+		t.Errorf("one sample: %+v", one)
+	}
+	if none := SmallSample(nil, 0.95); !math.IsNaN(none.Mean) {
+		t.Errorf("no sample: %+v", none)
+	}
+}
