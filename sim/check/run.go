@@ -63,9 +63,10 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		if pool.Gamma != cfg.Gamma {
 			return Result{}, fmt.Errorf("check: the pool holds %d draft positions but the rule drafts %d; build the source with the same gamma", pool.Gamma, cfg.Gamma)
 		}
-		// The binning depends on the trial count; under a budget the
-		// world is rebuilt once the pilot has chosen the count.
-		n := cfg.Trials
+		// The binning depends on the trial count (binned as for at least
+		// pilotTrials); under a budget the world is rebuilt once the
+		// pilot has chosen the count.
+		n := max(cfg.Trials, pilotTrials)
 		if cfg.Seconds > 0 {
 			n = pilotTrials
 		}
