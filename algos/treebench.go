@@ -26,6 +26,8 @@ type TreeBenchConfig struct {
 	Trees    int
 	Duration time.Duration
 	Seed     uint64
+	// Params are the rule's parameters (nil: its defaults).
+	Params Params
 }
 
 // TreeBenchResult reports one rule's tree benchmark.
@@ -78,7 +80,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	case cfg.Trees < 1:
 		return TreeBenchResult{}, fmt.Errorf("tree bench: trees = %d; draw at least one", cfg.Trees)
 	}
-	a, err := e.Build(nil)
+	a, err := e.Build(cfg.Params)
 	if err != nil {
 		return TreeBenchResult{}, err
 	}

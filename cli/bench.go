@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -42,9 +43,16 @@ func benchCommand() *cli.Command {
 			&cli.Float64Flag{Name: "beta", Value: 0.7, Usage: "mean sum min(p,q) the draft is calibrated to"},
 			&cli.Float64Flag{Name: "seconds", Value: 5, Usage: "timed seconds"},
 			&cli.IntFlag{Name: "pool-mib", Value: 128, Usage: "least pool size in MiB (rows are cycled from memory)"},
+			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree rules: candidates per tree (depth is --gamma)"},
 			workersFlag(1), seedFlag(), jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if algos.IsTree(c.String("algo")) {
+				return benchTree(c)
+			}
+			if c.IsSet("k") {
+				return cliutil.Usage(fmt.Errorf("--k needs a tree rule (specinfer, ...; see 'simulate list'); %s verifies one chain", c.String("algo")))
+			}
 			e, a, _, err := buildAlgo(c)
 			if err != nil {
 				return err
@@ -92,4 +100,57 @@ func benchCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// benchTreeJSON is the JSON form of 'simulate bench' for a tree rule.
+type benchTreeJSON struct {
+	V     int    `json:"V"`
+	K     int    `json:"k"`
+	Depth int    `json:"depth"`
+	Seed  uint64 `json:"seed"`
+	algos.TreeBenchResult
+}
+
+// benchTree is 'simulate bench' for a tree rule: algos.BenchTree on one
+// core, K candidates of depth --gamma drawn by the rule's drafter kind.
+func benchTree(c *cli.Context) error {
+	e, err := algos.LookupTree(c.String("algo"))
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return cliutil.Usage(err)
+	}
+	for _, f := range []string{"workers", "pool-mib"} {
+		if c.IsSet(f) {
+			return cliutil.Usage(fmt.Errorf("--%s is for chain rules: a tree benchmark times one core on 8 pre-drafted trees", f))
+		}
+	}
+	if s := c.Float64("seconds"); !(s > 0) || s > 3600 {
+		return cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+	}
+	seed := masterSeed(c)
+	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: c.Int("k"), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
+		Duration: time.Duration(c.Float64("seconds") * float64(time.Second)), Seed: seed, Params: ps}
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	r, err := algos.BenchTree(ctx, e, cfg)
+	if err != nil && ctx.Err() == nil {
+		return cliutil.Usage(err)
+	}
+	if r.Trees == 0 {
+		return cliutil.Interrupted(fmt.Errorf("interrupted before timing; nothing was timed"))
+	}
+	out := benchTreeJSON{V: cfg.V, K: cfg.K, Depth: cfg.Depth, Seed: seed, TreeBenchResult: r}
+	if werr := printResult(c, out, func(w io.Writer) {
+		fmt.Fprintf(w, "%s (%s drafts) V=%d k=%d depth=%d: %.0f trees/s (%.0f per CPU-second), %.4f accepted/tree, %.1f nodes/tree\n",
+			r.Rule, r.Draft, cfg.V, cfg.K, cfg.Depth, r.TreesPerSecond, r.TreesPerCPUSecond, r.MeanAccepted, r.MeanNodes)
+	}); werr != nil {
+		return cliutil.IO(werr)
+	}
+	if ctx.Err() != nil {
+		return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the trees timed so far are reported", r.Seconds))
+	}
+	return nil
 }

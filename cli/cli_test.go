@@ -94,6 +94,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"check", "--trials", "0", "--source", "markov:V=3"}, "trials"},
 		{[]string{"check", "--source", "zipf:s=-1"}, "exponents"},
 		{[]string{"bench", "--seconds", "-1"}, "--seconds"},
+		{[]string{"bench", "--algo", "token", "--k", "3"}, "--k needs a tree rule"},
+		{[]string{"bench", "--algo", "specinfer", "--workers", "2"}, "--workers is for chain rules"},
+		{[]string{"bench", "--algo", "specinfer", "--k", "0", "--vocab", "64"}, "k = 0"},
 		{[]string{"run", "nope"}, "unknown experiment"},
 		{[]string{"exact", "--nosuchflag"}, "flag provided but not defined"},
 		{[]string{"scenario", "fms-example", "--algo", "specinfer"}, "needs draft probabilities"},
@@ -172,6 +175,19 @@ func TestBenchCLI(t *testing.T) {
 	}
 	if r["steps_per_second"].(float64) <= 0 || r["allocs_per_step"].(float64) > 0.01 || r["mean_emitted"].(float64) < 1 {
 		t.Errorf("bench JSON = %v", r)
+	}
+	// A tree rule: k i.i.d. chains of depth --gamma merged where they
+	// share a prefix, so a tree has 1 + depth to 1 + k·depth nodes, and
+	// the accepted depth is in [0, depth].
+	code, out, errs = runCLI("bench", "--algo", "specinfer", "--k", "2", "--vocab", "64", "--gamma", "2", "--seconds", "0.1", "--seed", "1", "--json")
+	if code != cliutil.ExitOK {
+		t.Fatalf("bench specinfer: exit %d: %s", code, errs)
+	}
+	tr := decodeJSON(t, "bench specinfer", out, "V", "k", "depth", "seed", "rule", "draft", "trees", "seconds", "trees_per_second",
+		"cpu_seconds", "trees_per_cpu_second", "mean_accepted", "mean_nodes")
+	if tr["k"] != 2.0 || tr["depth"] != 2.0 || tr["V"] != 64.0 || tr["rule"] != "specinfer" || tr["draft"] != "iid" || !(tr["mean_nodes"].(float64) >= 3 && tr["mean_nodes"].(float64) <= 5) ||
+		!(tr["trees"].(float64) > 0) || !(tr["mean_accepted"].(float64) >= 0 && tr["mean_accepted"].(float64) <= 2) {
+		t.Errorf("bench specinfer JSON = %v", tr)
 	}
 }
 
