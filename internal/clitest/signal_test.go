@@ -63,6 +63,7 @@ func TestInterrupt(t *testing.T) {
 		{name: "exact, tree", cmd: []string{S, "exact", "--algo", "specinfer", "--k", "4", "--p", p45, "--q", p45, "--gamma", "1", "--L", "2", "--seed", "1"}},
 		{name: "bench while timing", cmd: []string{S, "bench", "--workers", "2", "--seconds", "60", "--pool-mib", "1", "--seed", "1", "--json"}, after: 2 * time.Second, want: `"steps_per_second"`},
 		{name: "bench while building the pool", cmd: []string{S, "bench", "--seconds", "60", "--seed", "1"}},
+		{name: "bench, tree rule", cmd: []string{S, "bench", "--algo", "specinfer", "--vocab", "1000", "--seconds", "60", "--seed", "1", "--json"}, want: `"trees_per_second"`},
 		{name: "replay with 1e8 reps", cmd: []string{S, "replay", "--log", log, "--reps", "100000000", "--seed", "1", "--json"}, want: `"steps"`},
 		{name: "scenario", cmd: []string{S, "scenario", "fms-example", "--trials", "100000000000", "--seed", "1", "--json"}, want: `"trials"`},
 		{name: "audit", cmd: []string{S, "audit", "--scale", "0.1", "--seed", "1", "--json"}, after: 3 * time.Second, want: `"algorithm"`},
