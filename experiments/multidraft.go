@@ -51,6 +51,20 @@ func multidraftCells(Config) ([]Cell, error) {
 	return cells, nil
 }
 
+// MultidraftRootRows returns the target and draft rows at the root of
+// the named multidraft pair (what a figure shows of the pair).
+func MultidraftRootRows(name string) (p, q []float64, err error) {
+	pair, _, err := multidraftPair(name, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := pair.P.Vocab()
+	p, q = make([]float64, v), make([]float64, v)
+	pair.P.Next(nil, p)
+	pair.Q.Next(nil, q)
+	return p, q, nil
+}
+
 // multidraftPair builds the pair of a cell; depth is the tree depth.
 func multidraftPair(name string, seed uint64) (pair sim.Pair, depth int, err error) {
 	for _, x := range khistiQ2 {
@@ -100,10 +114,10 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 	if err != nil {
 		return nil, err
 	}
-	v := pair.P.Vocab()
-	p, q := make([]float64, v), make([]float64, v)
-	pair.P.Next(nil, p)
-	pair.Q.Next(nil, q)
+	p, q, err := MultidraftRootRows(name)
+	if err != nil {
+		return nil, err
+	}
 	biid, err := algos.OptimalAcceptance(p, q, k, true)
 	if err != nil {
 		return nil, err

@@ -405,8 +405,9 @@ func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // Multidraft draws multidraft on one pair: first-token acceptance vs the
 // number of drafts k per verifier, with the optimal bounds for i.i.d. and
-// without-replacement drafts.
-func Multidraft(rows []table.Row, pair string) (*Figure, error) {
+// without-replacement drafts. p and q, the pair's root rows, are written
+// in the caption (nil: left out).
+func Multidraft(rows []table.Row, pair string, p0, q0 []float64) (*Figure, error) {
 	if err := need("multidraft", rows, "pair", "k", "verifier", "acceptance", "bound_iid", "bound_wor"); err != nil {
 		return nil, err
 	}
@@ -416,7 +417,7 @@ func Multidraft(rows []table.Row, pair string) (*Figure, error) {
 	}
 	p := newPanel("drafts k", "first-token acceptance")
 	f := &Figure{Name: "multidraft", Panels: []*plot.Plot{p}, LegendCols: 3,
-		Caption: fmt.Sprintf("Multi-draft verification on the %s pair: acceptance of a drafted first token vs the number of drafts k per verifier (exact), with the optimal acceptance α* for i.i.d. drafts and for drafts without replacement.", pair)}
+		Caption: fmt.Sprintf("Multi-draft verification on the %s pair%s: acceptance of a drafted first token vs the number of drafts k per verifier (exact), with the optimal acceptance α* for i.i.d. drafts and for drafts without replacement.", pair, rowsText(p0, q0))}
 	first := rows[0].String("verifier")
 	bi := table.Where(rows, table.Eq("verifier", first))
 	for _, b := range []struct{ col, name string }{{"bound_iid", "bound-iid"}, {"bound_wor", "bound-wor"}} {
@@ -454,6 +455,22 @@ func Multidraft(rows []table.Row, pair string) (*Figure, error) {
 	// acceptance is at most 1; leave room for the markers drawn there
 	p.Y.Max = 1 + padFrac*(1-p.Y.Min)
 	return f, nil
+}
+
+// rowsText is " (p = (…), q = (…))" with 3 significant digits, or ""
+// when p is nil.
+func rowsText(p, q []float64) string {
+	if p == nil {
+		return ""
+	}
+	f := func(r []float64) string {
+		parts := make([]string, len(r))
+		for i, x := range r {
+			parts[i] = strconv.FormatFloat(x, 'g', 3, 64)
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	return " (p = " + f(p) + ", q = " + f(q) + ")"
 }
 
 // Replay draws the replay of a log: small multiples of the histogram of

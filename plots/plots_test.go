@@ -156,7 +156,7 @@ func TestFiguresNeedTheirColumns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "simulate run leviathan-tokens") {
 		t.Errorf("no rows: err = %v, want one naming the command", err)
 	}
-	_, err = Multidraft(rowsOf(t, "leviathan-tokens"), "x")
+	_, err = Multidraft(rowsOf(t, "leviathan-tokens"), "x", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "no column") {
 		t.Errorf("wrong table: err = %v, want one naming the missing column", err)
 	}
@@ -394,5 +394,22 @@ func TestReplayPanels(t *testing.T) {
 	}
 	if _, err := f.Render("pdf"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMultidraftShowsThePair: the caption writes the pair's root rows, so
+// a reader sees the distributions the curves are about.
+func TestMultidraftShowsThePair(t *testing.T) {
+	rows := []table.Row{}
+	for _, k := range []int64{1, 2} {
+		rows = append(rows, table.Row{{K: "pair", V: "toy"}, {K: "k", V: k}, {K: "verifier", V: "specinfer"},
+			{K: "acceptance", V: 0.5 * float64(k)}, {K: "bound_iid", V: 0.6}, {K: "bound_wor", V: 0.7}})
+	}
+	f, err := Multidraft(rows, "toy", []float64{0.5, 0.25, 0.25}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "toy pair (p = (0.5, 0.25, 0.25), q = (0.333, 0.333, 0.333))"; !strings.Contains(f.Caption, want) {
+		t.Errorf("caption %q does not hold %q", f.Caption, want)
 	}
 }

@@ -106,7 +106,13 @@ func Figures(b *Bundle) ([]*plots.Figure, error) {
 		{"lossy-frontier", func(r []table.Row) (*plots.Figure, error) {
 			return plots.LossyFrontier(r, frontierSource, frontierV, frontierQuality)
 		}},
-		{"multidraft", func(r []table.Row) (*plots.Figure, error) { return plots.Multidraft(r, multidraftPair) }},
+		{"multidraft", func(r []table.Row) (*plots.Figure, error) {
+			p, q, err := experiments.MultidraftRootRows(multidraftPair)
+			if err != nil {
+				return nil, err
+			}
+			return plots.Multidraft(r, multidraftPair, p, q)
+		}},
 		{ReplayExperiment, plots.Replay},
 		{"drafters", func(r []table.Row) (*plots.Figure, error) { return plots.Drafters(r, draftersCorpus, draftersCache) }},
 		{"dynamic-gamma", func(r []table.Row) (*plots.Figure, error) { return plots.DynamicGamma(r, dynamicCorpus, dynamicCost) }},
