@@ -57,15 +57,16 @@ func benchCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if s := c.Float64("seconds"); !(s > 0) || s > 3600 {
-				return cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+			dur, err := benchDuration(c)
+			if err != nil {
+				return err
 			}
 			if c.Int("pool-mib") < 1 {
 				return cliutil.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
 			}
 			seed := masterSeed(c)
 			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
-				Duration: time.Duration(c.Float64("seconds") * float64(time.Second)), Workers: c.Int("workers"), Seed: seed}
+				Duration: dur, Workers: c.Int("workers"), Seed: seed}
 			if err := cfg.Check(); err != nil {
 				return cliutil.Usage(err)
 			}
@@ -127,12 +128,13 @@ func benchTree(c *cli.Context) error {
 			return cliutil.Usage(fmt.Errorf("--%s is for chain rules: a tree benchmark times one core on 8 pre-drafted trees", f))
 		}
 	}
-	if s := c.Float64("seconds"); !(s > 0) || s > 3600 {
-		return cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+	dur, err := benchDuration(c)
+	if err != nil {
+		return err
 	}
 	seed := masterSeed(c)
 	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: c.Int("k"), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
-		Duration: time.Duration(c.Float64("seconds") * float64(time.Second)), Seed: seed, Params: ps}
+		Duration: dur, Seed: seed, Params: ps}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
 	r, err := algos.BenchTree(ctx, e, cfg)
@@ -153,4 +155,13 @@ func benchTree(c *cli.Context) error {
 		return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the trees timed so far are reported", r.Seconds))
 	}
 	return nil
+}
+
+// benchDuration is --seconds as a duration in (0, 1 h].
+func benchDuration(c *cli.Context) (time.Duration, error) {
+	s := c.Float64("seconds")
+	if !(s > 0) || s > 3600 {
+		return 0, cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+	}
+	return time.Duration(s * float64(time.Second)), nil
 }
