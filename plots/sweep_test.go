@@ -21,17 +21,8 @@ func TestSweep(t *testing.T) {
 				{K: "m", V: m}, {K: "m_lo", V: m - 0.05}, {K: "m_hi", V: m + 0.05}, {K: "note", V: "x"}, {K: "other", V: 2 * m}})
 		}
 	}
-	figs, err := Sweep("s", rows, []string{"algo", "gamma", "trials"}, []string{"m", "m_lo", "m_hi", "note", "other"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range figs {
-		names = append(names, f.Name)
-	}
-	if !slices.Equal(names, []string{"s-vs-algo", "s-vs-gamma"}) {
-		t.Fatalf("figures %v, want s-vs-algo, s-vs-gamma (trials has one value)", names)
-	}
+	figs := sweepFigures(t, rows, []string{"algo", "gamma", "trials"}, []string{"m", "m_lo", "m_hi", "note", "other"},
+		"s-vs-algo", "s-vs-gamma") // trials has one value
 	g := figs[1]
 	if len(g.Panels) != 2 {
 		t.Fatalf("%d panels, want 2 (m, other; note is text, m_lo/m_hi a band)", len(g.Panels))
@@ -71,17 +62,8 @@ func TestSweepReplicates(t *testing.T) {
 			}
 		}
 	}
-	figs, err := Sweep("s", rows, []string{"algo", "gamma", "replicate"}, []string{"m", "m_lo", "m_hi"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range figs {
-		names = append(names, f.Name)
-	}
-	if !slices.Equal(names, []string{"s-vs-algo", "s-vs-gamma"}) {
-		t.Fatalf("figures %v, want s-vs-algo, s-vs-gamma (replicate is not an axis)", names)
-	}
+	figs := sweepFigures(t, rows, []string{"algo", "gamma", "replicate"}, []string{"m", "m_lo", "m_hi"},
+		"s-vs-algo", "s-vs-gamma") // replicate is not an axis
 	if got := figs[1].LegendNames(); !slices.Equal(got, []string{"algo=token", "algo=block"}) {
 		t.Errorf("legend %v, want one curve per algo", got)
 	}
@@ -99,4 +81,21 @@ func TestSweepReplicates(t *testing.T) {
 			t.Errorf("%v: m %v [%v, %v], want %v ∓ %v", r, m, lo, hi, want, half)
 		}
 	}
+}
+
+// sweepFigures draws sweep "s" and fails unless the figures are named want.
+func sweepFigures(t *testing.T, rows []table.Row, axes, metrics []string, want ...string) []*Figure {
+	t.Helper()
+	figs, err := Sweep("s", rows, axes, metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("figures %v, want %v", names, want)
+	}
+	return figs
 }
