@@ -277,7 +277,8 @@ func IsTemp(name string) bool {
 
 // Read reads a table written by Write.
 //
-// Read is the one library function with a recover, on purpose: parquet-go
+// Read recovers, on purpose, as the log reader does (data/logreader.go;
+// these four are the only recovers in library code): parquet-go
 // (v0.32) panics instead of returning an error on some damaged pages (a
 // page header whose value count decodes negative reaches
 // panicNumValuesOutOfRange in makeNumValues), and no check before the call
