@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -255,12 +256,12 @@ func WritePaper(b *Bundle, dir string) error {
 	for name, text := range map[string]string{"paper.tex": paper.Source, "refs.bib": paper.Bib} {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); os.IsNotExist(err) {
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			if err := fsutil.WriteBytes(path, []byte(text), 0o644); err != nil {
 				return err
 			}
 		}
 	}
-	if err := os.WriteFile(filepath.Join(gen, "numbers.tex"), []byte(NumbersTeX(Numbers(b))), 0o644); err != nil {
+	if err := fsutil.WriteBytes(filepath.Join(gen, "numbers.tex"), []byte(NumbersTeX(Numbers(b))), 0o644); err != nil {
 		return err
 	}
 	figs, err := Figures(b)
@@ -273,7 +274,7 @@ func WritePaper(b *Bundle, dir string) error {
 		}
 	}
 	for _, t := range Tables(b) {
-		if err := os.WriteFile(filepath.Join(gen, "tables", t.Name+".tex"), []byte(t.LaTeX()), 0o644); err != nil {
+		if err := fsutil.WriteBytes(filepath.Join(gen, "tables", t.Name+".tex"), []byte(t.LaTeX()), 0o644); err != nil {
 			return err
 		}
 	}
