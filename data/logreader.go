@@ -109,20 +109,12 @@ func NewReader(ra io.ReaderAt, size int64, opt ReadOptions) (r *Reader, err erro
 	if _, err := ParseBug(string(opt.Bug)); err != nil {
 		return nil, err
 	}
-	defer func() {
-		// Guards parquet-go v0.32, which panics inside its own page decoding on
-		// corrupt pages (see the FuzzReader corpus); no check before the call can
-		// rule that out. Our own code returns errors.
-		if p := recover(); p != nil {
-			r, err = nil, fmt.Errorf("%w: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, p)
-		}
-	}()
 	// the frame first: a damaged footer length makes parquet-go allocate
 	// up to 4 GB before it fails (FuzzReader's seed 681510e628718efa)
 	if err := results.CheckFrame(ra, size); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := openLog(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (is it a complete parquet file?)", ErrCorrupt, err)
 	}
@@ -276,14 +268,6 @@ func (r *Reader) start() {
 				return false
 			}
 		}
-		defer func() {
-			// Guards parquet-go v0.32, which panics inside its own page decoding on
-			// corrupt pages (see the FuzzReader corpus); no check before the call can
-			// rule that out. Our own code returns errors.
-			if p := recover(); p != nil {
-				send(decoded{err: fmt.Errorf("%w: row %d: the parquet decoder failed (%v); the file is truncated or corrupt", ErrCorrupt, row, p)})
-			}
-		}()
 		for _, rg := range groups {
 			rr := parquet.NewGenericRowGroupReader[LogRow](rg)
 			for {
@@ -294,7 +278,12 @@ func (r *Reader) start() {
 					rr.Close()
 					return
 				}
-				n, err := rr.Read(buf)
+				var n int
+				var err error
+				if perr := results.Guard(func() { n, err = rr.Read(buf) }); perr != nil {
+					send(decoded{err: fmt.Errorf("%w: row %d: %v; the file is truncated or corrupt", ErrCorrupt, row, perr)})
+					return
+				}
 				if n == 1 {
 					row++
 					if !send(decoded{buf: buf}) {
@@ -464,23 +453,26 @@ func sizeRows(rows [][]float32, n, v int) [][]float32 {
 	return rows
 }
 
+// openLog opens a log's parquet footer (page index and Bloom filters
+// skipped); a panic inside parquet-go is returned as an error.
+func openLog(ra io.ReaderAt, size int64) (pf *parquet.File, err error) {
+	if perr := results.Guard(func() {
+		pf, err = parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	}); perr != nil {
+		return nil, perr
+	}
+	return pf, err
+}
+
 // DecodeOnly decodes every row of a log with parquet-go's generic reader,
 // one row group at a time, and does nothing else: no validation, no
 // block. It is the I/O floor that replay's throughput is measured
 // against. It returns the number of rows decoded.
 func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
-	defer func() {
-		// Guards parquet-go v0.32, which panics inside its own page decoding on
-		// corrupt pages (see the FuzzReader corpus); no check before the call can
-		// rule that out. Our own code returns errors.
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: the parquet decoder failed (%v)", ErrCorrupt, p)
-		}
-	}()
 	if err := results.CheckFrame(ra, size); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := openLog(ra, size)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -488,7 +480,11 @@ func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	for _, rg := range pf.RowGroups() {
 		rr := parquet.NewGenericRowGroupReader[LogRow](rg)
 		for {
-			k, err := rr.Read(buf[:])
+			var k int
+			if perr := results.Guard(func() { k, err = rr.Read(buf[:]) }); perr != nil {
+				rr.Close()
+				return n, fmt.Errorf("%w: %v", ErrCorrupt, perr)
+			}
 			n += int64(k)
 			if k == 0 {
 				rr.Close()

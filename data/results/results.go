@@ -275,27 +275,19 @@ func IsTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
-// Read reads a table written by Write.
-//
-// Read recovers, on purpose, as the log reader does (data/logreader.go;
-// these four are the only recovers in library code): parquet-go
-// (v0.32) panics instead of returning an error on some damaged pages (a
-// page header whose value count decodes negative reaches
-// panicNumValuesOutOfRange in makeNumValues), and no check before the call
-// can rule that out: the page headers are Thrift inside the column chunks,
-// outside any checksum the format offers (page CRCs cover the data, not
-// the header). TestReadDamaged damages every byte of a file and fails if
-// this recover is removed.
+// Read reads a table written by Write. A file parquet-go cannot decode
+// (see Guard) is an error that says to delete and recompute it.
 func Read(r io.ReaderAt, size int64) (t Table, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", p)
-		}
-	}()
+	damaged := func(perr error) error {
+		return fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", perr.(*DecoderPanic).Value)
+	}
 	if err := CheckFrame(r, size); err != nil {
 		return Table{}, err
 	}
-	pf, err := parquet.OpenFile(r, size)
+	var pf *parquet.File
+	if perr := Guard(func() { pf, err = parquet.OpenFile(r, size) }); perr != nil {
+		return Table{}, damaged(perr)
+	}
 	if err != nil {
 		return Table{}, fmt.Errorf("not a readable parquet file: %w", err)
 	}
@@ -322,12 +314,18 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	for i, c := range t.Columns {
 		order[c.Name] = i
 	}
-	rd := parquet.NewReader(pf)
+	var rd *parquet.Reader
+	if perr := Guard(func() { rd = parquet.NewReader(pf) }); perr != nil {
+		return Table{}, damaged(perr)
+	}
 	defer rd.Close()
 	n := rd.NumRows()
 	buf := make([]parquet.Row, 64)
 	for int64(len(t.Rows)) < n {
-		k, err := rd.ReadRows(buf)
+		var k int
+		if perr := Guard(func() { k, err = rd.ReadRows(buf) }); perr != nil {
+			return Table{}, damaged(perr)
+		}
 		for _, pr := range buf[:k] {
 			row := make(table.Row, len(t.Columns))
 			present := make([]bool, len(t.Columns))
