@@ -3,6 +3,7 @@ package stattest
 import (
 	"math"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -61,10 +62,10 @@ func Summarize(sum, sumSq float64, n int64, confidence float64) Summary {
 //	Lo, Hi = Mean ∓ t_{n-1}((1 + confidence)/2)·StdDev/√n,
 //
 // with t_{n-1} the quantile of Student's t with n-1 degrees of freedom
-// (Student 1908, Biometrika 6(1):1–25). Mean and StdDev are computed in two
-// passes. For n == 0 the Mean and StdDev are NaN, for n == 1 the StdDev
-// is NaN, and in both cases the interval is (-Inf, +Inf). SmallSample
-// panics if confidence is outside (0, 1).
+// (Student 1908, Biometrika 6(1):1–25). Mean and StdDev are gonum's
+// stat.MeanStdDev (corrected two-pass). For n == 0 the Mean and StdDev
+// are NaN, for n == 1 the StdDev is NaN, and in both cases the interval
+// is (-Inf, +Inf). SmallSample panics if confidence is outside (0, 1).
 func SmallSample(xs []float64, confidence float64) Summary {
 	mustOpenUnit("confidence", confidence)
 	n := len(xs)
@@ -72,19 +73,11 @@ func SmallSample(xs []float64, confidence float64) Summary {
 	if n == 0 {
 		return s
 	}
-	s.Mean = 0
-	for _, x := range xs {
-		s.Mean += x
-	}
-	s.Mean /= float64(n)
 	if n == 1 {
+		s.Mean = xs[0]
 		return s
 	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - s.Mean) * (x - s.Mean)
-	}
-	s.StdDev = math.Sqrt(ss / float64(n-1))
+	s.Mean, s.StdDev = stat.MeanStdDev(xs, nil)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + confidence) / 2)
 	half := t * s.StdDev / math.Sqrt(float64(n))
 	s.Lo, s.Hi = s.Mean-half, s.Mean+half
