@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/sim"
 )
 
 // RunOptions configures Execute: what 'simulate run' does with its flags.
@@ -135,10 +135,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if o.Workers < 0 {
 		return RunReport{}, job.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", o.Workers))
 	}
-	workers := o.Workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := sim.Workers(o.Workers)
 	var shard Shard
 	if o.Shard != "" {
 		shard, err = ParseShard(o.Shard)

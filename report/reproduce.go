@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/sim"
 )
 
 // MainExperiments are the named experiments the main job runs, in order:
@@ -64,9 +64,7 @@ type ReproduceOptions struct {
 // Reproduce is the main job.
 func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 	start := time.Now()
-	if opt.Workers == 0 {
-		opt.Workers = runtime.NumCPU()
-	}
+	opt.Workers = sim.Workers(opt.Workers)
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}

@@ -35,6 +35,15 @@ func CheckTrials(flag string, n int64) error {
 	return nil
 }
 
+// Workers is the worker count the harness uses for a requested n: n, or
+// runtime.NumCPU() (all cores) when n <= 0.
+func Workers(n int) int {
+	if n <= 0 {
+		return runtime.NumCPU()
+	}
+	return n
+}
+
 // MCOptions configures MonteCarlo.
 type MCOptions struct {
 	// Workers is the number of goroutines; 0 means runtime.NumCPU().
@@ -58,10 +67,7 @@ type MCOptions struct {
 // the number of trials it holds (always a prefix 0..count-1), and
 // ctx.Err(). A nil newAcc result is not allowed; n < 0 counts as 0.
 func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func() A, trial func(i int64, acc A), merge func(dst, src A)) (A, int64, error) {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := Workers(opt.Workers)
 	n = max(n, 0)
 	chunks := n / ChunkSize // written so that n near MaxInt64 cannot overflow
 	if n%ChunkSize != 0 {

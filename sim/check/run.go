@@ -159,11 +159,7 @@ func (rn *runner) budget(ctx context.Context, begin time.Time, rebuild time.Dura
 	pilot := newRunner(rn.w, rn.rule, cfg)
 	// A run keeps min(workers, chunks) goroutines busy; a small pilot is
 	// one chunk on one worker, so its rate is scaled to the run's.
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU() // as sim.MonteCarlo
-	}
-	workers = min(workers, runtime.GOMAXPROCS(0))
+	workers := min(sim.Workers(cfg.Workers), runtime.GOMAXPROCS(0))
 	busy := func(n int64) float64 {
 		units := (n + int64(cfg.Batch) - 1) / int64(cfg.Batch)
 		return float64(min(int64(workers), (units+sim.ChunkSize-1)/sim.ChunkSize))
