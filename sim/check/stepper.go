@@ -6,15 +6,8 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// Stepper produces verified steps in batches, for the harness's own rules
-// and for external implementations alike. For each i, bs[i] holds the rows
-// (P, Q, Ctx) the harness chose; in verify mode bs[i].Tokens are the
-// harness's drafts, in step mode the Stepper writes the drafts it sampled
-// into bs[i].Tokens. It writes step i's outcome into outs[i]. rng is the
-// harness's keyed stream for this batch.
-type Stepper interface {
-	Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error
-}
+// Stepper produces verified steps in batches (see sim.Stepper).
+type Stepper = sim.Stepper
 
 // DraftSampler is implemented by a Stepper in step mode: when SamplesDrafts
 // reports true the Stepper draws every bs[i].Tokens itself from bs[i].Q

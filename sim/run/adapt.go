@@ -1,0 +1,49 @@
+package run
+
+import "github.com/specsim/specsim/sim"
+
+// Blocks returns the chain drafter that fills each round from src, drawing
+// from the round's Draft stream (a pool picks the context and the draft
+// from it; a sim.Chain drafts from its model pair).
+func Blocks(src sim.BlockSource) ChainDrafter { return blocks{src} }
+
+type blocks struct{ src sim.BlockSource }
+
+func (b blocks) DraftChain(r *Round, dst *sim.Block) error { return b.src.Next(r.Rand(Draft), dst) }
+
+// Cycle returns the chain drafter that puts trial t in context t mod
+// pl.Contexts of the pool and draws the draft from the round's Draft
+// stream, so every context gets the same share of trials.
+func Cycle(pl *sim.Pool) ChainDrafter { return cycle{pl} }
+
+type cycle struct{ pl *sim.Pool }
+
+func (c cycle) DraftChain(r *Round, dst *sim.Block) error {
+	c.pl.Fill(r.Rand(Draft), int(r.Trial%int64(c.pl.Contexts)), dst)
+	return nil
+}
+
+// Trees returns the tree drafter that draws each round's tree from d
+// after the empty context (Draft stream) and fills its target rows from m.
+func Trees(d sim.Drafter, m sim.Model) TreeDrafter { return trees{d, m} }
+
+type trees struct {
+	d sim.Drafter
+	m sim.Model
+}
+
+func (t trees) DraftTree(r *Round, dst *sim.Tree) error {
+	sim.DraftTree(r.Rand(Draft), t.d, t.m, nil, dst)
+	return nil
+}
+
+// Given is the chain drafter of rounds whose draft is given rather than
+// drawn: each round verifies a shallow copy of *B (a logged step, a
+// scripted block). Set B before each round; Given draws no randomness.
+type Given struct{ B *sim.Block }
+
+// DraftChain points dst at *g.B's tokens and rows.
+func (g *Given) DraftChain(_ *Round, dst *sim.Block) error {
+	*dst = *g.B
+	return nil
+}

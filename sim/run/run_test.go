@@ -1,0 +1,264 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
+)
+
+// testPool is a pool of 3 contexts over V = 5 tokens with γ = 3, rows
+// drawn from a fixed seed.
+func testPool(t *testing.T) *sim.Pool {
+	t.Helper()
+	const v, g, nc = 5, 3, 3
+	rng := rand.New(rand.NewPCG(1, 2))
+	row := func() []float32 {
+		r := make([]float32, v)
+		s := float32(0)
+		for i := range r {
+			r[i] = float32(rng.Float64() + 0.05)
+			s += r[i]
+		}
+		for i := range r {
+			r[i] /= s
+		}
+		return r
+	}
+	var p, q [][]float32
+	for range nc {
+		for range g + 1 {
+			p = append(p, row())
+		}
+		for range g {
+			q = append(q, row())
+		}
+	}
+	pl, err := sim.PoolFromRows("test", g, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// speculative is Leviathan et al.'s rule written out for the test (accept
+// x_i with probability min(1, p/q), else sample the residual; bonus from
+// p_γ), drawing one uniform per examined position and one for the next
+// token.
+type speculative struct{}
+
+func (speculative) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	for i, x := range b.Tokens {
+		p, q := b.P[i].At(x), b.Q[i].At(x)
+		if rng.Float64()*q < p {
+			continue
+		}
+		res := make([]float64, b.V())
+		for t := range res {
+			res[t] = max(b.P[i].At(t)-b.Q[i].At(t), 0)
+		}
+		return sim.Outcome{Accepted: i, Next: sim.SampleCDF(rng.Float64()*floatsSum(res), res)}
+	}
+	g := len(b.Tokens)
+	return sim.Outcome{Accepted: g, Next: sim.SampleRow(rng.Float64(), b.P[g])}
+}
+
+func floatsSum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// trace records every round's context, drafts and outcomes.
+type trace struct{ rows [][]int }
+
+func (tr *trace) add(r *run.Round) error {
+	row := []int{int(r.Trial), r.Block.Ctx}
+	row = append(row, r.Block.Tokens...)
+	for _, o := range r.Outcomes {
+		row = append(row, o.Accepted, o.Next)
+	}
+	tr.rows = append(tr.rows, row)
+	return nil
+}
+
+func rounds(t *testing.T, l *run.Loop, n int64, workers int) [][]int {
+	t.Helper()
+	tot, done, err := run.Rounds(context.Background(), n, l, sim.MCOptions{Workers: workers},
+		func() *trace { return &trace{} }, (*trace).add,
+		func(dst, src *trace) { dst.rows = append(dst.rows, src.rows...) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done != n || int64(len(tot.rows)) != n {
+		t.Fatalf("done = %d with %d rows, want %d", done, len(tot.rows), n)
+	}
+	for i, r := range tot.rows {
+		if r[0] != i {
+			t.Fatalf("row %d is trial %d: rounds are not merged in trial order", i, r[0])
+		}
+	}
+	return tot.rows
+}
+
+// The rounds depend on the seed and the trial only: any worker count and
+// any batch size give the same drafts and outcomes when every role has a
+// stream of its own keyed by trial (Batch 1), and any worker count gives
+// the same result for a fixed batch size.
+func TestRoundsWorkers(t *testing.T) {
+	pl := testPool(t)
+	for _, batch := range []int{1, 7} {
+		l := &run.Loop{Seed: 3, Keys: run.Named("test"), Batch: batch, Chains: run.Blocks(pl),
+			Verifiers: []run.Verifier{run.Chain(speculative{})}}
+		one := rounds(t, l, 3000, 1)
+		two := rounds(t, l, 3000, 2)
+		if !slices.EqualFunc(one, two, slices.Equal) {
+			t.Errorf("batch %d: 1 and 2 workers differ", batch)
+		}
+	}
+}
+
+// A round equals the hand-written loop it replaces: with OneStream keys the
+// draft and the coins come from one generator sim.NewRand(seed,
+// StreamID(name, k, trial)), drafting first.
+func TestOneStreamIsTheHandLoop(t *testing.T) {
+	pl := testPool(t)
+	const seed, n = 9, 500
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("hand", 4), Chains: run.Blocks(pl),
+		Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	got := rounds(t, l, n, 2)
+	for i := range int64(n) {
+		rng := sim.NewRand(seed, sim.StreamID("hand", 4, uint64(i)))
+		var b sim.Block
+		_ = pl.Next(rng, &b)
+		o := speculative{}.Accept(rng, &b)
+		want := append(append([]int{int(i), b.Ctx}, b.Tokens...), o.Accepted, o.Next)
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("trial %d: round %v, hand loop %v", i, got[i], want)
+		}
+	}
+}
+
+// Named keys give each role its own stream: the draft comes from
+// StreamID(name+"/draft", u) and the coins from StreamID(name+"/coins", u).
+func TestNamedStreams(t *testing.T) {
+	pl := testPool(t)
+	const seed, n = 5, 300
+	l := &run.Loop{Seed: seed, Keys: run.Named("x"), Chains: run.Blocks(pl),
+		Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	got := rounds(t, l, n, 1)
+	for i := range int64(n) {
+		var b sim.Block
+		_ = pl.Next(sim.NewRand(seed, sim.StreamID("x/draft", uint64(i))), &b)
+		o := speculative{}.Accept(sim.NewRand(seed, sim.StreamID("x/coins", uint64(i))), &b)
+		want := append(append([]int{int(i), b.Ctx}, b.Tokens...), o.Accepted, o.Next)
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("trial %d: round %v, want %v", i, got[i], want)
+		}
+	}
+}
+
+// stepper verifies a batch with a chain rule, as an external
+// implementation would: one call per unit, the unit's coins in order.
+type stepper struct{ a sim.Algorithm }
+
+func (s stepper) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	for i := range bs {
+		outs[i] = s.a.Accept(rng, &bs[i])
+	}
+	return nil
+}
+
+// Common random numbers: a second verifier sees the first one's drafts and
+// coins, in every round of a unit, so the same rule twice gives the same
+// outcomes; and a batch stepper that applies the rule in order gives the
+// chain verifier's outcomes.
+func TestCommonRandomNumbers(t *testing.T) {
+	pl := testPool(t)
+	l := &run.Loop{Seed: 1, Keys: run.Named("crn"), Batch: 5, Chains: run.Cycle(pl),
+		Verifiers: []run.Verifier{run.Chain(speculative{}), run.Batch(stepper{speculative{}}), run.Chain(speculative{})}}
+	rows := rounds(t, l, 1000, 2)
+	differ := 0
+	for i, r := range rows {
+		if r[1] != i%pl.Contexts {
+			t.Fatalf("trial %d in context %d; Cycle puts it in %d", i, r[1], i%pl.Contexts)
+		}
+		o := r[2+pl.Gamma:]
+		if !slices.Equal(o[0:2], o[2:4]) || !slices.Equal(o[0:2], o[4:6]) {
+			t.Fatalf("trial %d: outcomes %v differ between verifiers of the same rule", i, o)
+		}
+		if i > 0 && !slices.Equal(rows[i-1][2:], r[2:]) {
+			differ++
+		}
+	}
+	if differ < 900 {
+		t.Errorf("only %d of 1000 rounds differ from the one before: the streams do not move", differ)
+	}
+}
+
+var errDraft = errors.New("no more drafts")
+
+type failing struct{ at int64 }
+
+func (f failing) DraftChain(r *run.Round, dst *sim.Block) error {
+	if r.Trial == f.at {
+		return errDraft
+	}
+	dst.Tokens = append(dst.Tokens[:0], 0)
+	dst.Q = append(dst.Q[:0], sim.F64([]float64{1}))
+	dst.P = append(dst.P[:0], sim.F64([]float64{1}), sim.F64([]float64{1}))
+	return nil
+}
+
+// A drafter's error stops the run and comes back with no partial count.
+func TestRoundsError(t *testing.T) {
+	l := &run.Loop{Seed: 1, Keys: run.Named("err"), Chains: failing{at: 3000},
+		Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	_, done, err := run.Rounds(context.Background(), 5000, l, sim.MCOptions{Workers: 2},
+		func() *int { return new(int) }, func(*int, *run.Round) error { return nil }, func(*int, *int) {})
+	if !errors.Is(err, errDraft) || done != 0 {
+		t.Errorf("err = %v, done = %d; want errDraft and 0", err, done)
+	}
+}
+
+// Loops of the wrong shape are refused with a message, not a panic.
+func TestLoopShape(t *testing.T) {
+	pl := testPool(t)
+	for _, l := range []*run.Loop{
+		{Keys: run.Named("a"), Verifiers: []run.Verifier{run.Chain(speculative{})}},
+		{Keys: run.Named("a"), Chains: run.Blocks(pl), Trees: run.Trees(nil, nil)},
+		{Keys: run.Named("a"), Chains: run.Blocks(pl), Verifiers: []run.Verifier{{}}},
+		{Chains: run.Blocks(pl)},
+		{Keys: run.Named("a"), Chains: run.Blocks(pl), Batch: -1},
+	} {
+		if _, err := l.NewWorker(); err == nil {
+			t.Errorf("loop %+v accepted", *l)
+		}
+	}
+}
+
+// Cancelling the context returns a prefix of whole trials.
+func TestRoundsCancel(t *testing.T) {
+	pl := testPool(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &run.Loop{Seed: 1, Keys: run.Named("c"), Chains: run.Blocks(pl), Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	var seen int64
+	tot, done, err := run.Rounds(ctx, 1<<40, l, sim.MCOptions{Workers: 1},
+		func() *int64 { return new(int64) },
+		func(a *int64, r *run.Round) error {
+			*a++
+			if seen++; seen == 5000 {
+				cancel()
+			}
+			return nil
+		}, func(dst, src *int64) { *dst += *src })
+	if !errors.Is(err, context.Canceled) || done != *tot || done%sim.ChunkSize != 0 || done == 0 {
+		t.Errorf("err = %v, done = %d, recorded %d; want a cancelled prefix of whole chunks", err, done, *tot)
+	}
+}
