@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -281,20 +283,14 @@ type tally struct {
 	sc         *scratch
 }
 
-// scratch is the per-chunk working storage (not merged).
+// scratch is the per-chunk working storage of the recorder (not merged).
 type scratch struct {
-	draft, rule, cont *sim.Stream
-	bs                []sim.Block
-	outs              []sim.Outcome
-	rows              [][][]float64 // pairs: per block, 2γ+1 rows
-	seq               []int
-	row               []float64
-	law               sim.Law
-	cells             []float64
-	tree              sim.Tree
-	tlaw              sim.TreeLaw
-	path              []int
-	drafters          []sim.Drafter
+	seq   []int
+	row   []float64
+	law   sim.Law
+	cells []float64
+	tlaw  sim.TreeLaw
+	path  []int
 }
 
 func (t *tally) record(accepted, examined, emitted int) {
@@ -349,6 +345,8 @@ type runner struct {
 	jLen   int
 	// scratch recycles the chunks' working storage.
 	scratch sync.Pool
+	// loop drafts and verifies the rounds (built by run).
+	loop *run.Loop
 }
 
 func (rn *runner) newTally() *tally {
@@ -363,142 +361,139 @@ func (rn *runner) newTally() *tally {
 	return t
 }
 
-// getScratch returns working storage for one chunk; a chunk hands it back
-// after its last unit, so the storage kept is one per worker, not one per
-// chunk (memory does not grow with the trial count).
+// getScratch returns the recorder's working storage for one chunk; the
+// merge hands it back, so the storage kept is about one per worker, not
+// one per chunk (memory does not grow with the trial count).
 func (rn *runner) getScratch() *scratch {
 	if sc, ok := rn.scratch.Get().(*scratch); ok {
 		return sc
 	}
 	w := rn.w
-	sc := &scratch{draft: sim.NewStream(), rule: sim.NewStream(), cont: sim.NewStream()}
-	sc.cells = make([]float64, w.lawCells())
-	sc.seq = make([]int, 0, w.g+2)
-	sc.row = make([]float64, w.v)
-	if rn.rule.Tree == nil {
-		sc.bs = make([]sim.Block, rn.cfg.Batch)
-		sc.outs = make([]sim.Outcome, rn.cfg.Batch)
-		if w.pair != nil {
-			sc.rows = make([][][]float64, rn.cfg.Batch)
-			for j := range sc.bs {
-				b := &sc.bs[j]
-				b.Tokens, b.Q, b.P = make([]int, w.g), make([]sim.Row, w.g), make([]sim.Row, w.g+1)
-				b.Ctx = -1
-				rs := make([][]float64, 2*w.g+1)
-				for i := range rs {
-					rs[i] = make([]float64, w.v)
-				}
-				for i := 0; i <= w.g; i++ {
-					b.P[i] = sim.F64(rs[i])
-				}
-				for i := 0; i < w.g; i++ {
-					b.Q[i] = sim.F64(rs[w.g+1+i])
-				}
-				sc.rows[j] = rs
-			}
-		}
+	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v)}
+}
+
+// checkKeys are the check's streams: batch u's drafts come from
+// ("check/draft", u), the rule's coins from ("check/rule", u) and the
+// continuation from ("check/continue", u).
+func checkKeys(role run.Role, u uint64) uint64 {
+	switch role {
+	case run.Coins:
+		return sim.StreamID("check/rule", u)
+	case run.Continuation:
+		return sim.StreamID("check/continue", u)
 	}
-	return sc
+	return sim.StreamID("check/draft", u)
 }
 
-// newDrafter builds the tree drafter for context c's draft model.
-func (rn *runner) newDrafter(q sim.Model) (sim.Drafter, error) {
-	r := rn.rule
-	return sim.NewDrafter(sim.DrafterConfig{Kind: r.Draft, Q: q, K: r.K, Depth: rn.w.g, Branch: r.Branch})
+// newLoop builds the round loop of the check: trial t is in context
+// t mod contexts of a pool (a model pair has one), chains are drafted by
+// the pool's alias tables or autoregressively from the pair, trees by the
+// rule's drafter over each context.
+func (rn *runner) newLoop() (*run.Loop, error) {
+	w, r := rn.w, rn.rule
+	l := &run.Loop{Seed: rn.cfg.Seed, Keys: checkKeys, Batch: rn.cfg.Batch}
+	if r.Tree == nil {
+		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
+		if w.pool != nil {
+			l.Chains = run.Cycle(w.pool)
+		} else {
+			ch, err := sim.NewChain(*w.pair, w.g)
+			if err != nil {
+				return nil, err
+			}
+			l.Chains = run.Blocks(ch)
+		}
+		return l, nil
+	}
+	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
+	td := &treeDrafts{w: w}
+	qs := w.posQ // a pool: one drafter per context
+	if w.pool == nil {
+		qs = []sim.Model{w.pair.Q}
+	}
+	for _, q := range qs {
+		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: r.Draft, Q: q, K: r.K, Depth: w.g, Branch: r.Branch})
+		if err != nil {
+			return nil, err
+		}
+		td.d = append(td.d, d)
+	}
+	l.Trees = td
+	return l, nil
 }
 
-// unit runs the steps of batch u (trials [u·batch, min((u+1)·batch, n))).
-func (rn *runner) unit(u, n int64, t *tally) error {
+// treeDrafts drafts the tree of trial t from context t mod contexts's
+// drafter and fills its target rows.
+type treeDrafts struct {
+	w *world
+	d []sim.Drafter
+}
+
+func (td *treeDrafts) DraftTree(r *run.Round, dst *sim.Tree) error {
+	w, c := td.w, 0
+	var tm sim.Model = w.target
+	if w.pool != nil {
+		c = int(r.Trial % int64(w.nc))
+		tm = w.posP[c]
+	}
+	td.d[c].Draft(r.Rand(run.Draft), nil, dst)
+	dst.FillTarget(tm, nil)
+	return nil
+}
+
+// record checks and counts one round.
+func (rn *runner) record(t *tally, r *run.Round) error {
 	if t.sc == nil {
 		t.sc = rn.getScratch()
 	}
-	batch := int64(rn.cfg.Batch)
-	units := (n + batch - 1) / batch
-	if (u+1)%sim.ChunkSize == 0 || u == units-1 { // the chunk's last unit
-		defer func() { rn.scratch.Put(t.sc); t.sc = nil }()
+	if r.Tree != nil {
+		return rn.recordTree(t, r)
 	}
-	w, sc, seed := rn.w, t.sc, rn.cfg.Seed
-	rd := sc.draft.Reset(seed, sim.StreamID("check/draft", uint64(u)))
-	ra := sc.rule.Reset(seed, sim.StreamID("check/rule", uint64(u)))
-	rc := sc.cont.Reset(seed, sim.StreamID("check/continue", uint64(u)))
-	lo, hi := u*batch, min((u+1)*batch, n)
-	if rn.rule.Tree != nil {
-		for tr := lo; tr < hi; tr++ {
-			if err := rn.treeStep(tr, rd, ra, rc, t); err != nil {
-				return err
+	w, sc := rn.w, t.sc
+	b, o := r.Block, r.Outcome()
+	c := max(b.Ctx, 0)
+	bad := false
+	if StepMode(rn.rule.Steps) {
+		// The Stepper's own drafts: a token outside the vocabulary is
+		// its error; one of draft probability 0 cannot have been drawn
+		// from q, an invalid outcome.
+		for i, x := range b.Tokens {
+			if x < 0 || x >= w.v {
+				return fmt.Errorf("step %d: draft token %d at position %d is outside the vocabulary [0, %d)", r.Trial, x, i, w.v)
 			}
+			bad = bad || b.Q[i].At(x) <= 0
 		}
-		return nil
 	}
-	m := int(hi - lo)
-	for j := 0; j < m; j++ {
-		b := &sc.bs[j]
-		if w.pool != nil {
-			c := int((lo + int64(j)) % int64(w.nc))
-			w.pool.Fill(rd, c, b)
-			b.Ctx = c
-			continue
-		}
-		prefix := sc.seq[:0]
-		rs := sc.rows[j]
-		for i := 0; i < w.g; i++ {
-			w.pair.P.Next(prefix, rs[i])
-			w.pair.Q.Next(prefix, rs[w.g+1+i])
-			b.Tokens[i] = sim.SampleCDF(rd.Float64(), rs[w.g+1+i])
-			prefix = append(prefix, b.Tokens[i])
-		}
-		w.pair.P.Next(prefix, rs[w.g])
+	if sim.CheckOutcome(b, o) != nil {
+		bad = true
+		o = sim.Outcome{Accepted: min(max(o.Accepted, 0), w.g), Next: sim.NoToken}
 	}
-	if err := rn.rule.Steps.Steps(ra, sc.bs[:m], sc.outs[:m]); err != nil {
-		return fmt.Errorf("check: %s: steps %d..%d: %w", rn.rule.Name, lo, hi-1, err)
+	if rn.marg && !bad {
+		// No lossless rule emits a token of target probability 0.
+		for i, x := range b.Tokens[:o.Accepted] {
+			bad = bad || b.P[i].At(x) <= 0
+		}
+		bad = bad || (o.Next != sim.NoToken && b.P[o.Accepted].At(o.Next) <= 0)
 	}
-	step := StepMode(rn.rule.Steps)
-	for j := 0; j < m; j++ {
-		b, o := &sc.bs[j], sc.outs[j]
-		c := max(b.Ctx, 0)
-		bad := false
-		if step {
-			// The Stepper's own drafts: a token outside the vocabulary is
-			// its error; one of draft probability 0 cannot have been
-			// drawn from q, an invalid outcome.
-			for i, x := range b.Tokens {
-				if x < 0 || x >= w.v {
-					return fmt.Errorf("check: %s: step %d: draft token %d at position %d is outside the vocabulary [0, %d)", rn.rule.Name, lo+int64(j), x, i, w.v)
-				}
-				bad = bad || b.Q[i].At(x) <= 0
-			}
+	if bad {
+		t.invalid++
+	}
+	g := w.g
+	t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
+	if rn.lawOn {
+		rn.rule.Law.Law(b, &sc.law)
+		clear(sc.cells)
+		for a := 0; a <= g; a++ {
+			w.addLawRow(sc.cells, c, b.Tokens[:a], a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
 		}
-		if sim.CheckOutcome(b, o) != nil {
-			bad = true
-			o = sim.Outcome{Accepted: min(max(o.Accepted, 0), w.g), Next: sim.NoToken}
+		t.het.Add(sc.cells, rn.lawCell(c, b.Tokens[:o.Accepted], o.Accepted, o.Next))
+	}
+	if rn.marg {
+		seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
+		if o.Next != sim.NoToken {
+			seq = append(seq, o.Next)
 		}
-		if rn.marg && !bad {
-			// No lossless rule emits a token of target probability 0.
-			for i, x := range b.Tokens[:o.Accepted] {
-				bad = bad || b.P[i].At(x) <= 0
-			}
-			bad = bad || (o.Next != sim.NoToken && b.P[o.Accepted].At(o.Next) <= 0)
-		}
-		if bad {
-			t.invalid++
-		}
-		g := w.g
-		t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
-		if rn.lawOn {
-			rn.rule.Law.Law(b, &sc.law)
-			clear(sc.cells)
-			for a := 0; a <= g; a++ {
-				w.addLawRow(sc.cells, c, b.Tokens[:a], a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
-			}
-			t.het.Add(sc.cells, rn.lawCell(c, b.Tokens[:o.Accepted], o.Accepted, o.Next))
-		}
-		if rn.marg {
-			seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
-			if o.Next != sim.NoToken {
-				seq = append(seq, o.Next)
-			}
-			rn.count(c, seq, rc, t)
-		}
+		rn.count(c, seq, r.Rand(run.Continuation), t)
 	}
 	return nil
 }
@@ -510,36 +505,15 @@ func (rn *runner) lawCell(c int, prefix []int, a, tok int) int {
 	return a*lawBins + rn.w.lawBin(c, prefix, a, tok)
 }
 
-// treeStep drafts a tree, verifies it and counts the emitted tokens.
-func (rn *runner) treeStep(tr int64, rd, ra, rc *rand.Rand, t *tally) error {
-	w, sc := rn.w, t.sc
+// recordTree checks and counts one tree round.
+func (rn *runner) recordTree(t *tally, r *run.Round) error {
+	w, sc, tree := rn.w, t.sc, r.Tree
 	c := 0
-	var tm sim.Model = w.target
 	if w.pool != nil {
-		c = int(tr % int64(w.nc))
-		tm = w.posP[c]
+		c = int(r.Trial % int64(w.nc))
 	}
-	if sc.drafters == nil {
-		if w.pool != nil {
-			for cc := 0; cc < w.nc; cc++ {
-				d, err := rn.newDrafter(w.posQ[cc])
-				if err != nil {
-					return err
-				}
-				sc.drafters = append(sc.drafters, d)
-			}
-		} else {
-			d, err := rn.newDrafter(w.pair.Q)
-			if err != nil {
-				return err
-			}
-			sc.drafters = []sim.Drafter{d}
-		}
-	}
-	tree := &sc.tree
-	sc.drafters[c].Draft(rd, nil, tree)
-	tree.FillTarget(tm, nil)
-	o := rn.rule.Tree.AcceptTree(ra, tree)
+	rc := r.Rand(run.Continuation)
+	o := r.TreeOutcome()
 	if o.Node < 0 || o.Node >= len(tree.Nodes) || (o.Next != sim.NoToken && (o.Next < 0 || o.Next >= w.v)) {
 		t.invalid++
 		o = sim.TreeOutcome{Node: 0, Next: sim.NoToken}
@@ -609,33 +583,26 @@ func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
 
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
-	batch := int64(rn.cfg.Batch)
-	units := (n + batch - 1) / batch
-	var firstErr error
-	errc := make(chan error, 1)
-	opt := sim.MCOptions{Workers: rn.cfg.Workers}
-	if p := rn.cfg.Progress; p != nil {
-		opt.Progress = func(done, _ int64) { p(min(done*batch, n), n) }
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tot, doneUnits, err := sim.MonteCarlo(cctx, units, opt, rn.newTally, func(u int64, t *tally) {
-		if e := rn.unit(u, n, t); e != nil {
-			select {
-			case errc <- e:
-			default:
-			}
-			cancel()
+	if rn.loop == nil {
+		l, err := rn.newLoop()
+		if err != nil {
+			return nil, 0, err
 		}
-	}, merge)
-	select {
-	case firstErr = <-errc:
-	default:
+		rn.loop = l
 	}
-	if firstErr != nil {
-		return nil, 0, firstErr
+	opt := sim.MCOptions{Workers: rn.cfg.Workers, Progress: rn.cfg.Progress}
+	tot, done, err := run.Rounds(ctx, n, rn.loop, opt, rn.newTally, rn.record, func(dst, src *tally) {
+		merge(dst, src)
+		if src.sc != nil {
+			rn.scratch.Put(src.sc)
+			src.sc = nil
+		}
+	})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		// a drafter's, the rule's or the recorder's error
+		return nil, 0, fmt.Errorf("check: %s: %w", rn.rule.Name, err)
 	}
-	return tot, min(doneUnits*batch, n), err
+	return tot, done, err
 }
 
 // tests turns the merged tally into the pending tests.

@@ -189,7 +189,7 @@ func (w *Worker) Unit(u, n int64, rec func(*Round) error) error {
 		}
 	}
 	if err := w.verifyChains(m); err != nil {
-		return fmt.Errorf("trials %d..%d: %w", lo, hi-1, err)
+		return fmt.Errorf("steps %d..%d: %w", lo, hi-1, err)
 	}
 	for j := 0; j < m; j++ {
 		r.Trial, r.Block = lo+int64(j), &w.blocks[j]

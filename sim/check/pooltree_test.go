@@ -1,0 +1,70 @@
+package check_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+)
+
+// smallPool is a pool of 4 contexts over V = 6 tokens with γ = 2, its rows
+// drawn from a fixed seed.
+func smallPool(t *testing.T) *sim.Pool {
+	t.Helper()
+	const v, g, nc = 6, 2, 4
+	rng := rand.New(rand.NewPCG(7, 8))
+	row := func() []float32 {
+		r := make([]float32, v)
+		s := float32(0)
+		for i := range r {
+			r[i] = float32(rng.Float64() + 0.02)
+			s += r[i]
+		}
+		for i := range r {
+			r[i] /= s
+		}
+		return r
+	}
+	var p, q [][]float32
+	for range nc {
+		for range g + 1 {
+			p = append(p, row())
+		}
+		for range g {
+			q = append(q, row())
+		}
+	}
+	pl, err := sim.PoolFromRows("small", g, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// Tree rules on a pool: every context drafts its own trees (trial t in
+// context t mod 4). SpecInfer is lossless and the naive tree rule is not;
+// the result does not depend on the worker count.
+func TestPoolTreeVerdicts(t *testing.T) {
+	t.Parallel()
+	pl := smallPool(t)
+	for _, c := range []struct {
+		name string
+		a    sim.TreeAlgorithm
+		want string
+	}{{"specinfer", algos.SpecInfer{}, check.Preserved}, {"naive", algos.Naive{}, check.Violated}} {
+		var prev check.Result
+		for i, w := range []int{1, 2} {
+			r := check.Rule{Name: c.name, Tree: c.a, Draft: sim.DraftIID, K: 2}
+			res, err := check.Check(context.Background(), sim.Source{Spec: pl.Name, BlockSource: pl}, r,
+				check.Config{Trials: 20000, Seed: 3, Workers: w})
+			wantVerdict(t, res, err, c.want, c.name)
+			if i > 0 && (res.PValue != prev.PValue || res.MeanEmitted != prev.MeanEmitted) {
+				t.Errorf("%s: 2 workers give p %v, emitted %v; 1 worker p %v, emitted %v", c.name, res.PValue, res.MeanEmitted, prev.PValue, prev.MeanEmitted)
+			}
+			prev = res
+		}
+	}
+}
