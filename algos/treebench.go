@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // TreeBenchConfig describes the tree-verification benchmark: the rows of
@@ -112,7 +113,13 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 		}
 		nodes += len(trees[c].Nodes)
 	}
-	rng := sim.NewRand(cfg.Seed, sim.StreamID("treebench/rule"))
+	ct := &cycledTrees{trees: trees}
+	l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("treebench"), Trees: ct, Verifiers: []run.Verifier{run.Tree(a)}}
+	wk, err := l.NewWorker()
+	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	s := run.Shared(sim.NewRand(cfg.Seed, sim.StreamID("treebench/rule")))
 	r := TreeBenchResult{Rule: e.Name, Draft: e.Draft.String(), MeanNodes: float64(nodes) / float64(len(trees))}
 	var depth int64
 	runtime.LockOSThread()
@@ -120,14 +127,14 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	cpu0 := threadCPU()
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
-	for c := 0; ctx.Err() == nil; {
+	for ctx.Err() == nil {
 		for range 64 {
-			o := a.AcceptTree(rng, &trees[c])
-			depth += int64(trees[c].Nodes[o.Node].Depth)
-			r.Trees++
-			if c++; c == len(trees) {
-				c = 0
+			rd, err := wk.Round(s, r.Trees)
+			if err != nil {
+				return TreeBenchResult{}, err
 			}
+			depth += int64(rd.Tree.Nodes[rd.TreeOutcome().Node].Depth)
+			r.Trees++
 		}
 		if time.Now().After(deadline) {
 			break
@@ -141,4 +148,19 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	r.TreesPerSecond = float64(r.Trees) / r.Seconds
 	r.MeanAccepted = float64(depth) / float64(r.Trees)
 	return r, ctx.Err()
+}
+
+// cycledTrees is the tree benchmark's drafter: the pre-drafted trees in
+// turn (no copy, no randomness).
+type cycledTrees struct {
+	trees []sim.Tree
+	c     int
+}
+
+func (ct *cycledTrees) DraftTree(r *run.Round, _ *sim.Tree) error {
+	r.Tree = &ct.trees[ct.c]
+	if ct.c++; ct.c == len(ct.trees) {
+		ct.c = 0
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	simrun "github.com/specsim/specsim/sim/run"
 )
 
 func init() { register(benchCommand) }
@@ -80,7 +81,7 @@ func benchCommand() *cli.Command {
 			if err != nil {
 				return cliutil.Usage(err)
 			}
-			r, err := sim.Bench(ctx, pl, a, cfg)
+			r, err := simrun.Bench(ctx, pl, a, cfg)
 			if err != nil && ctx.Err() == nil {
 				return cliutil.Usage(err)
 			}

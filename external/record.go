@@ -7,6 +7,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // Record runs s on steps trials of pool pl (trial t: context t mod
@@ -22,40 +23,44 @@ func Record(ctx context.Context, pl *sim.Pool, s check.Stepper, w *data.Writer, 
 	if steps < 1 || batch < 1 {
 		return fmt.Errorf("record: %d steps in batches of %d; use at least 1 of each", steps, batch)
 	}
-	nc := int64(pl.Contexts)
-	bs := make([]sim.Block, batch)
-	outs := make([]sim.Outcome, batch)
-	for u, lo := uint64(0), int64(0); lo < steps; u, lo = u+1, lo+int64(batch) {
+	keys := func(r run.Role, u uint64) uint64 {
+		if r == run.Coins {
+			return sim.StreamID("record/rule", u)
+		}
+		return sim.StreamID("record/draft", u)
+	}
+	l := &run.Loop{Seed: seed, Keys: keys, Batch: batch, Chains: run.Cycle(pl), Verifiers: []run.Verifier{run.Batch(s)}}
+	wk, err := l.NewWorker()
+	if err != nil {
+		return err
+	}
+	write := func(r *run.Round) error {
+		t, b, o := r.Trial, r.Block, r.Outcome()
+		c := b.Ctx
+		emitted := append([]int(nil), b.Tokens[:min(max(o.Accepted, 0), pl.Gamma)]...)
+		if o.Next != sim.NoToken {
+			emitted = append(emitted, o.Next)
+		}
+		step := data.Step{RunID: runID, PromptID: t, Kind: data.KindProbs, Tokens: b.Tokens,
+			Emitted: emitted, Sampling: data.Sampling{Temperature: 1, TopP: 1}}
+		for j := 0; j < pl.Gamma; j++ {
+			step.Q = append(step.Q, pl.QRow(c, j))
+		}
+		for j := 0; j <= pl.Gamma; j++ {
+			step.P = append(step.P, pl.PRow(c, j))
+		}
+		if err := w.Write(&step); err != nil {
+			return fmt.Errorf("record: step %d: %w", t, err)
+		}
+		return nil
+	}
+	units := (steps + int64(batch) - 1) / int64(batch)
+	for u := int64(0); u < units; u++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := int(min(int64(batch), steps-lo))
-		rd := sim.NewRand(seed, sim.StreamID("record/draft", u))
-		for i := 0; i < n; i++ {
-			pl.Fill(rd, int((lo+int64(i))%nc), &bs[i])
-			bs[i].Ctx = int((lo + int64(i)) % nc)
-		}
-		if err := s.Steps(sim.NewRand(seed, sim.StreamID("record/rule", u)), bs[:n], outs[:n]); err != nil {
+		if err := wk.Unit(u, steps, write); err != nil {
 			return err
-		}
-		for i := 0; i < n; i++ {
-			t, b, o := lo+int64(i), &bs[i], outs[i]
-			c := int(t % nc)
-			emitted := append([]int(nil), b.Tokens[:min(max(o.Accepted, 0), pl.Gamma)]...)
-			if o.Next != sim.NoToken {
-				emitted = append(emitted, o.Next)
-			}
-			step := data.Step{RunID: runID, PromptID: t, Kind: data.KindProbs, Tokens: b.Tokens,
-				Emitted: emitted, Sampling: data.Sampling{Temperature: 1, TopP: 1}}
-			for j := 0; j < pl.Gamma; j++ {
-				step.Q = append(step.Q, pl.QRow(c, j))
-			}
-			for j := 0; j <= pl.Gamma; j++ {
-				step.P = append(step.P, pl.PRow(c, j))
-			}
-			if err := w.Write(&step); err != nil {
-				return fmt.Errorf("record: step %d: %w", t, err)
-			}
 		}
 	}
 	return nil

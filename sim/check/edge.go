@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // constSource is a rand.Source that always returns the same word: 0 makes
@@ -26,10 +27,28 @@ func (s constSource) Uint64() uint64 { return uint64(s) }
 // no coins pass trivially when they are correct.
 func EdgeCheck(a sim.Algorithm) error {
 	v := 3
+	given := &run.Given{}
+	l := &run.Loop{Keys: run.Named("check/edge"), Chains: given, Verifiers: []run.Verifier{run.Chain(a)}}
+	w, err := l.NewWorker()
+	if err != nil {
+		return err
+	}
+	// scripted runs the rule once on b with every coin drawn from src.
+	scripted := func(b *sim.Block, src constSource) (sim.Outcome, error) {
+		given.B = b
+		r, err := w.Round(run.Shared(rand.New(src)), 0)
+		if err != nil {
+			return sim.Outcome{}, err
+		}
+		return r.Outcome(), nil
+	}
 	zeroP := []float64{0, 0.5, 0.5}
 	q := []float64{0.5, 0.25, 0.25}
 	b := &sim.Block{Tokens: []int{0}, Q: []sim.Row{sim.F64(q)}, P: []sim.Row{sim.F64(zeroP), sim.F64(zeroP)}}
-	o := a.Accept(rand.New(constSource(0)), b)
+	o, err := scripted(b, 0)
+	if err != nil {
+		return err
+	}
 	if o.Accepted > 0 {
 		return fmt.Errorf("edge: with a coin of exactly 0 the rule accepted draft token 0 whose target probability is 0 (inclusive comparison r <= p/q)")
 	}
@@ -38,7 +57,9 @@ func EdgeCheck(a sim.Algorithm) error {
 	}
 	same := []float64{0.2, 0.3, 0.5}
 	b = &sim.Block{Tokens: []int{2}, Q: []sim.Row{sim.F64(same)}, P: []sim.Row{sim.F64(same), sim.F64(same)}}
-	o = a.Accept(rand.New(constSource(^uint64(0))), b)
+	if o, err = scripted(b, constSource(^uint64(0))); err != nil {
+		return err
+	}
 	if o.Accepted != 1 {
 		return fmt.Errorf("edge: with p = q and a coin of 1-2^-53 the rule rejected the draft token (p/q = 1 must accept)")
 	}

@@ -17,8 +17,9 @@ type ChainDrafter interface {
 	DraftChain(r *Round, dst *sim.Block) error
 }
 
-// A TreeDrafter fills dst with round r's draft tree, its target rows
-// included.
+// A TreeDrafter fills dst (= r.Tree) with round r's draft tree, its target
+// rows included, or points r.Tree at a tree of its own (a pre-drafted
+// one, which the verifiers then read in place).
 type TreeDrafter interface {
 	DraftTree(r *Round, dst *sim.Tree) error
 }
