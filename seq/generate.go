@@ -12,6 +12,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -189,11 +190,12 @@ func (c *Config) check() error {
 type worker struct {
 	cfg    *Config
 	rule   rule
+	loop   *run.Worker // drafts with w's drafter, verifies with the rule
+	passes int         // draft forward passes of the last round
 	d      drafter
 	td     *treeDrafter
 	s      scratch
 	ts     treeScratch
-	b      sim.Block
 	tally  *tally
 	ctx    []int
 	stream *sim.Stream
@@ -244,6 +246,15 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 			if w.td, err = newTreeDrafter(cfg.Pair.Q, r0.kind, cfg.K, cfg.Gamma); err != nil {
 				return Result{}, err
 			}
+		}
+		l := &run.Loop{Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
+		if cfg.Drafter == Tree {
+			l.Trees = (*treeRounds)(w)
+		} else {
+			l.Chains = (*chainRounds)(w)
+		}
+		if w.loop, err = l.NewWorker(); err != nil {
+			return Result{}, err
 		}
 		ws[i] = w
 	}
@@ -324,12 +335,17 @@ func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *at
 	w.ctx = append(w.ctx[:0], prompt...)
 	var st PromptStats
 	end := len(prompt) + cfg.Tokens
+	streams := run.Shared(rng) // a prompt's rounds draw in turn from its one stream
 	for len(w.ctx) < end && ctx.Err() == nil {
 		before := len(w.ctx)
+		r, err := w.loop.Round(streams, st.Steps)
+		if err != nil {
+			panic("seq: " + err.Error()) // the drafters return no errors
+		}
 		if cfg.Drafter == Tree {
-			w.treeStep(rng, &st)
+			w.treeStep(rng, r, &st)
 		} else {
-			w.chainStep(rng, &st)
+			w.chainStep(rng, r, &st)
 		}
 		done.Add(int64(len(w.ctx) - before))
 	}
@@ -338,12 +354,32 @@ func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *at
 	return st
 }
 
-func (w *worker) chainStep(rng *rand.Rand, st *PromptStats) {
+// chainRounds is a worker as the round loop's chain drafter: its drafter
+// after the worker's context, then the target rows.
+type chainRounds worker
+
+func (cr *chainRounds) DraftChain(r *run.Round, b *sim.Block) error {
+	w := (*worker)(cr)
+	w.passes = w.d.draft(r.Rand(run.Draft), &w.s, w.ctx, w.cfg.Gamma, w.cfg.Policy, b)
+	fillTarget(w.cfg.Pair.P, &w.s, w.ctx, b)
+	return nil
+}
+
+// treeRounds is a worker as the round loop's tree drafter.
+type treeRounds worker
+
+func (tr *treeRounds) DraftTree(r *run.Round, _ *sim.Tree) error {
+	w := (*worker)(tr)
+	w.passes = w.td.draft(r.Rand(run.Draft), &w.ts, w.ctx, w.cfg.Gamma)
+	w.ts.t.FillTarget(w.cfg.Pair.P, w.ctx)
+	r.Tree = &w.ts.t
+	return nil
+}
+
+// chainStep accounts a verified chain round and tests its emitted tokens.
+func (w *worker) chainStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	cfg := w.cfg
-	b := &w.b
-	passes := w.d.draft(rng, &w.s, w.ctx, cfg.Gamma, cfg.Policy, b)
-	fillTarget(cfg.Pair.P, &w.s, w.ctx, b)
-	o := w.rule.chain.Accept(rng, b)
+	b, o, passes := r.Block, r.Outcome(), w.passes
 	n := o.Accepted
 	rows := len(b.P)
 	if cfg.Policy.Kind == Oracle {
@@ -382,12 +418,10 @@ func (w *worker) chainStep(rng *rand.Rand, st *PromptStats) {
 	st.Emitted += int64(o.Emitted())
 }
 
-func (w *worker) treeStep(rng *rand.Rand, st *PromptStats) {
+// treeStep accounts a verified tree round and tests its emitted tokens.
+func (w *worker) treeStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	cfg := w.cfg
-	t := &w.ts.t
-	passes := w.td.draft(rng, &w.ts, w.ctx, cfg.Gamma)
-	t.FillTarget(cfg.Pair.P, w.ctx)
-	o := w.rule.tree.AcceptTree(rng, t)
+	t, o, passes := r.Tree, r.TreeOutcome(), w.passes
 	w.ts.path = t.Path(w.ts.path[:0], o.Node)
 	st.Steps++
 	st.Drafted += int64(len(t.Nodes) - 1)

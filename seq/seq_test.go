@@ -34,7 +34,7 @@ func testPair(t *testing.T) *lm.Pair {
 	return pair
 }
 
-func run(t *testing.T, s Spec) Report {
+func runSpec(t *testing.T, s Spec) Report {
 	t.Helper()
 	if s.NumPrompts == 0 {
 		s.NumPrompts = 8
@@ -122,7 +122,7 @@ func TestSequenceVerdicts(t *testing.T) {
 	}
 	for _, c := range cases {
 		pol, _ := ParsePolicy(c.policy)
-		r := run(t, Spec{Config: Config{Drafter: c.drafter, Algo: c.algo, Policy: pol, Workers: 2}})
+		r := runSpec(t, Spec{Config: Config{Drafter: c.drafter, Algo: c.algo, Policy: pol, Workers: 2}})
 		if r.Verdict.Verdict != c.want {
 			t.Errorf("%s/%s/%s: verdict %s (p = %.3g, tests %+v), want %s", c.drafter, c.algo, c.policy, r.Verdict.Verdict, r.Verdict.PValue, r.Verdict.Tests, c.want)
 		}
@@ -145,7 +145,7 @@ func TestSequenceVerdictsLong(t *testing.T) {
 		if e.Name == "mutant-zero-coin" || e.Greedy {
 			continue
 		}
-		r := run(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: Chain, Algo: e.Name, Tokens: 1000}})
+		r := runSpec(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: Chain, Algo: e.Name, Tokens: 1000}})
 		want := check.Preserved
 		if e.Mutant {
 			want = check.Violated
@@ -165,8 +165,8 @@ func TestWorkersDeterministic(t *testing.T) {
 		if d == Tree {
 			algo = "specinfer"
 		}
-		a := run(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 1}})
-		b := run(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 3}})
+		a := runSpec(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 1}})
+		b := runSpec(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 3}})
 		for _, r := range []*Report{&a, &b} {
 			r.Seconds, r.TokensPerSecond, r.Workers = 0, 0, 0
 		}
@@ -180,15 +180,15 @@ func TestWorkersDeterministic(t *testing.T) {
 // and is charged no more, so its speedup is at least fixed γ's; and with
 // c = v = 0 and the chain drafter speedup equals tokens per call.
 func TestOracleBound(t *testing.T) {
-	f := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6}})
-	o := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6, Policy: Policy{Kind: Oracle}}})
+	f := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6}})
+	o := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6, Policy: Policy{Kind: Oracle}}})
 	if f.Emitted != o.Emitted || f.TargetCalls != o.TargetCalls {
 		t.Fatalf("oracle changed the generation: %d/%d vs %d/%d", o.Emitted, o.TargetCalls, f.Emitted, f.TargetCalls)
 	}
 	if !(o.Speedup > f.Speedup) {
 		t.Errorf("oracle speedup %g <= fixed %g", o.Speedup, f.Speedup)
 	}
-	z := run(t, Spec{Config: Config{Drafter: Chain, Algo: "token"}})
+	z := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token"}})
 	if z.Speedup != z.TokensPerCall {
 		t.Errorf("c = v = 0: speedup %g != tokens per call %g", z.Speedup, z.TokensPerCall)
 	}
