@@ -1,5 +1,5 @@
 # The main job and the paper. Everything is plain 'go run'; make is only a
-# shorthand (see README.md, "The main job").
+# shorthand (see docs/main-job.md).
 GO ?= go
 OUT ?= results
 SCALE ?= 1

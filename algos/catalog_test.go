@@ -10,14 +10,14 @@ import (
 	"github.com/specsim/specsim/internal/fsutil"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the README's rule table from the registry")
+var updateReadme = flag.Bool("update-readme", false, "rewrite the rule table of docs/rules.md from the registry")
 
-// TestReadmeRuleTable: the README's rule table is exactly 'simulate list
-// --markdown'. Regenerate it with
+// TestReadmeRuleTable: the rule table of docs/rules.md is exactly 'simulate
+// list --markdown'. Regenerate it with
 //
 //	go test ./algos -run TestReadmeRuleTable -update-readme
 func TestReadmeRuleTable(t *testing.T) {
-	const path = "../README.md"
+	const path = "../docs/rules.md"
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestReadmeRuleTable(t *testing.T) {
 			w = wl[k]
 		}
 		if g != w {
-			t.Fatalf("the README's rule table drifted from the registry at line %d:\nREADME:   %s\nregistry: %s\n"+
+			t.Fatalf("the rule table of docs/rules.md drifted from the registry at line %d:\ndocs:     %s\nregistry: %s\n"+
 				"regenerate it: go test ./algos -run TestReadmeRuleTable -update-readme", k+1, g, w)
 		}
 	}

@@ -494,7 +494,7 @@ func (s *mscratch) bisect(d, tol float64) MentoredSolution {
 func init() {
 	Register(Entry{Info: Info{Name: "mentored", AllocFree: true, Lossy: true,
 		Summary: "mentored decoding: the most acceptance with KL(p‖π) ≤ D per position (thresholds a ≤ 1 ≤ b)",
-		Paper:   "Tran-Thien 2023, 'A provably optimal lossy variant of speculative decoding' (seed 000)",
+		Paper:   "Tran-Thien 2023, 'A provably optimal lossy variant of speculative decoding' (blog post; vivien000/mentored_decoding)",
 		Params: []Param{{Name: "D", Default: 0.1, Min: 0, Max: math.Inf(1), MaxOpen: true,
 			Doc: "KL budget D >= 0 in nats per position; D = 0 is token verification"}},
 		Strict:   Params{"D": 0},

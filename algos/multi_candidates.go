@@ -308,15 +308,15 @@ func CrossRowAgreement(rng *rand.Rand, a BatchTreeAlgorithm, d sim.Drafter, targ
 
 func init() {
 	RegisterTree(TreeEntry{Info: Info{Name: "shared-uniform", Summary: "fms-extras consistent sampling: one uniform per position shared by all candidates, longest match wins",
-		Paper: "fms-extras issue 12 / PR 17 (seed 002)",
+		Paper: "foundation-model-stack/fms-extras issue 12 and PR 17 (2024)",
 		Draft: sim.DraftTopK}, New: treeNoParams(SharedUniform{})})
 	RegisterTree(TreeEntry{Info: Info{Name: "best-candidate", Summary: "verify only the candidate with the longest expected length by sampled exact match",
-		Paper: "fms-extras issue 12 (seed 002), the rejected fix",
+		Paper: "foundation-model-stack/fms-extras issue 12 (2024), the fix it rejects",
 		Draft: sim.DraftTopK}, New: treeNoParams(BestCandidate{})})
 	RegisterTree(TreeEntry{Info: Info{Name: "naive", Lossy: true, Summary: "BIASED: an independent target sample per candidate, longest match wins, ties to the lowest index",
-		Paper: "fms-extras issue 12 (seed 002)",
+		Paper: "foundation-model-stack/fms-extras issue 12 (2024)",
 		Draft: sim.DraftIID}, New: treeNoParams(Naive{})})
 	RegisterTree(TreeEntry{Info: Info{Name: "shared-uniform-batch", Mutant: true, Summary: "shared-uniform sampling with the uniforms also shared across batch rows (flagged by cross-row correlation)",
-		Paper: "fms-extras PR 17 key = torch.rand(1, 1, 1+h, 1); REFERENCES §10 item 7",
+		Paper: "foundation-model-stack/fms-extras PR 17 (2024): key = torch.rand(1, 1, 1+h, 1) is shared across batch rows",
 		Draft: sim.DraftTopK}, New: treeNoParams(SharedUniformBatch{})})
 }

@@ -150,7 +150,7 @@ func init() {
 	// The planted bug: RRSWithout's ratio test on children that were not
 	// drawn from q.
 	RegisterTree(TreeEntry{Info: Info{Name: "topk-ratio", Mutant: true, Summary: "min(1, p/q) recursive rejection applied to deterministic top-k children (not drawn from q)",
-		Paper: "REFERENCES §5.1 harness warning; SafeAILab/EAGLE issues 183, 221",
+		Paper: "SafeAILab/EAGLE issues 183 and 221: min(1, p/q) is lossless only for children drawn from q",
 		Draft: sim.DraftTopK, NeedsQ: true}, New: treeNoParams(RRSWithout{})})
 }
 

@@ -221,20 +221,20 @@ func (ExactMatchResample) Law(b *sim.Block, dst *sim.Law) error {
 }
 
 func init() {
-	const bugs = "REFERENCES §7.6"
-	Register(Entry{Info: Info{Name: "mutant-resample-p", AllocFree: true, Mutant: true, Paper: bugs + " (REFERENCES §1.1 common bug)",
+	const control = "negative control"
+	Register(Entry{Info: Info{Name: "mutant-resample-p", AllocFree: true, Mutant: true, Paper: control + ": the residual of Leviathan et al. 2023, arXiv 2211.17192, App. A.1, replaced by p",
 		Summary: "token verification that resamples from p instead of the residual"}, New: noParams(ResampleP{})})
-	Register(Entry{Info: Info{Name: "mutant-always-accept", AllocFree: true, Mutant: true, Paper: bugs,
+	Register(Entry{Info: Info{Name: "mutant-always-accept", AllocFree: true, Mutant: true, Paper: control,
 		Summary: "accepts every draft token (emits the draft law)"}, New: noParams(AlwaysAccept{})})
-	Register(Entry{Info: Info{Name: "mutant-q-mismatch", AllocFree: true, Mutant: true, Paper: bugs + " items 1 and 6 (transformers 47932, DeepSpec 31)",
+	Register(Entry{Info: Info{Name: "mutant-q-mismatch", AllocFree: true, Mutant: true, Paper: "huggingface/transformers issue 47932; deepseek-ai/DeepSpec issue 31",
 		Summary: "ratio and residual computed with raw q = norm(q^T) while the draft was sampled from q",
 		Params: []Param{{Name: "T", Default: 0.5, Min: 0, Max: math.Inf(1), MinOpen: true,
 			Doc: "the temperature the draft was sampled at; T = 1 removes the bug"}}},
 		New: func(p Params) (sim.Algorithm, error) { return QMismatch{T: p["T"]}, nil }})
-	Register(Entry{Info: Info{Name: "mutant-zero-coin", AllocFree: true, Mutant: true, Paper: bugs + " item 5 (sglang 35771)",
+	Register(Entry{Info: Info{Name: "mutant-zero-coin", AllocFree: true, Mutant: true, Paper: "sgl-project/sglang issue 35771",
 		Summary: "inclusive comparison r <= p/q accepts a p = 0 draft token when the coin is exactly 0"}, New: noParams(ZeroCoin{})})
-	Register(Entry{Info: Info{Name: "mutant-bonus-row", AllocFree: true, Mutant: true, Paper: bugs,
+	Register(Entry{Info: Info{Name: "mutant-bonus-row", AllocFree: true, Mutant: true, Paper: control + ": the bonus row of Leviathan et al. 2023, arXiv 2211.17192, Alg. 1",
 		Summary: "bonus token drawn from p_gamma instead of p_{gamma+1}"}, New: noParams(BonusRow{})})
-	Register(Entry{Info: Info{Name: "mutant-exact-match-resample", AllocFree: true, Mutant: true, Paper: bugs + " item 9 (mlx-swift-lm PR 459)",
+	Register(Entry{Info: Info{Name: "mutant-exact-match-resample", AllocFree: true, Mutant: true, Paper: "ml-explore/mlx-swift-lm PR 459",
 		Summary: "exact match that resamples p on a mismatch instead of emitting the compared sample"}, New: noParams(ExactMatchResample{})})
 }

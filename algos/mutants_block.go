@@ -59,7 +59,7 @@ func (BlockTokenwise) Law(b *sim.Block, dst *sim.Law) error { return blockLaw(b,
 
 func init() {
 	Register(Entry{Info: Info{Name: "mutant-block-tokenwise", AllocFree: true, Mutant: true,
-		Paper:   "REFERENCES §7.6 item 4 (vllm-ascend issue 7807, PRs 7603/7808)",
+		Paper:   "vllm-project/vllm-ascend issue 7807 (PRs 7603, 7808)",
 		Summary: "'block verify' port: longest prefix with eta_i < cumulative ratio w_i, correction from the unchanged residual (p-q)+"},
 		New: noParams(BlockTokenwise{})})
 }

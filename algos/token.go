@@ -155,6 +155,6 @@ func init() {
 		Paper: "Leviathan et al. 2023, arXiv 2211.17192, §2.3 (T = 0)"},
 		New: noParams(Greedy{})})
 	Register(Entry{Info: Info{Name: "exact-match", AllocFree: true, Summary: "naive sampled exact match: keep x_i iff it equals an independent target sample y_i, else emit y_i (lossless on one chain; accepts with Σ p·q)",
-		Paper: "fms-extras issue 12 (seed 002)"},
+		Paper: "foundation-model-stack/fms-extras issue 12 (2024)"},
 		New: noParams(ExactMatch{})})
 }

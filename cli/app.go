@@ -40,6 +40,12 @@ var commandFuncs []func() *cli.Command
 
 func register(f func() *cli.Command) { commandFuncs = append(commandFuncs, f) }
 
+// NewApp builds the simulate app, its commands and flags built afresh,
+// writing to stdout and stderr. Run executes it with simulate's exit codes;
+// NewApp is for inspecting it, as the docs test does with its commands and
+// flags.
+func NewApp(stdout, stderr io.Writer) *cli.App { return newApp(stdout, stderr) }
+
 func newApp(stdout, stderr io.Writer) *cli.App {
 	var cmds []*cli.Command
 	for _, f := range commandFuncs {

@@ -17,7 +17,7 @@ import (
 // implementation (--external and the flags that only apply to it).
 func externalFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "external", Usage: "check an implementation outside this program: a command (run with /bin/sh -c) that speaks the external protocol, e.g. \"python3 -m specsim_ext mymodule:verify\" (see the README)"},
+		&cli.StringFlag{Name: "external", Usage: "check an implementation outside this program: a command (run with /bin/sh -c) that speaks the external protocol, e.g. \"python3 -m specsim_ext mymodule:verify\" (see docs/external.md)"},
 		&cli.StringFlag{Name: "mode", Value: external.Verify, Usage: "with --external: verify (the harness samples the drafts) or step (the implementation samples its own drafts from logits)"},
 		&cli.IntFlag{Name: "batch", Value: external.DefaultBatch, Usage: "with --external: steps per batch (independent sequences per call)"},
 		&cli.DurationFlag{Name: "timeout", Value: external.DefaultTimeout, Usage: "with --external: the longest wait for one answer; the implementation is killed after it"},

@@ -44,7 +44,7 @@ parameters, strict points and whether it has an exact law; list experiments
 prints the named experiments of 'simulate run' and 'report reproduce --only'
 (* marks the main job's); list sources prints the --source kinds.`,
 		Flags: []cli.Flag{jsonFlag(),
-			&cli.BoolFlag{Name: "markdown", Usage: "print the README's rule table (markdown; list rules only)"}},
+			&cli.BoolFlag{Name: "markdown", Usage: "print the rule table of docs/rules.md (markdown; list rules only)"}},
 		Action: func(c *cli.Context) error {
 			what := "rules"
 			if c.NArg() > 1 {

@@ -8,7 +8,7 @@ import (
 	"github.com/specsim/specsim/internal/cliutil"
 )
 
-// TestListMarkdown: 'list --markdown' prints the README's rule table, one
+// TestListMarkdown: 'list --markdown' prints the rule table of docs/rules.md, one
 // row per registered rule, and plain 'list' one line per rule after its
 // header.
 func TestListMarkdown(t *testing.T) {

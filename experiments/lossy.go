@@ -260,7 +260,7 @@ func lenienceCells(Config) ([]Cell, error) {
 }
 
 // lenienceModel is the order-2 target chain of lenience-table and its
-// drafts. Construction (documented in the README): V = 64 tokens; the
+// drafts. Construction: V = 64 tokens; the
 // target row of context (x2, x1) is
 //
 //	p(·|x2, x1) = norm(B[x1]^0.3 ⊙ C[x2, x1]),

@@ -76,7 +76,7 @@ type pyCase struct {
 }
 
 // The examples of examples/python/numpy_verify.py. The planted-bug sizes
-// come from runs at seed 1 (see the README table): their binned TV is at
+// come from runs at seed 1: their binned TV is at
 // least twice the stated detectable TV at these trial counts, so the
 // verdicts do not hinge on the seed.
 var pyCases = []pyCase{

@@ -13,7 +13,7 @@ import (
 	"github.com/specsim/specsim/internal/longtest"
 )
 
-// The Ctrl-C contract (README, "Interrupts"): every command stops within
+// The Ctrl-C contract (docs/cli.md, "Interrupts"): every command stops within
 // stopWithin of SIGINT, exits with the interrupted code, and prints or
 // keeps what finished. loadAllowance is added for this test's machine: two
 // cores shared by several jobs, where a woken process may wait for a CPU
