@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // RunConfig describes a logged speculative run of a synthetic source.
@@ -64,88 +65,131 @@ func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string,
 	if !cfg.Logits && !identity && !cfg.Sampling.Greedy() {
 		return fmt.Errorf("sampling %s with probability rows: store logits (the reader applies the transform) or use T = 1 without filters", cfg.Sampling)
 	}
-	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logrun"))
 	if pair.P.Vocab() != pair.Q.Vocab() {
 		return fmt.Errorf("pair %s: the target has %d tokens and the draft %d; use models over one vocabulary", pair.Name, pair.P.Vocab(), pair.Q.Vocab())
 	}
 	v, g := pair.P.Vocab(), cfg.Gamma
-	p64, q64 := make([]float64, v), make([]float64, v)
-	// rows evaluates both models after ctx into float32 rows p and q.
-	rows := func(ctx []int, p, q []float32) {
-		pair.P.Next(ctx, p64)
-		pair.Q.Next(ctx, q64)
-		for x := range p {
-			p[x], q[x] = float32(p64[x]), float32(q64[x])
-		}
-	}
 	raw := func(n int) [][]float32 { return sizeRows(nil, n, v) }
-	mp, mq := raw(g+1), raw(g) // model rows (probabilities)
-	sp, sq := raw(g+1), raw(g) // stored rows
-	pp, pq := raw(g+1), raw(g) // processed rows used by the run
-	var tr Transformer
+	d := &runDrafter{pair: pair, cfg: cfg, p64: make([]float64, v), q64: make([]float64, v),
+		mp: raw(g + 1), mq: raw(g), sp: raw(g + 1), sq: raw(g), pp: raw(g + 1), pq: raw(g),
+		scratch: make([]float32, v)}
 	st := &Step{RunID: cfg.RunID, TargetModel: target, DraftModel: draft, Sampling: cfg.Sampling,
-		Kind: KindProbs, Tokens: make([]int, g), Q: sq, P: sp}
+		Kind: KindProbs, Tokens: make([]int, g), Q: d.sq, P: d.sp}
 	if cfg.Logits {
 		st.Kind = KindLogits
 	}
-	var seq []int
-	scratch := make([]float32, v)
-	blk := sim.Block{Tokens: st.Tokens, Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
-	for i := range blk.Q {
-		blk.Q[i] = sim.F32(pq[i])
+	d.blk = sim.Block{Tokens: st.Tokens, Q: make([]sim.Row, g), P: make([]sim.Row, g+1), Ctx: -1}
+	for i := range d.blk.Q {
+		d.blk.Q[i] = sim.F32(d.pq[i])
 	}
-	for i := range blk.P {
-		blk.P[i] = sim.F32(pp[i])
+	for i := range d.blk.P {
+		d.blk.P[i] = sim.F32(d.pp[i])
 	}
-	for s := 0; s < cfg.Steps; s++ {
+	// The run is one sequence of steps drawn from the single stream
+	// StreamID("data/logrun"): every step's draft tokens, then the rule's
+	// coins.
+	wk, s, err := oneStreamRun(cfg, "data/logrun", d)
+	if err != nil {
+		return err
+	}
+	for step := 0; step < cfg.Steps; step++ {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if s == 0 || (cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0) {
+		if step == 0 || (cfg.StepsPerPrompt > 0 && step%cfg.StepsPerPrompt == 0) {
 			st.PromptID, st.Step = 0, 0
 			if cfg.StepsPerPrompt > 0 {
-				st.PromptID = int64(s / cfg.StepsPerPrompt)
+				st.PromptID = int64(step / cfg.StepsPerPrompt)
 			}
-			seq = seq[:0]
+			d.seq = d.seq[:0]
 			if len(cfg.Prompts) > 0 {
-				seq = append(seq, cfg.Prompts[int(st.PromptID)%len(cfg.Prompts)]...)
+				d.seq = append(d.seq, cfg.Prompts[int(st.PromptID)%len(cfg.Prompts)]...)
 			}
 		}
-		base := len(seq)
-		for i := 0; i <= g; i++ {
-			q := mq[min(i, g-1)]
-			if i == g {
-				q = scratch
-			}
-			rows(seq, mp[i], q)
-			if err := store(&tr, cfg, mp[i], sp[i], pp[i]); err != nil {
-				return fmt.Errorf("step %d: target row %d: %w", s, i+1, err)
-			}
-			if i == g {
-				break
-			}
-			if err := store(&tr, cfg, mq[i], sq[i], pq[i]); err != nil {
-				return fmt.Errorf("step %d: draft row %d: %w", s, i+1, err)
-			}
-			x := sim.SampleRow(rng.Float64(), sim.F32(pq[i]))
-			st.Tokens[i] = x
-			seq = append(seq, x)
+		r, err := wk.Round(s, int64(step))
+		if err != nil {
+			return err
 		}
-		seq = seq[:base]
-		o := cfg.Rule.Accept(rng, &blk)
-		if err := sim.CheckOutcome(&blk, o); err != nil {
-			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		if err := sim.CheckOutcome(r.Block, r.Outcome()); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", step, cfg.Rule, err)
 		}
-		st.Emitted = emitted(st.Emitted[:0], &blk, o)
-		seq = append(seq, st.Emitted...)
-		if len(seq) > 64 {
-			seq = append(seq[:0], seq[len(seq)-16:]...) // Markov contexts need the last few tokens only
+		st.Emitted = emitted(st.Emitted[:0], r.Block, r.Outcome())
+		d.seq = append(d.seq, st.Emitted...)
+		if len(d.seq) > 64 {
+			d.seq = append(d.seq[:0], d.seq[len(d.seq)-16:]...) // Markov contexts need the last few tokens only
 		}
 		if err := w.Write(st); err != nil {
 			return err
 		}
 		st.Step++
 	}
+	return nil
+}
+
+// oneStreamRun returns a worker of the run whose steps are drafted by d
+// and decided by cfg.Rule, and its streams: every role is the one
+// generator sim.NewRand(cfg.Seed, sim.StreamID(name)), drawn from step
+// after step.
+func oneStreamRun(cfg RunConfig, name string, d run.ChainDrafter) (*run.Worker, *run.Streams, error) {
+	id := sim.StreamID(name)
+	l := &run.Loop{Seed: cfg.Seed, Keys: func(run.Role, uint64) uint64 { return id }, Chains: d,
+		Verifiers: []run.Verifier{run.Chain(cfg.Rule)}}
+	w, err := l.NewWorker()
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, run.NewStreams(l.Seed, l.Keys), nil
+}
+
+// runDrafter drafts LogRun's steps: after the context seq it evaluates
+// both models at every prefix (model rows mp, mq), keeps the rows to
+// store (sp, sq) and the processed rows the run uses (pp, pq), and draws
+// x_i ~ pq_i from the Draft stream. Each step's block is blk, whose rows
+// point at pp and pq and whose tokens are the step's.
+type runDrafter struct {
+	pair                   sim.Pair
+	cfg                    RunConfig
+	tr                     Transformer
+	seq                    []int
+	p64, q64               []float64
+	mp, mq, sp, sq, pp, pq [][]float32
+	scratch                []float32
+	blk                    sim.Block
+}
+
+// rows evaluates both models after ctx into float32 rows p and q.
+func (d *runDrafter) rows(ctx []int, p, q []float32) {
+	d.pair.P.Next(ctx, d.p64)
+	d.pair.Q.Next(ctx, d.q64)
+	for x := range p {
+		p[x], q[x] = float32(d.p64[x]), float32(d.q64[x])
+	}
+}
+
+func (d *runDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
+	g, rng := d.cfg.Gamma, r.Rand(run.Draft)
+	base := len(d.seq)
+	for i := 0; i <= g; i++ {
+		q := d.mq[min(i, g-1)]
+		if i == g {
+			q = d.scratch
+		}
+		d.rows(d.seq, d.mp[i], q)
+		if err := store(&d.tr, d.cfg, d.mp[i], d.sp[i], d.pp[i]); err != nil {
+			return fmt.Errorf("step %d: target row %d: %w", r.Trial, i+1, err)
+		}
+		if i == g {
+			break
+		}
+		if err := store(&d.tr, d.cfg, d.mq[i], d.sq[i], d.pq[i]); err != nil {
+			return fmt.Errorf("step %d: draft row %d: %w", r.Trial, i+1, err)
+		}
+		x := sim.SampleRow(rng.Float64(), sim.F32(d.pq[i]))
+		d.blk.Tokens[i] = x
+		d.seq = append(d.seq, x)
+	}
+	d.seq = d.seq[:base]
+	*dst = d.blk
 	return nil
 }
 
@@ -192,19 +236,28 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 	if cfg.Logits || cfg.Sampling != (Sampling{Temperature: 1, TopP: 1}) {
 		return fmt.Errorf("pools are logged as probabilities at T = 1 without filters")
 	}
-	rng := sim.NewRand(cfg.Seed, sim.StreamID("data/logpool"))
 	g := pl.Gamma
 	st := &Step{RunID: cfg.RunID, TargetModel: pl.Name + "/p", DraftModel: pl.Name + "/q", Sampling: cfg.Sampling,
 		Kind: KindProbs, Q: make([][]float32, g), P: make([][]float32, g+1)}
-	var blk sim.Block
-	for s := 0; s < cfg.Steps; s++ {
+	// The run is one sequence of steps drawn from the single stream
+	// StreamID("data/logpool"): every step's context and draft, then the
+	// rule's coins.
+	wk, s, err := oneStreamRun(cfg, "data/logpool", run.Blocks(pl))
+	if err != nil {
+		return err
+	}
+	for step := 0; step < cfg.Steps; step++ {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if cfg.StepsPerPrompt > 0 && s%cfg.StepsPerPrompt == 0 {
-			st.PromptID, st.Step = int64(s/cfg.StepsPerPrompt), 0
+		if cfg.StepsPerPrompt > 0 && step%cfg.StepsPerPrompt == 0 {
+			st.PromptID, st.Step = int64(step/cfg.StepsPerPrompt), 0
 		}
-		_ = pl.Next(rng, &blk) // a pool never runs out
+		r, err := wk.Round(s, int64(step))
+		if err != nil {
+			return err
+		}
+		blk, o := r.Block, r.Outcome()
 		c := blk.Ctx
 		st.Tokens = blk.Tokens
 		for i := 0; i < g; i++ {
@@ -213,11 +266,10 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		for i := 0; i <= g; i++ {
 			st.P[i] = pl.PRow(c, i)
 		}
-		o := cfg.Rule.Accept(rng, &blk)
-		if err := sim.CheckOutcome(&blk, o); err != nil {
-			return fmt.Errorf("step %d: rule %T: %w", s, cfg.Rule, err)
+		if err := sim.CheckOutcome(blk, o); err != nil {
+			return fmt.Errorf("step %d: rule %T: %w", step, cfg.Rule, err)
 		}
-		st.Emitted = emitted(st.Emitted[:0], &blk, o)
+		st.Emitted = emitted(st.Emitted[:0], blk, o)
 		if err := w.Write(st); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -289,24 +290,44 @@ func poolBeta(pl *sim.Pool, g int) float64 {
 // verification on the same draft and coins, and their difference (d).
 type bvtAcc struct{ t, b, d stattest.Sums }
 
+// bvtDrafter drafts a γ = g step from the γ = 8 pool: the full block is
+// drawn as the pool draws it and its first g positions are kept.
+type bvtDrafter struct {
+	pl *sim.Pool
+	g  int
+}
+
+func (d bvtDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
+	_ = d.pl.Next(r.Rand(run.Draft), dst) // a pool never runs out
+	dst.Tokens, dst.Q, dst.P = dst.Tokens[:d.g], dst.Q[:d.g], dst.P[:d.g+1]
+	return nil
+}
+
+// bvtKeys gives trial i at draft length g its draft stream
+// ("block-vs-token/draft", g, i) and its coins stream
+// ("block-vs-token/coins", g, i); the loop's other roles are unused.
+func bvtKeys(g uint64) run.Keys {
+	return func(r run.Role, u uint64) uint64 {
+		return sim.StreamID("block-vs-token/"+r.String(), g, u)
+	}
+}
+
 func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {
 	n := cfg.Trials(bvtTrials)
 	var rows []Row
 	for g := 1; g <= bvtMaxGamma; g++ {
-		gg := uint64(g)
-		acc, done, err := sim.MonteCarlo(ctx, n, cfg.MC(),
+		// Token then block verification on the same draft, each with a
+		// fresh generator on the trial's coins stream.
+		l := &run.Loop{Seed: seed, Keys: bvtKeys(uint64(g)), Chains: bvtDrafter{pl, g},
+			Verifiers: []run.Verifier{run.Chain(algos.Token{}), run.Chain(algos.Block{})}}
+		acc, done, err := run.Rounds(ctx, n, l, cfg.MC(),
 			func() *bvtAcc { return &bvtAcc{} },
-			func(i int64, a *bvtAcc) {
-				var full sim.Block
-				rd := sim.NewRand(seed, sim.StreamID("block-vs-token/draft", gg, uint64(i)))
-				_ = pl.Next(rd, &full) // a pool never runs out
-				b := sim.Block{Tokens: full.Tokens[:g], Q: full.Q[:g], P: full.P[:g+1], Ctx: full.Ctx}
-				coins := sim.StreamID("block-vs-token/coins", gg, uint64(i))
-				t := float64(algos.Token{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
-				k := float64(algos.Block{}.Accept(sim.NewRand(seed, coins), &b).Emitted())
+			func(a *bvtAcc, r *run.Round) error {
+				t, k := float64(r.Outcomes[0].Emitted()), float64(r.Outcomes[1].Emitted())
 				a.t.Add(t)
 				a.b.Add(k)
 				a.d.Add(k - t)
+				return nil
 			},
 			func(dst, src *bvtAcc) {
 				dst.t.Merge(src.t)

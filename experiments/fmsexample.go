@@ -10,6 +10,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -137,21 +138,19 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		}
 		return sim.DraftAccepted(o)
 	}
-	type acc struct {
-		k    int64
-		tree *sim.Tree
-	}
-	stream := "scenario/" + name + "/" + algo
-	total, n, err := sim.MonteCarlo(ctx, trials, sim.MCOptions{Workers: workers},
-		func() *acc { return &acc{tree: &sim.Tree{}} },
-		func(i int64, ac *acc) {
-			rng := sim.NewRand(seed, sim.StreamID(stream, uint64(i)))
-			sim.DraftTree(rng, d, model, nil, ac.tree)
-			if hit(ac.tree, a.AcceptTree(rng, ac.tree)) {
-				ac.k++
+	// Trial i drafts its tree and verifies it on the one stream
+	// sim.StreamID("scenario/"+name+"/"+algo, i).
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("scenario/" + name + "/" + algo), Trees: run.Trees(d, model),
+		Verifiers: []run.Verifier{run.Tree(a)}}
+	total, n, err := run.Rounds(ctx, trials, l, sim.MCOptions{Workers: workers},
+		func() *int64 { return new(int64) },
+		func(k *int64, r *run.Round) error {
+			if hit(r.Tree, r.TreeOutcome()) {
+				*k++
 			}
+			return nil
 		},
-		func(dst, src *acc) { dst.k += src.k })
+		func(dst, src *int64) { *dst += *src })
 	if err != nil {
 		if ctx.Err() == nil || n == 0 {
 			return nil, err
@@ -159,7 +158,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		// Interrupted: the row reports the n finished trials.
 		err = job.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
 	}
-	lo, hi := stattest.Wilson(total.k, n, ScenarioConfidence)
+	lo, hi := stattest.Wilson(*total, n, ScenarioConfidence)
 	exact := res.FirstAccepted
 	field := "first_accepted" // sim.DraftAccepted, as 'exact --k' names it
 	if name == "fms-example" {
@@ -184,7 +183,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	}
 	return Row{
 		{K: "scenario", V: name}, {K: "algorithm", V: algo},
-		{K: field, V: float64(total.k) / float64(n)}, {K: field + "_exact", V: exact},
+		{K: field, V: float64(*total) / float64(n)}, {K: field + "_exact", V: exact},
 		{K: "ci_lo", V: lo}, {K: "ci_hi", V: hi}, {K: "confidence", V: ScenarioConfidence},
 		{K: "trials", V: n}, {K: "seed", V: int64(seed)},
 		{K: "first_law_exact", V: strings.Join(law, ",")}, {K: "first_tv_exact", V: res.FirstTV},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -442,6 +443,24 @@ func (m *lenienceModel) alpha(q [][]float64, l float64) float64 {
 	return s
 }
 
+// lenienceDrafter drafts one token: the context cx by alias from the
+// context weights (Source stream), then the token from cx's draft row
+// (Draft stream), with cx's target row as p_1 and p_2.
+type lenienceDrafter struct {
+	alias *sim.Alias
+	p, q  [][]float64
+}
+
+func (d *lenienceDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
+	cx := d.alias.Sample(r.Rand(run.Source))
+	x := sim.SampleCDF(r.Rand(run.Draft).Float64(), d.q[cx])
+	dst.Tokens = append(dst.Tokens[:0], x)
+	dst.Q = append(dst.Q[:0], sim.F64(d.q[cx]))
+	dst.P = append(dst.P[:0], sim.F64(d.p[cx]), sim.F64(d.p[cx]))
+	dst.Ctx = cx
+	return nil
+}
+
 // lenienceConfidence is the confidence of the Monte Carlo intervals that
 // must cover the formula: with 16 intervals per run, a correct rule fails
 // the table's check with probability at most 16·1e-4.
@@ -457,23 +476,22 @@ func lenienceRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 		return nil, err
 	}
 	q := m.drafts[draft]
-	ctxAlias := sim.NewAlias(m.w)
+	d := &lenienceDrafter{alias: sim.NewAlias(m.w), p: m.p, q: q}
 	n := cfg.Trials(lenienceTrials)
 	var rows []Row
 	for li, l := range table5L {
 		want := m.alpha(q, l)
-		rule := algos.Lenience{L: l}
+		// Trial i draws its context, its token and the rule's coins from
+		// the one stream sim.StreamID("lenience-table/trial", li, i).
+		lp := &run.Loop{Seed: seed, Keys: run.OneStream("lenience-table/trial", uint64(li)), Chains: d,
+			Verifiers: []run.Verifier{run.Chain(algos.Lenience{L: l})}}
 		type acc struct{ k int64 }
-		res, done, err := sim.MonteCarlo(ctx, n, cfg.MC(), func() *acc { return &acc{} },
-			func(i int64, a *acc) {
-				rng := sim.NewRand(seed, sim.StreamID("lenience-table/trial", uint64(li), uint64(i)))
-				cx := ctxAlias.Sample(rng)
-				x := sim.SampleCDF(rng.Float64(), q[cx])
-				b := sim.Block{Tokens: []int{x}, Q: []sim.Row{sim.F64(q[cx])},
-					P: []sim.Row{sim.F64(m.p[cx]), sim.F64(m.p[cx])}}
-				if rule.Accept(rng, &b).Accepted == 1 {
+		res, done, err := run.Rounds(ctx, n, lp, cfg.MC(), func() *acc { return &acc{} },
+			func(a *acc, r *run.Round) error {
+				if r.Outcome().Accepted == 1 {
 					a.k++
 				}
+				return nil
 			}, func(dst, src *acc) { dst.k += src.k })
 		if err != nil {
 			return rows, err

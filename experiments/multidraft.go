@@ -6,6 +6,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 	"gonum.org/v1/gonum/stat/distmv"
 )
@@ -170,22 +171,20 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 // treeMonteCarlo estimates the root acceptance (with a 95% Wilson
 // interval) and E[emitted] of rule a on trees from d.
 func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafter, a sim.TreeAlgorithm, seed uint64, rule string) (acc, emit, lo, hi float64, n int64, err error) {
-	type accum struct {
-		hits, emitted int64
-		tree          *sim.Tree
-	}
-	stream := "multidraft/mc/" + rule
-	total, n, err := sim.MonteCarlo(ctx, cfg.Trials(20000), cfg.MC(),
-		func() *accum { return &accum{tree: &sim.Tree{}} },
-		func(i int64, ac *accum) {
-			rng := sim.NewRand(seed, sim.StreamID(stream, uint64(i)))
-			sim.DraftTree(rng, d, pair.P, nil, ac.tree)
-			o := a.AcceptTree(rng, ac.tree)
-			dep := ac.tree.Nodes[o.Node].Depth
-			ac.emitted += int64(dep + 1)
-			if sim.RootAccepted(ac.tree, o) {
+	type accum struct{ hits, emitted int64 }
+	// Trial i drafts its tree and verifies it on the one stream
+	// sim.StreamID("multidraft/mc/"+rule, i).
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("multidraft/mc/" + rule), Trees: run.Trees(d, pair.P),
+		Verifiers: []run.Verifier{run.Tree(a)}}
+	total, n, err := run.Rounds(ctx, cfg.Trials(20000), l, cfg.MC(),
+		func() *accum { return &accum{} },
+		func(ac *accum, r *run.Round) error {
+			o := r.TreeOutcome()
+			ac.emitted += int64(r.Tree.Nodes[o.Node].Depth + 1)
+			if sim.RootAccepted(r.Tree, o) {
 				ac.hits++
 			}
+			return nil
 		},
 		func(dst, src *accum) { dst.hits += src.hits; dst.emitted += src.emitted })
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -117,11 +118,13 @@ type ReplayReport struct {
 }
 
 type ruleAcc struct {
-	rule              ReplayRule
-	lawer             sim.Lawer
-	law               sim.Law
-	stream            *sim.Stream
-	streamName        string
+	rule  ReplayRule
+	lawer sim.Lawer
+	law   sim.Law
+	// The rule's rounds: the logged block (given) verified by the rule on
+	// the streams of the row (unit).
+	w                 *run.Worker
+	streams           *run.Streams
 	accEx, emEx, diff stattest.Moments
 	accS, emS         stattest.Moments
 	cells             *check.Binned
@@ -145,9 +148,20 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	if cfg.Level <= 0 {
 		cfg.Level = 0.001
 	}
+	// Every rule replays the logged block itself; its sampled outcomes at
+	// file row k come one after another from the one stream
+	// sim.StreamID("data/replay/"+rule, k).
+	given := &run.Given{}
 	accs := make([]*ruleAcc, len(rules))
 	for i, ru := range rules {
-		a := &ruleAcc{rule: ru, stream: sim.NewStream(), streamName: "data/replay/" + ru.Name}
+		a := &ruleAcc{rule: ru}
+		l := &run.Loop{Seed: cfg.Seed, Keys: run.OneStream("data/replay/" + ru.Name), Chains: given,
+			Verifiers: []run.Verifier{run.Chain(ru.Algo)}}
+		w, err := l.NewWorker()
+		if err != nil {
+			return nil, fmt.Errorf("replay: rule %s: %w", ru.Name, err)
+		}
+		a.w, a.streams = w, run.NewStreams(l.Seed, l.Keys)
 		a.lawer, _ = ru.Algo.(sim.Lawer)
 		if ru.Greedy {
 			a.cells = check.NewGreedyBinned()
@@ -177,6 +191,7 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 			break
 		}
 		st, b := r.Step(), r.Block()
+		given.B = b
 		row := r.Row()
 		g := len(st.Tokens)
 		rep.Steps++
@@ -220,7 +235,7 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 				a.accEx.Add(res.AcceptedExact)
 				a.emEx.Add(res.EmittedExact)
 			}
-			rng := a.stream.Reset(cfg.Seed, sim.StreamID(a.streamName, uint64(row)))
+			a.streams.Reset(uint64(row))
 			sa, se := 0.0, 0.0
 			first := -1
 			for k := 0; k < cfg.Reps; k++ {
@@ -228,7 +243,11 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 					interrupted = true // this step keeps the reps done
 					break
 				}
-				o := a.rule.Algo.Accept(rng, b)
+				rd, err := a.w.Round(a.streams, int64(k))
+				if err != nil {
+					return nil, fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
+				}
+				o := rd.Outcome()
 				if err := sim.CheckOutcome(b, o); err != nil {
 					return nil, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
 				}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -255,10 +255,6 @@ func checkVerifyAxes(s *SweepSpec) error {
 type verifyAcc struct {
 	a, e            stattest.Sums // accepted and emitted tokens per step
 	accepted, tried int64
-	// stream is reset per step to the step's key: the numbers of
-	// sim.NewRand(seed, stream) without allocating a generator per step.
-	stream *sim.Stream
-	blk    sim.Block
 }
 
 func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
@@ -277,21 +273,20 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	g := vc.gamma
 	n := cfg.Trials(vc.trials)
 	// Every step draws its block from the source and the rule's coins from
-	// the same keyed stream: a pool picks a context and samples the draft
-	// by alias, a chain drafts from its model pair.
-	newAcc := func() *verifyAcc { return newVerifyAcc() }
-	step := func(i int64, acc *verifyAcc) {
-		rng := acc.stepRand(seed, i)
-		_ = src.Next(rng, &acc.blk) // pools and chains never run out
-		acc.add(rule.Accept(rng, &acc.blk), g)
-	}
-	merge := func(dst, src *verifyAcc) {
-		dst.a.Merge(src.a)
-		dst.e.Merge(src.e)
-		dst.accepted += src.accepted
-		dst.tried += src.tried
-	}
-	tot, done, err := sim.MonteCarlo(ctx, n, sim.MCOptions{Workers: cfg.Workers, Progress: cfg.Progress}, newAcc, step, merge)
+	// the same keyed stream sim.StreamID("verify/step", i): a pool picks a
+	// context and samples the draft by alias, a chain drafts from its
+	// model pair.
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("verify/step"), Chains: run.Blocks(src),
+		Verifiers: []run.Verifier{run.Chain(rule)}}
+	tot, done, err := run.Rounds(ctx, n, l, sim.MCOptions{Workers: cfg.Workers, Progress: cfg.Progress},
+		func() *verifyAcc { return &verifyAcc{} },
+		func(acc *verifyAcc, r *run.Round) error { acc.add(r.Outcome(), g); return nil },
+		func(dst, src *verifyAcc) {
+			dst.a.Merge(src.a)
+			dst.e.Merge(src.e)
+			dst.accepted += src.accepted
+			dst.tried += src.tried
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -310,17 +305,6 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 		}
 	}
 	return []Row{row}, nil
-}
-
-func newVerifyAcc() *verifyAcc {
-	a := &verifyAcc{stream: sim.NewStream()}
-	return a
-}
-
-// stepRand returns the generator of step i: the stream
-// sim.NewRand(seed, sim.StreamID("verify/step", i)).
-func (a *verifyAcc) stepRand(seed uint64, i int64) *rand.Rand {
-	return a.stream.Reset(seed, sim.StreamID("verify/step", uint64(i)))
 }
 
 func (a *verifyAcc) add(o sim.Outcome, g int) {

@@ -56,12 +56,13 @@ func Named(name string) Keys {
 // sim.StreamID(name, keys..., u): drafting, verifying and recording draw
 // in turn from one generator.
 func OneStream(name string, keys ...uint64) Keys {
-	ks := append(append([]uint64(nil), keys...), 0)
-	last := len(ks) - 1
+	ks := append([]uint64(nil), keys...)
 	return func(_ Role, u uint64) uint64 {
-		k := append([]uint64(nil), ks...) // Keys may be called concurrently
-		k[last] = u
-		return sim.StreamID(name, k...)
+		// Keys may be called concurrently, so the keys are copied per
+		// call, onto the stack for up to 7 of them: a round asks for its
+		// streams without allocating.
+		var buf [8]uint64
+		return sim.StreamID(name, append(append(buf[:0], ks...), u)...)
 	}
 }
 

@@ -1,0 +1,29 @@
+package run_test
+
+import (
+	"testing"
+
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
+)
+
+// OneStream's id is sim.StreamID(name, keys..., unit) for every role, with
+// any number of keys, and a round asks for it without allocating (hot
+// loops ask twice per round: draft and coins).
+func TestOneStreamKeys(t *testing.T) {
+	for _, keys := range [][]uint64{nil, {4}, {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		k := run.OneStream("x", keys...)
+		for _, u := range []uint64{0, 1, 1 << 40} {
+			want := sim.StreamID("x", append(append([]uint64(nil), keys...), u)...)
+			for _, r := range run.Roles() {
+				if got := k(r, u); got != want {
+					t.Errorf("keys %v, unit %d, role %s: id %#x, want %#x", keys, u, r, got, want)
+				}
+			}
+		}
+	}
+	k := run.OneStream("verify/step", 3)
+	if a := testing.AllocsPerRun(100, func() { _ = k(run.Draft, 12345) }); a != 0 {
+		t.Errorf("OneStream keys allocate %v times per call, want 0", a)
+	}
+}
