@@ -9,6 +9,7 @@ import (
 
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(describeCommand) }
@@ -67,7 +68,7 @@ func describeCommand() *cli.Command {
 				return cliutil.Usage(fmt.Errorf("describe takes one SOURCE argument (see 'simulate list sources'), got %d", c.NArg()))
 			}
 			seed := masterSeed(c)
-			src, err := sim.NewSource(c.Args().First(), c.Int("gamma"), seed)
+			src, err := source.New(c.Args().First(), c.Int("gamma"), seed, memBudget(c))
 			if err != nil {
 				return cliutil.Usage(err)
 			}
