@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
@@ -14,6 +15,7 @@ import (
 	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(checkCommand) }
@@ -30,7 +32,7 @@ func checkCommand() *cli.Command {
 		Usage: "statistical check of a chain or tree rule: emitted tokens against the target law (or, with --conform, outcomes against a rule's law), with stated power",
 		Flags: append([]cli.Flag{
 			algoFlag("token"), paramFlag(),
-			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
+			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec kind:key=value,...; kinds: " + strings.Join(source.Kinds(), ", ") + " ('simulate list sources' prints their keys)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
 			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
 			gammaFlag("draft length γ (tree depth)"),
