@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // The benchmark workload of the foundation's bench: per position p ~
@@ -46,7 +47,7 @@ func workload(b *testing.B, gamma int) *benchWorkload {
 	}
 	perCtx := (2*gamma + 1) * benchV * 4
 	n := (benchPoolSize + perCtx - 1) / perCtx
-	src, err := sim.NewSource(fmt.Sprintf("dirichlet:V=%d,a=0.1,beta=0.7,contexts=%d", benchV, n), gamma, 1)
+	src, err := source.New(fmt.Sprintf("dirichlet:V=%d,a=0.1,beta=0.7,contexts=%d", benchV, n), gamma, 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

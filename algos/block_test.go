@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // ratBlockEmitted computes E[emitted tokens per step] of block
@@ -159,7 +160,7 @@ func TestBlockTokenwiseFlagged(t *testing.T) {
 	if r, _ := sim.Exact(pair, BlockTokenwise{}, sim.ExactConfig{Gamma: 1}); !r.Lossless {
 		t.Errorf("γ=1: the mutant should coincide with token verification, max_abs_error %g", r.MaxAbsError)
 	}
-	src, err := sim.NewSource("markov:V=4,order=2,seed=7", 0, 1)
+	src, err := source.New("markov:V=4,order=2,seed=7", 0, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TreeBenchConfig describes the tree-verification benchmark: the rows of
@@ -29,6 +30,9 @@ type TreeBenchConfig struct {
 	Seed     uint64
 	// Params are the rule's parameters (nil: its defaults).
 	Params Params
+	// MemBudget is the most bytes the pool may take (0:
+	// sim.DefaultMemBudget).
+	MemBudget int64
 }
 
 // TreeBenchResult reports one rule's tree benchmark.
@@ -85,8 +89,8 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	if err != nil {
 		return TreeBenchResult{}, err
 	}
-	pl, err := sim.NewPool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")), sim.PoolConfig{Kind: "dirichlet", V: cfg.V,
-		Gamma: cfg.Depth, Contexts: cfg.Trees, A: 0.1, Beta: cfg.Beta})
+	pl, err := source.Dirichlet{Shape: source.Shape{V: cfg.V, Gamma: cfg.Depth, Contexts: cfg.Trees, MemBudget: cfg.MemBudget},
+		A: 0.1, Beta: cfg.Beta}.Pool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")))
 	if err != nil {
 		return TreeBenchResult{}, err
 	}

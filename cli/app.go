@@ -66,11 +66,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if !(gib > 0) || gib > 1<<20 {
 				return cliutil.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
 			}
-			sim.MemBudget = int64(gib * (1 << 30))
 			return nil
 		},
 	}
 }
+
+// memBudget returns the app's --mem-budget in bytes (its Before has
+// checked it): the MemBudget every config and option that builds a
+// source or reads a log is given.
+func memBudget(c *cli.Context) int64 { return int64(c.Float64("mem-budget") * (1 << 30)) }
 
 // run executes the app and maps its error to an exit code, printing one
 // line "simulate: <error>" to stderr.

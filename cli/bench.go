@@ -12,6 +12,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	simrun "github.com/specsim/specsim/sim/run"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(benchCommand) }
@@ -74,7 +75,7 @@ func benchCommand() *cli.Command {
 			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
-			pl, err := sim.NewBenchPoolContext(ctx, cfg)
+			pl, err := source.BenchPool(ctx, cfg, memBudget(c))
 			if err != nil && ctx.Err() != nil {
 				return cliutil.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
 			}
@@ -135,7 +136,7 @@ func benchTree(c *cli.Context) error {
 	}
 	seed := masterSeed(c)
 	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: c.Int("k"), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
-		Duration: dur, Seed: seed, Params: ps}
+		Duration: dur, Seed: seed, Params: ps, MemBudget: memBudget(c)}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
 	r, err := algos.BenchTree(ctx, e, cfg)

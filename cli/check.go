@@ -5,21 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(checkCommand) }
 
 // checkJSON is the JSON form of 'simulate check'.
 type checkJSON struct {
-	check.Report
+	resolve.Report
 	Elapsed float64 `json:"elapsed_seconds"`
 }
 
@@ -29,7 +32,7 @@ func checkCommand() *cli.Command {
 		Usage: "statistical check of a chain or tree rule: emitted tokens against the target law (or, with --conform, outcomes against a rule's law), with stated power",
 		Flags: append([]cli.Flag{
 			algoFlag("token"), paramFlag(),
-			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec: dirichlet:..., temperature:..., zipf:... (pools) or markov:... (model pair)"},
+			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec kind:key=value,...; kinds: " + strings.Join(source.Kinds(), ", ") + " ('simulate list sources' prints their keys)"},
 			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
 			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
 			gammaFlag("draft length γ (tree depth)"),
@@ -37,7 +40,7 @@ func checkCommand() *cli.Command {
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
 			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
-			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", check.LawTestAutoMaxV)},
+			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
 			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
 			workersFlag(0), seedFlag(), jsonFlag(),
@@ -54,7 +57,7 @@ func checkCommand() *cli.Command {
 				return cliutil.Usage(err)
 			}
 			seed := masterSeed(c)
-			req := check.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), K: c.Int("k"), Draft: c.String("draft"),
+			req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"),
 				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
 					Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
 			if c.IsSet("p") || c.IsSet("q") {
@@ -74,8 +77,8 @@ func checkCommand() *cli.Command {
 			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d", req.Algo, seed), req.Trials, "trials")
 			req.Progress = bar.update
 			start := time.Now()
-			rep, err := check.Run(ctx, req)
-			var ue check.ErrUsage
+			rep, err := resolve.Run(ctx, req)
+			var ue resolve.ErrUsage
 			bar.done(errors.As(err, &ue))
 			if errors.As(err, &ue) {
 				return cliutil.Usage(err)
@@ -98,7 +101,7 @@ func checkCommand() *cli.Command {
 // checkExit is the error, and so the exit code, of a check of name whose
 // report rep is printed: interrupted (ctx cancelled before the trials
 // asked for ran), violated, inconclusive, or nil when preserved.
-func checkExit(ctx context.Context, name string, rep check.Report, trials int64) error {
+func checkExit(ctx context.Context, name string, rep resolve.Report, trials int64) error {
 	switch {
 	case ctx.Err() != nil:
 		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))

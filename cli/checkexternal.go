@@ -11,6 +11,7 @@ import (
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // externalFlags are the flags 'simulate check' takes for an external
@@ -49,7 +50,7 @@ func checkExternal(c *cli.Context) error {
 			return cliutil.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
 		var err error
-		if src, err = sim.NewSource(c.String("source"), gamma, seed); err != nil {
+		if src, err = source.New(c.String("source"), gamma, seed, memBudget(c)); err != nil {
 			return cliutil.Usage(err)
 		}
 	}

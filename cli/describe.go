@@ -9,6 +9,7 @@ import (
 
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(describeCommand) }
@@ -60,14 +61,16 @@ func describeCommand() *cli.Command {
 		ArgsUsage: "SOURCE",
 		Description: `SOURCE is a --source spec ('simulate list sources'), e.g.
   simulate describe markov:V=3,order=1
-  simulate describe dirichlet:V=1000,contexts=2 --gamma 2`,
+  simulate describe dirichlet:V=1000,contexts=2 --gamma 2
+A Markov pair is printed per state; another kind's model pair by its rows
+after the empty prefix (state ^), which are all of a context-free pair's.`,
 		Flags: []cli.Flag{gammaFlag("draft positions per context (pools)"), seedFlag(), jsonFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cliutil.Usage(fmt.Errorf("describe takes one SOURCE argument (see 'simulate list sources'), got %d", c.NArg()))
 			}
 			seed := masterSeed(c)
-			src, err := sim.NewSource(c.Args().First(), c.Int("gamma"), seed)
+			src, err := source.New(c.Args().First(), c.Int("gamma"), seed, memBudget(c))
 			if err != nil {
 				return cliutil.Usage(err)
 			}
@@ -102,7 +105,18 @@ func describeSource(src sim.Source, seed uint64) (describeJSON, error) {
 	pm, okP := pr.P.(*sim.Markov)
 	qm, okQ := pr.Q.(*sim.Markov)
 	if !okP || !okQ || len(pm.Rows) != len(qm.Rows) {
-		return out, fmt.Errorf("source %s: describe knows Markov pairs and pools", src.Spec)
+		// Another kind's pair: its rows after the empty prefix (all of a
+		// context-free pair's rows).
+		v := pr.P.Vocab()
+		if pr.Q.Vocab() != v {
+			return out, fmt.Errorf("source %s: target V = %d but draft V = %d", src.Spec, v, pr.Q.Vocab())
+		}
+		p, q := make([]float64, v), make([]float64, v)
+		pr.P.Next(nil, p)
+		pr.Q.Next(nil, q)
+		out.Kind, out.V = "pair", v
+		out.Rows = append(out.Rows, rowOf(0, -1, "^", p, q))
+		return out, nil
 	}
 	out.Kind, out.V = "pair", pm.V
 	for s := range pm.Rows {

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // describe prints a Markov pair's rows exactly as the source holds them:
@@ -22,7 +24,7 @@ func TestDescribeMarkovPair(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	src, err := sim.NewSource("markov:V=3,order=1,seed=5", 4, 1)
+	src, err := source.New("markov:V=3,order=1,seed=5", 4, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +61,34 @@ func TestDescribePool(t *testing.T) {
 }
 
 // list experiments marks exactly the main job's experiments; list sources
-// has a summary for every kind; an unknown list is a usage error.
+// prints every registered kind with its summary and every key with its
+// default and documentation, then the corpora; an unknown list is a usage
+// error.
 func TestListKinds(t *testing.T) {
 	_, out, _ := runCLI("list", "sources")
-	for _, k := range sourceNames() {
-		if sourceSummaries[k] == "" || !strings.Contains(out, k) {
-			t.Errorf("source %s has no summary in 'list sources'", k)
+	for _, k := range source.All() {
+		if k.Summary == "" || !strings.Contains(out, " "+k.Name+"  ") || !strings.Contains(out, k.Summary) {
+			t.Errorf("source %s has no summary in 'list sources':\n%s", k.Name, out)
 		}
+		for _, key := range append(k.Keys, source.SeedKey) {
+			at := "    " + key.Name + "=" + key.Default + " "
+			if key.Default == "" {
+				at = "    " + key.Name + " "
+			}
+			if key.Doc == "" || !strings.Contains(out, at) || !strings.Contains(out, key.Doc) {
+				t.Errorf("source %s: key %s is not documented in 'list sources':\n%s", k.Name, key.Name, out)
+			}
+		}
+	}
+	for _, n := range []string{lm.Code, lm.Prose} {
+		if corpusSummaries[n] == "" || !strings.Contains(out, n) {
+			t.Errorf("corpus %s has no summary in 'list sources'", n)
+		}
+	}
+	_, js, _ := runCLI("list", "sources", "--json")
+	var items []listItem
+	if err := json.Unmarshal([]byte(js), &items); err != nil || len(items) != len(source.Kinds())+2 || len(items[0].Keys) == 0 {
+		t.Errorf("list sources --json: %v, %d items for %d kinds and 2 corpora:\n%s", err, len(items), len(source.Kinds()), js)
 	}
 	_, out, _ = runCLI("list", "experiments")
 	if !strings.Contains(out, "* smc-steering") || !strings.Contains(out, "  verify") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(exactCommand) }
@@ -144,7 +145,7 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	if !c.IsSet("source") {
 		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give -p and -q, or --source markov:V=4,order=1"))
 	}
-	src, err := sim.NewSource(c.String("source"), c.Int("gamma"), seed)
+	src, err := source.New(c.String("source"), c.Int("gamma"), seed, memBudget(c))
 	if err != nil {
 		return sim.Pair{}, cliutil.Usage(err)
 	}

@@ -28,7 +28,7 @@ func importLogCommand() *cli.Command {
 				return err
 			}
 			pv := data.BuildProvenance(c.String("writer"), c.String("source"), c.Uint64("seed"))
-			n, err := data.ImportFile(in, c.String("out"), pv)
+			n, err := data.ImportFile(in, c.String("out"), pv, memBudget(c))
 			if err != nil {
 				return logErr(err)
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
@@ -12,26 +13,18 @@ import (
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/lm"
-	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func init() { register(listCommand) }
 
-// sourceSummaries are the one-line summaries of the source kinds
-// (sim.SourceKinds) and of the n-gram corpora of 'simulate generate'
-// (lm.Code, lm.Prose); TestListSources checks every kind has one.
-var sourceSummaries = map[string]string{
-	"dirichlet":   "synthetic pool: p ~ Dirichlet(a) per context and position, q a calibrated perturbation with mean sum min(p,q) = beta (V, a, beta, contexts, seed)",
-	"temperature": "synthetic pool: Dirichlet(a) target, q = p at temperature T (V, a, T, contexts, seed)",
-	"zipf":        "synthetic pool: Zipf target with exponent s on a random order, Zipf-like draft with exponent sq (V, s, sq, contexts, seed)",
-	"markov":      "model pair: random Markov chains of order 1 or 2 (V, order, a, quality, seed); small V enumerates exactly",
-	lm.Code:       "n-gram LM pair trained on the Go source tree (generate --corpus code)",
-	lm.Prose:      "n-gram LM pair trained on /usr/share/common-licenses (generate --corpus prose)",
-}
-
-// sourceNames is the order 'list sources' prints.
-func sourceNames() []string {
-	return append(sim.SourceKinds(), lm.Code, lm.Prose)
+// corpusSummaries are the one-line summaries of the n-gram corpora of
+// 'simulate generate' (lm.Code, lm.Prose), which 'list sources' prints
+// after the registered source kinds (package sim/source, each with its
+// own summary and keys).
+var corpusSummaries = map[string]string{
+	lm.Code:  "n-gram LM pair trained on the Go source tree (generate --corpus code)",
+	lm.Prose: "n-gram LM pair trained on /usr/share/common-licenses (generate --corpus prose)",
 }
 
 func listCommand() *cli.Command {
@@ -42,7 +35,9 @@ func listCommand() *cli.Command {
 		Description: `simulate list (or list rules) prints every rule and mutant with its
 parameters, strict points and whether it has an exact law; list experiments
 prints the named experiments of 'simulate run' and 'report reproduce --only'
-(* marks the main job's); list sources prints the --source kinds.`,
+(* marks the main job's); list sources prints the --source kinds, each
+with its keys, their defaults and what they set, then the corpora of
+'simulate generate'.`,
 		Flags: []cli.Flag{jsonFlag(),
 			&cli.BoolFlag{Name: "markdown", Usage: "print the rule table of docs/rules.md (markdown; list rules only)"}},
 		Action: func(c *cli.Context) error {
@@ -76,13 +71,16 @@ prints the named experiments of 'simulate run' and 'report reproduce --only'
 }
 
 // listItem is one line of 'list experiments' (JSON: name, summary,
-// main) and 'list sources' (JSON: name, summary).
+// main) and 'list sources' (JSON: name, summary, keys).
 type listItem struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	// Main is true for the experiments 'report reproduce' runs (nil for
 	// sources, whose JSON has no main).
 	Main *bool `json:"main,omitempty"`
+	// Keys are a source kind's spec keys (seed last); none for
+	// experiments and corpora.
+	Keys []source.Key `json:"keys,omitempty"`
 }
 
 func listExperiments(w io.Writer, asJSON bool) error {
@@ -100,10 +98,15 @@ func listExperiments(w io.Writer, asJSON bool) error {
 	return writeItems(w, asJSON, items, "* = in the main job (report reproduce)")
 }
 
+// listSources prints the registered source kinds with their keys, then
+// the corpora.
 func listSources(w io.Writer, asJSON bool) error {
 	var items []listItem
-	for _, n := range sourceNames() {
-		items = append(items, listItem{Name: n, Summary: sourceSummaries[n]})
+	for _, k := range source.All() {
+		items = append(items, listItem{Name: k.Name, Summary: k.Summary, Keys: append(slices.Clone(k.Keys), source.SeedKey)})
+	}
+	for _, n := range []string{lm.Code, lm.Prose} {
+		items = append(items, listItem{Name: n, Summary: corpusSummaries[n]})
 	}
 	return writeItems(w, asJSON, items, "simulate describe SOURCE prints a source's p and q, e.g. simulate describe markov:V=3,order=1")
 }
@@ -119,6 +122,13 @@ func writeItems(w io.Writer, asJSON bool, items []listItem, foot string) error {
 			mark = "*"
 		}
 		fmt.Fprintf(tw, "%s %s\t%s\n", mark, it.Name, it.Summary)
+		for _, k := range it.Keys {
+			key := k.Name
+			if k.Default != "" {
+				key += "=" + k.Default
+			}
+			fmt.Fprintf(tw, "    %s\t%s\n", key, k.Doc)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

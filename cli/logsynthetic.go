@@ -37,7 +37,7 @@ func logSyntheticCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			seed := masterSeed(c)
 			s := data.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
-			opt := data.SyntheticOptions{Source: c.String("source"), Out: c.String("out"), Sparse: c.Int("sparse"),
+			opt := data.SyntheticOptions{Source: c.String("source"), Out: c.String("out"), Sparse: c.Int("sparse"), MemBudget: memBudget(c),
 				Run: data.RunConfig{Steps: c.Int("steps"), Gamma: c.Int("gamma"), StepsPerPrompt: c.Int("steps-per-prompt"), Seed: seed,
 					RunID: c.String("run-id"), Sampling: s, Logits: c.Bool("logits"), Rule: algos.Token{}}}
 			ctx, cancel := signalContext(c.Context)

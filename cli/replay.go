@@ -72,7 +72,7 @@ func replayCommand() *cli.Command {
 			}
 			opt := experiments.ReplayOptions{Log: log, Bug: c.String("bug"), Algos: strings.Split(c.String("algo"), ","),
 				Reps: c.Int("reps"), MaxSteps: c.Int64("max-steps"), Level: c.Float64("level"), NoDivergences: c.Bool("no-divergences"),
-				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation")}
+				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation"), MemBudget: memBudget(c)}
 			if c.Bool("decode-only") {
 				if err := opt.Validate(); err != nil {
 					return cliutil.Usage(err)

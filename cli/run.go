@@ -51,7 +51,7 @@ func runAction(c *cli.Context) error {
 	defer stop()
 	o := experiments.RunOptions{Target: target, Seed: c.Uint64("seed"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Workers: c.Int("workers"), Shard: c.String("shard"), Out: c.String("out"), Log: c.App.ErrWriter,
-		ProgressEvery: c.Duration("progress-every"), ClockSeed: func() uint64 { return masterSeed(c) }}
+		ProgressEvery: c.Duration("progress-every"), ClockSeed: func() uint64 { return masterSeed(c) }, MemBudget: memBudget(c)}
 	if c.IsSet("shard-count") {
 		o.Getenv = experiments.ShardCountEnv(c.Int("shard-count"))
 	}

@@ -46,7 +46,7 @@ func smcCommand() *cli.Command {
 			}
 			seed := masterSeed(c)
 			cfg := smc.CheckConfig{ModelSpec: smc.ModelSpec{Source: c.String("source"), LM: c.String("lm"), Prompt: prompt, EOS: c.Int("eos"),
-				T: c.Int("max-len"), Temperature: c.Float64("temperature"), Potentials: c.StringSlice("potential")},
+				T: c.Int("max-len"), Temperature: c.Float64("temperature"), Potentials: c.StringSlice("potential"), MemBudget: memBudget(c)},
 				Scheme: c.String("scheme"), Config: smc.Config{N: c.Int("n"), K: c.Int("k"), BisectTol: c.Float64("bisect-tol")},
 				Runs: c.Int64("runs"), Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"),
 				NoConvergence: c.Bool("no-convergence"), Workers: c.Int("workers")}

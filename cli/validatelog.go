@@ -28,7 +28,7 @@ func validateLogCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			out, res := data.Validate(path, c.Int("max-problems"))
+			out, res := data.Validate(path, c.Int("max-problems"), memBudget(c))
 			if err := printResult(c, out, func(w io.Writer) {
 				if out.Valid {
 					fmt.Fprintf(w, "%s: valid, %d rows in %d row groups (writer %q, source %q)\n", path, out.Rows, out.RowGroups,

@@ -44,11 +44,11 @@ func TestImportKeepsOutput(t *testing.T) {
 	lines[3] = strings.Replace(lines[3], `"vocab_size":3`, `"vocab_size":1`, 1)
 	os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	out := filepath.Join(dir, "out.parquet")
-	if n, err := data.ImportFile(good, out, data.Provenance{}); err != nil || n != 6 {
+	if n, err := data.ImportFile(good, out, data.Provenance{}, 0); err != nil || n != 6 {
 		t.Fatalf("good import: %d rows, %v", n, err)
 	}
 	before, _ := os.ReadFile(out)
-	if _, err := data.ImportFile(bad, out, data.Provenance{}); err == nil || !strings.Contains(err.Error(), "line 4") {
+	if _, err := data.ImportFile(bad, out, data.Provenance{}, 0); err == nil || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("bad import: %v, want an error on line 4", err)
 	}
 	if after, _ := os.ReadFile(out); !bytes.Equal(before, after) {
@@ -59,7 +59,7 @@ func TestImportKeepsOutput(t *testing.T) {
 		t.Errorf("files left behind: %v", ents)
 	}
 	inBefore, _ := os.ReadFile(good)
-	if _, err := data.ImportFile(good, good, data.Provenance{}); !errors.Is(err, fsutil.ErrOutputIsInput) {
+	if _, err := data.ImportFile(good, good, data.Provenance{}, 0); !errors.Is(err, fsutil.ErrOutputIsInput) {
 		t.Errorf("import --in X --out X: %v, want ErrOutputIsInput", err)
 	}
 	if after, _ := os.ReadFile(good); !bytes.Equal(inBefore, after) {

@@ -13,12 +13,13 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // markovPair is the pair of 'simulate exact --source markov:V=4,order=1,seed=7'.
 func markovPair(t testing.TB, spec string) sim.Pair {
 	t.Helper()
-	src, err := sim.NewSource(spec, 2, 1)
+	src, err := source.New(spec, 2, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const RowSumTol = 1e-3
 // q(x_i) > 0 for logits, which needs the transform: see Reader). row is the
 // row's index in the file and v the file's vocabulary size (0 if not yet
 // known).
-func checkRow(r *LogRow, row int64, v int) error {
+func checkRow(r *LogRow, row int64, v int, budget int64) error {
 	bad := func(field, format string, a ...any) error {
 		return &StepError{Row: row, RunID: r.RunID, PromptID: r.PromptID, Step: r.Step, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -35,7 +35,7 @@ func checkRow(r *LogRow, row int64, v int) error {
 	if vs > MaxVocab {
 		return bad("vocab_size", "V = %d is above the largest vocabulary a log may declare, %d (data.MaxVocab)", vs, MaxVocab)
 	}
-	if err := checkRowMem(g, vs); err != nil {
+	if err := checkRowMem(g, vs, budget); err != nil {
 		return bad("vocab_size", "%v", err)
 	}
 	if v > 0 && vs != v {
@@ -135,10 +135,10 @@ const MaxVocab = 1 << 22
 // checkRowMem checks the memory one step of γ = g over V = v tokens takes
 // in the reader before it is allocated: the 2γ+1 rows of V float32s,
 // expanded from sparse storage, transformed, and once more for a planted
-// bug, against sim.MemBudget.
-func checkRowMem(g, v int) error {
+// bug, against budget (0: sim.DefaultMemBudget).
+func checkRowMem(g, v int, budget int64) error {
 	if err := sim.CheckMem(fmt.Sprintf("a step with γ = %d over V = %d", g, v),
-		sim.MulBytes(int64(2*g+1), int64(v), 4*3), "check the log's vocab_size"); err != nil {
+		sim.MulBytes(int64(2*g+1), int64(v), 4*3), budget, "check the log's vocab_size"); err != nil {
 		return job.Usage(err)
 	}
 	return nil

@@ -43,8 +43,10 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 
 // ImportFile converts the JSON-lines log at inPath (see ImportJSONL) into
 // a parquet log at outPath with provenance pv, and returns the rows
-// written. Errors about the content match ErrInvalid.
-func ImportFile(inPath, outPath string, pv Provenance) (int64, error) {
+// written; each step's rows are checked against budget bytes as a reader
+// will check them (0: sim.DefaultMemBudget). Errors about the content
+// match ErrInvalid.
+func ImportFile(inPath, outPath string, pv Provenance, budget int64) (int64, error) {
 	if err := fsutil.CheckNotInput(outPath, inPath); err != nil {
 		return 0, job.Usage(err)
 	}
@@ -54,7 +56,7 @@ func ImportFile(inPath, outPath string, pv Provenance) (int64, error) {
 	}
 	defer in.Close()
 	var n int64
-	err = WriteLog(outPath, WriterOptions{Provenance: pv}, func(w *Writer) error {
+	err = WriteLog(outPath, WriterOptions{Provenance: pv, MemBudget: budget}, func(w *Writer) error {
 		n, err = ImportJSONL(in, w)
 		return err
 	})

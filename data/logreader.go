@@ -19,6 +19,10 @@ type ReadOptions struct {
 	// Bug plants a p/q processing mismatch (logs of logits only); the
 	// default processes p and q identically.
 	Bug Bug
+	// MemBudget is the most bytes one step's rows may take in the reader
+	// (0: sim.DefaultMemBudget); a log declaring a larger step is refused
+	// with an error wrapping sim.ErrMemBudget.
+	MemBudget int64
 }
 
 // Meta describes an opened log.
@@ -307,7 +311,7 @@ func (r *Reader) start() {
 // load validates the decoded row and fills step and blk.
 func (r *Reader) load(row int64) error {
 	lr := &r.cur[0]
-	if err := checkRow(lr, row, r.v); err != nil {
+	if err := checkRow(lr, row, r.v, r.opt.MemBudget); err != nil {
 		return err
 	}
 	if row >= r.meta.Rows {

@@ -42,6 +42,10 @@ type WriterOptions struct {
 	RowGroupBytes int
 	// Provenance goes into the file's key/value metadata.
 	Provenance Provenance
+	// MemBudget is the budget a step's rows are checked against as a
+	// reader will check them (0: sim.DefaultMemBudget), so a log is not
+	// written that the reader would refuse.
+	MemBudget int64
 }
 
 // Writer writes a log, one LogRow per Write. The parquet writer is made
@@ -94,7 +98,7 @@ func (w *Writer) Write(s *Step) error {
 	if err := w.fill(r, s); err != nil {
 		return err
 	}
-	if err := checkRow(r, w.n, w.v); err != nil {
+	if err := checkRow(r, w.n, w.v, w.opt.MemBudget); err != nil {
 		return err
 	}
 	if err := w.open(r); err != nil {
@@ -110,7 +114,7 @@ func (w *Writer) Write(s *Step) error {
 // WriteRow validates a LogRow (as decoded from another writer, e.g. the
 // Python logger's JSON lines) and appends it.
 func (w *Writer) WriteRow(r *LogRow) error {
-	if err := checkRow(r, w.n, w.v); err != nil {
+	if err := checkRow(r, w.n, w.v, w.opt.MemBudget); err != nil {
 		return err
 	}
 	if err := w.open(r); err != nil {

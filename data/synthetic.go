@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // ErrConfig marks errors in the configuration of a synthetic run (steps,
@@ -16,10 +17,13 @@ var ErrConfig = errors.New("invalid run configuration")
 
 // SyntheticOptions configure LogSynthetic ('simulate log-synthetic').
 type SyntheticOptions struct {
-	// Source is a model pair or pool spec (sim.NewSource), Out the parquet
+	// Source is a model pair or pool spec (source.New), Out the parquet
 	// file, Sparse the top-k of sparse rows (0: dense).
 	Source, Out string
 	Sparse      int
+	// MemBudget is the most bytes the source may take, and the budget
+	// each step's rows are checked against (0: sim.DefaultMemBudget).
+	MemBudget int64
 	// Run is the logged run: steps, γ, prompts, seed (also the source's
 	// seed where its spec gives none), run id, sampling, logits and rule.
 	Run RunConfig
@@ -52,9 +56,14 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 	if opt.Sparse < 0 {
 		return nil, fmt.Errorf("%w: --sparse = %d; use 0 (dense) or a positive count", ErrConfig, opt.Sparse)
 	}
-	src, err := sim.NewSource(opt.Source, cfg.Gamma, cfg.Seed)
+	src, err := source.New(opt.Source, cfg.Gamma, cfg.Seed, opt.MemBudget)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	pair, isPair := sim.PairOf(src)
+	pl, isPool := sim.PoolOf(src)
+	if !isPair && !isPool {
+		return nil, fmt.Errorf("%w: source %s is neither a model pair nor a pool; a synthetic log needs one of them", ErrConfig, src.Spec)
 	}
 	if err := cfg.Sampling.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -67,12 +76,11 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 	// SIGKILL, a full disk) leaves the previous file at opt.Out, or none.
 	v, rows := 0, int64(0)
 	var runErr error
-	err = WriteLog(opt.Out, WriterOptions{Sparse: opt.Sparse, Provenance: pv}, func(w *Writer) error {
-		if pair, ok := sim.PairOf(src); ok {
+	err = WriteLog(opt.Out, WriterOptions{Sparse: opt.Sparse, Provenance: pv, MemBudget: opt.MemBudget}, func(w *Writer) error {
+		if isPair {
 			v = pair.P.Vocab()
 			runErr = LogRun(ctx, w, pair, src.Spec+"/p", src.Spec+"/q", cfg)
 		} else {
-			pl, _ := sim.PoolOf(src)
 			v = pl.V
 			runErr = LogPool(ctx, w, pl, cfg)
 		}

@@ -32,9 +32,11 @@ func (e invalidError) Unwrap() error { return ErrInvalid }
 // values and decoding, and lists up to maxProblems problems. The report
 // is complete whatever the error: nil for a valid log, an error matching
 // ErrInvalid for invalid content, any other error for an unreadable file.
-func Validate(path string, maxProblems int) (*ValidateReport, error) {
+// Each step's rows are checked against budget bytes (0:
+// sim.DefaultMemBudget), as a replay of the log would check them.
+func Validate(path string, maxProblems int, budget int64) (*ValidateReport, error) {
 	out := &ValidateReport{File: path, Problems: []string{}, Warnings: []string{}}
-	r, err := Open(path, ReadOptions{})
+	r, err := Open(path, ReadOptions{MemBudget: budget})
 	if err != nil {
 		out.Problems = append(out.Problems, err.Error())
 		if errors.Is(err, ErrInvalid) {

@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -32,7 +33,7 @@ func AuditPairs() ([]sim.Pair, []int, error) {
 	pairs := []sim.Pair{{Name: "fixed:p=1/3,2/3;q=2/3,1/3", P: sim.Fixed{1.0 / 3, 2.0 / 3}, Q: sim.Fixed{2.0 / 3, 1.0 / 3}}}
 	gammas := []int{2}
 	for _, s := range specs {
-		src, err := sim.NewSource(s.spec, s.gamma, 0)
+		src, err := source.New(s.spec, s.gamma, 0, 0) // pairs of V <= 5: the default budget
 		if err != nil {
 			return nil, nil, err
 		}
@@ -293,7 +294,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	cseed := sim.StreamID("audit/statistical", cfg.Seed)
 	ccfg := check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditTrials), Seed: cseed, Level: level,
 		Greedy: e.Greedy, Workers: cfg.Workers, Progress: cfg.Progress}
-	psrc, err := sim.NewSource(AuditGreedySource, auditGamma, 0)
+	psrc, err := source.New(AuditGreedySource, auditGamma, 0, cfg.MemBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +308,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	statSource := AuditGreedySource
 	if !e.Greedy {
 		statSource = AuditSource
-		src, err := sim.NewSource(AuditSource, auditGamma, 0)
+		src, err := source.New(AuditSource, auditGamma, 0, cfg.MemBudget)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestAudit runs the audit (fixed seed) and checks every verdict is the
@@ -46,7 +47,7 @@ func TestAudit(t *testing.T) {
 	// every row names the source and γ of its exact and statistical
 	// columns, and token's exact E[emitted] is the exact engine's on that
 	// source at that γ, bit for bit
-	src, err := sim.NewSource(AuditEmittedSource, AuditEmittedGamma, 0)
+	src, err := source.New(AuditEmittedSource, AuditEmittedGamma, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

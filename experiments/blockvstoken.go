@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
+	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -27,7 +28,7 @@ import (
 //     only, so along the β axis only Q changes. Kind "exact": sim.Exact enumerates
 //     all 4^γ drafts from the start state, no sampling error (V = 4 keeps
 //     γ = 8 enumerable: 65536 drafts).
-//   - "dirichlet:V=2048": a positional pool from sim.NewSource
+//   - "dirichlet:V=2048": a positional pool from source.New
 //     ("dirichlet:V=2048,a=0.1,beta=<beta_target>,contexts=64", σ
 //     calibrated to the mean β), built for γ = 8 from the master seed
 //     alone (the same rows and noise for every beta_target, only σ
@@ -113,7 +114,7 @@ func runBlockVsToken(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Ro
 	case "dirichlet:V=2048":
 		// Likewise the pool's rows and noise come from the master seed
 		// alone; only its calibrated σ changes with beta_target.
-		pl, err := bvtPool(beta, sim.StreamID("block-vs-token/pool", cfg.Seed))
+		pl, err := bvtPool(beta, sim.StreamID("block-vs-token/pool", cfg.Seed), cfg.MemBudget)
 		if err != nil {
 			return nil, err
 		}
@@ -259,10 +260,11 @@ func bvtExact(ctx context.Context, pair sim.Pair) ([]Row, error) {
 	return rows, nil
 }
 
-// bvtPool builds the cell's pool (γ = 8 positions per context).
-func bvtPool(beta float64, seed uint64) (*sim.Pool, error) {
+// bvtPool builds the cell's pool (γ = 8 positions per context) within
+// budget bytes.
+func bvtPool(beta float64, seed uint64, budget int64) (*sim.Pool, error) {
 	spec := fmt.Sprintf("dirichlet:V=%d,a=0.1,beta=%g,contexts=64", bvtPoolV, beta)
-	src, err := sim.NewSource(spec, bvtMaxGamma, seed)
+	src, err := source.New(spec, bvtMaxGamma, seed, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	Scale float64
 	// Progress, if set, receives Monte Carlo progress within a cell.
 	Progress func(done, total int64)
+	// MemBudget is the most bytes one source of a cell may take (0:
+	// sim.DefaultMemBudget).
+	MemBudget int64
 }
 
 // MaxScale is the largest Config.Scale (and --scale) accepted: the

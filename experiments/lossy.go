@@ -10,6 +10,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
+	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -95,8 +96,8 @@ func frontierRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 	if src == "markov" {
 		return frontierMarkov(ctx, v, quality, seed)
 	}
-	pl, err := sim.NewPool(sim.NewRand(seed, sim.StreamID("lossy-frontier/pool")),
-		sim.PoolConfig{Kind: "dirichlet", V: v, Gamma: 1, Contexts: frontierContexts, A: 0.1, Beta: quality})
+	pl, err := source.Dirichlet{Shape: source.Shape{V: v, Gamma: 1, Contexts: frontierContexts, MemBudget: cfg.MemBudget},
+		A: 0.1, Beta: quality}.Pool(sim.NewRand(seed, sim.StreamID("lossy-frontier/pool")))
 	if err != nil {
 		return nil, err
 	}

@@ -360,6 +360,9 @@ type ReplayOptions struct {
 	// FailOnViolation makes a failed losslessness check of a rule that is
 	// neither a mutant nor lossy an error (ErrViolated).
 	FailOnViolation bool
+	// MemBudget is the most bytes one step's rows may take in the reader
+	// (0: sim.DefaultMemBudget).
+	MemBudget int64
 }
 
 // ReplayRuleJSON is one rule in the JSON form of 'simulate replay'.
@@ -440,7 +443,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 			return nil, fmt.Errorf("%w: --steps-out: %w", ErrBadInput, err)
 		}
 	}
-	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug})
+	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug, MemBudget: opt.MemBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,10 @@ type RunOptions struct {
 	ProgressEvery time.Duration
 	// ClockSeed gives a seed when no other source has one.
 	ClockSeed func() uint64
+	// MemBudget is the most bytes one source of a cell may take (0:
+	// sim.DefaultMemBudget); the spec's sources are checked against it
+	// before any cell runs.
+	MemBudget int64
 }
 
 // RunSummary describes a stored run; it is the JSON form of 'simulate run
@@ -129,6 +133,9 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if err != nil {
 		return RunReport{}, err
 	}
+	if err := spec.CheckMem(o.MemBudget); err != nil {
+		return RunReport{}, job.Usage(err)
+	}
 	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
 		return RunReport{}, err
 	}
@@ -178,6 +185,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if err != nil {
 		return RunReport{}, job.Usage(err)
 	}
+	plan.Config.MemBudget = o.MemBudget
 	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
 		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
 	opt := SweepOptions{Shard: shard, Workers: workers}

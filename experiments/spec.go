@@ -62,9 +62,13 @@ type Axis struct {
 // SpecKind describes an experiment whose cells a spec builds from
 // arbitrary axes (like verify): CheckAxes validates the axis names and
 // values and returns an error naming the axis and what it accepts;
-// Metrics lists every metric column its rows may have.
+// CheckMem, if set, checks what the cells would build (their sources)
+// against a memory budget, which is the front end's and not the spec's,
+// so it runs apart from Check (SweepSpec.CheckMem); Metrics lists every
+// metric column its rows may have.
 type SpecKind struct {
 	CheckAxes func(spec *SweepSpec) error
+	CheckMem  func(spec *SweepSpec, budget int64) error
 	Metrics   []string
 }
 
@@ -233,8 +237,21 @@ func (s *SweepSpec) Axis(name string) *Axis {
 	return nil
 }
 
+// CheckMem checks what the cells of s would build against budget bytes
+// (0: sim.DefaultMemBudget), without building it: a spec-driven
+// experiment's sources (SpecKind.CheckMem). A front end calls it after
+// loading the spec, before any cell runs; it returns nil for experiments
+// that declare no such check.
+func (s *SweepSpec) CheckMem(budget int64) error {
+	if k, ok := specKinds[s.Experiment]; ok && k.CheckMem != nil && !s.Default {
+		return k.CheckMem(s, budget)
+	}
+	return nil
+}
+
 // Check validates s against its experiment: registered, the axes known to
-// it, the zip groups well formed, the grid non-empty.
+// it, the zip groups well formed, the grid non-empty. What the cells
+// would build is checked against the memory budget by CheckMem.
 func (s *SweepSpec) Check() error {
 	e, err := Lookup(s.Experiment)
 	if err != nil {

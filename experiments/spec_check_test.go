@@ -1,9 +1,15 @@
 package experiments
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/specsim/specsim/sim"
 )
 
 // TestSpecCellsCheckedAtLoad (issue 12): a bad axis value fails when the
@@ -16,7 +22,6 @@ func TestSpecCellsCheckedAtLoad(t *testing.T) {
 		{"source = [\"markov:V=4,order=1\"]\nvocab = [4, 100000]", "V = 100000"},
 		{"source = [\"markov:V=4,order=1,a=0\"]", "a = 0"},
 		{"source = [\"markov:V=4,a=1e10\"]", "(0, 1e6]"},
-		{"source = [\"dirichlet:V=4194304\"]", "--mem-budget"},
 		{"source = [\"zipf:V=8\"]\ngamma = [2, 99]", "axis gamma: 99"},
 	} {
 		_, err := ParseSpec(head + c.axes + "\n")
@@ -26,6 +31,33 @@ func TestSpecCellsCheckedAtLoad(t *testing.T) {
 	}
 	if _, err := ParseSpec(head + "source = [\"markov:V=4,order=1\"]\nvocab = [4, 8]\n"); err != nil {
 		t.Errorf("a good spec: %v", err)
+	}
+}
+
+// TestSpecMemBudget: a spec's sources are checked against the front
+// end's memory budget (not the spec's), before any cell runs: a pool of
+// 11.8 GiB parses, fails CheckMem and Execute under the default budget of
+// 4 GiB with the budget's message, and passes CheckMem under 12 GiB.
+func TestSpecMemBudget(t *testing.T) {
+	t.Parallel()
+	text := "experiment = \"verify\"\n[axes]\nalgo = [\"token\"]\nsource = [\"dirichlet:V=4194304\"]\ngamma = [4]\n"
+	s, err := ParseSpec(text)
+	if err != nil {
+		t.Fatalf("parsing: %v", err)
+	}
+	if err := s.CheckMem(0); !errors.Is(err, sim.ErrMemBudget) || !strings.Contains(err.Error(), "--mem-budget") {
+		t.Errorf("CheckMem(default): %v, want ErrMemBudget naming --mem-budget", err)
+	}
+	if err := s.CheckMem(12 << 30); err != nil {
+		t.Errorf("CheckMem(12 GiB): %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "big.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(context.Background(), RunOptions{Target: path, Seed: 1, Scale: 1})
+	if !errors.Is(err, sim.ErrMemBudget) {
+		t.Errorf("Execute under the default budget: %v, want ErrMemBudget", err)
 	}
 }
 

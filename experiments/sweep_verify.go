@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
+	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -57,7 +58,7 @@ func init() {
 		},
 		Run: runVerify,
 	})
-	RegisterSpecKind(VerifyName, SpecKind{CheckAxes: checkVerifyAxes, Metrics: VerifyMetrics})
+	RegisterSpecKind(VerifyName, SpecKind{CheckAxes: checkVerifyAxes, CheckMem: checkVerifySources, Metrics: VerifyMetrics})
 }
 
 // verifyCell is a verify cell's parsed key.
@@ -194,7 +195,7 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 	if _, err := e.Build(ps); err != nil {
 		return vc, fmt.Errorf("axis algo/param: %w", err)
 	}
-	sp, err := sim.ParseSpec(vc.source)
+	sp, err := source.ParseSpec(vc.source)
 	if err != nil {
 		return vc, fmt.Errorf("axis source: %w", err)
 	}
@@ -202,14 +203,17 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 		sp.Args["V"] = fmt.Sprint(vocab)
 	}
 	if quality != nil {
-		switch sp.Kind {
-		case "markov":
-			sp.Args["quality"] = fmt.Sprint(quality)
-		case "dirichlet":
-			sp.Args["beta"] = fmt.Sprint(quality)
-		default:
-			return vc, fmt.Errorf("axis quality: source kind %s has no draft-quality knob (markov: quality, dirichlet: beta); set its parameters in the source string", sp.Kind)
+		k, _ := source.Lookup(sp.Kind)
+		if k.Quality == "" {
+			var knobs []string
+			for _, k := range source.All() {
+				if k.Quality != "" {
+					knobs = append(knobs, k.Name+": "+k.Quality)
+				}
+			}
+			return vc, fmt.Errorf("axis quality: source kind %s has no draft-quality knob (%s); set its parameters in the source string", sp.Kind, strings.Join(knobs, ", "))
 		}
+		sp.Args[k.Quality] = fmt.Sprint(quality)
 	}
 	vc.source = sp.String()
 	return vc, nil
@@ -217,8 +221,12 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 
 // checkVerifyAxes validates every cell of a verify spec up front (cheap:
 // no source is built beyond parsing), so a bad axis is reported before any
-// work starts.
-func checkVerifyAxes(s *SweepSpec) error {
+// work starts. The sources' memory is checkVerifySources's.
+func checkVerifyAxes(s *SweepSpec) error { return checkVerifySources(s, sim.NoMemLimit) }
+
+// checkVerifySources validates every cell of a verify spec, its source's
+// parameters and memory (within budget bytes) included.
+func checkVerifySources(s *SweepSpec, budget int64) error {
 	cells, err := s.Cells(Config{})
 	if err != nil {
 		return err
@@ -230,20 +238,16 @@ func checkVerifyAxes(s *SweepSpec) error {
 		if err != nil {
 			return err
 		}
-		if sp, _ := sim.ParseSpec(vc.source); !seen[sp.Kind] {
+		if sp, _ := source.ParseSpec(vc.source); !seen[sp.Kind] {
 			seen[sp.Kind] = true
-			known := false
-			for _, k := range sim.SourceKinds() {
-				known = known || k == sp.Kind
-			}
-			if !known {
-				return fmt.Errorf("axis source: unknown kind %q in %q; kinds: %s", sp.Kind, vc.source, strings.Join(sim.SourceKinds(), ", "))
+			if _, known := source.Lookup(sp.Kind); !known {
+				return fmt.Errorf("axis source: unknown kind %q in %q; kinds: %s", sp.Kind, vc.source, strings.Join(source.Kinds(), ", "))
 			}
 		}
 		// every source's parameters and memory, without building it
 		if k := fmt.Sprintf("%s|%d", vc.source, vc.gamma); !checked[k] {
 			checked[k] = true
-			if err := sim.CheckSource(vc.source, vc.gamma); err != nil {
+			if err := source.Check(vc.source, vc.gamma, budget); err != nil {
 				return fmt.Errorf("cell %s: axis source (with vocab, quality, gamma applied): %w", c.ID(), err)
 			}
 		}
@@ -266,7 +270,7 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := sim.NewSource(vc.source, vc.gamma, sim.StreamID("verify/source|"+vc.source, cfg.Seed))
+	src, err := source.New(vc.source, vc.gamma, sim.StreamID("verify/source|"+vc.source, cfg.Seed), cfg.MemBudget)
 	if err != nil {
 		return nil, fmt.Errorf("axis source: %w", err)
 	}

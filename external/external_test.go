@@ -11,6 +11,7 @@ import (
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func TestNpyRoundTrip(t *testing.T) {
@@ -129,7 +130,7 @@ func TestDecodeRow(t *testing.T) {
 
 func testPool(t *testing.T, v, gamma, contexts int) *sim.Pool {
 	t.Helper()
-	src, err := sim.NewSource("dirichlet:V="+strconv.Itoa(v)+",contexts="+strconv.Itoa(contexts), gamma, 1)
+	src, err := source.New("dirichlet:V="+strconv.Itoa(v)+",contexts="+strconv.Itoa(contexts), gamma, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func runFakeWith(t *testing.T, behaviour string, pair bool, timeout time.Duratio
 	cmd, env := fakeCommand(behaviour)
 	var src sim.Source
 	if pair {
-		s, err := sim.NewSource("markov:V=3,order=1", 3, 2)
+		s, err := source.New("markov:V=3,order=1", 3, 2, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 var long = flag.Bool("external.long", false, "run every NumPy example at full size, the bf16 bugs included (about a minute)")
@@ -111,7 +111,7 @@ func runPy(t *testing.T, py, file string, c pyCase) (Report, error) {
 	if c.batch == 0 {
 		c.batch = 512
 	}
-	src, err := sim.NewSource(c.source, 4, 1)
+	src, err := source.New(c.source, 4, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestNumpyMisbehaviour(t *testing.T) {
 		{"lie_shape", "emitted has shape [512 4], want [512 5]"},
 		{"lie_dtype", "emitted has dtype <f4"},
 	} {
-		src, _ := sim.NewSource("dirichlet:V=20,contexts=2", 4, 1)
+		src, _ := source.New("dirichlet:V=20,contexts=2", 4, 1, 0)
 		_, err := Run(context.Background(), src, RunConfig{
 			Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":" + c.fn,
 				Env: pyEnv(t), Mode: Verify, Timeout: 3 * time.Second},

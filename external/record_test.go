@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestLoggedOutcomes: a log of an implementation's own emitted tokens
@@ -24,7 +25,7 @@ func TestLoggedOutcomes(t *testing.T) {
 		{"bug_batch_rows", Verify, "violated"},
 		{"bug_topk_candidates", Step, "violated"},
 	} {
-		src, err := sim.NewSource("dirichlet:V=100,contexts=8", 4, 1)
+		src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

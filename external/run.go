@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
@@ -30,7 +31,7 @@ type RunConfig struct {
 // name; Verdict folds in the edge cases as check does for Go rules) with
 // the external run's facts.
 type Report struct {
-	check.Report
+	resolve.Report
 	Implementation string `json:"implementation"`
 	Command        string `json:"command"`
 	// ExternalMode is Verify or Step (Mode is check's: lossless or
@@ -109,7 +110,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	rep.Gamma = cfg.Gamma
 	rule := check.Rule{Name: "external"}
 	if cfg.Conform != "" {
-		lw, err := check.ChainLaw(cfg.Conform)
+		lw, err := resolve.ChainLaw(cfg.Conform)
 		if err != nil {
 			return rep, usage(err)
 		}

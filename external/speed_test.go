@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 var speed = flag.Bool("external.speed", false, "run TestProtocolSpeed: the NumPy example at V=1000, γ=4, B=1024 through the harness against a plain Python loop (about a minute); pin with taskset -c 0 for one core")
@@ -47,7 +47,7 @@ func TestProtocolSpeed(t *testing.T) {
 	}
 	loopWall, _ := strconv.ParseFloat(string(m[1]), 64)
 	loopCPU, _ := strconv.ParseFloat(string(m[2]), 64)
-	src, err := sim.NewSource("dirichlet:V=1000", 4, 1)
+	src, err := source.New("dirichlet:V=1000", 4, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

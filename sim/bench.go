@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"time"
@@ -39,8 +38,9 @@ type BenchResult struct {
 // during a timed benchmark.
 const BenchDrafts = 64
 
-// Check refuses more than MaxBenchWorkersPerCPU workers per core (NewBenchPool
-// and Bench call it; a command may call it before announcing the build).
+// Check refuses more than MaxBenchWorkersPerCPU workers per core (Bench
+// and sim/source's BenchPool call it; a command may call it before
+// announcing the build).
 func (cfg BenchConfig) Check() error {
 	if lim := MaxBenchWorkersPerCPU * runtime.GOMAXPROCS(0); cfg.Workers > lim {
 		return fmt.Errorf("bench: workers = %d; use 1 to %d (%d per core): more runnable workers than that time the scheduler, not the rule, and delay a Ctrl-C by seconds", cfg.Workers, lim, MaxBenchWorkersPerCPU)
@@ -48,46 +48,7 @@ func (cfg BenchConfig) Check() error {
 	return nil
 }
 
-// NewBenchPool builds the pool of the benchmark workload (checking the
-// worker count first, so a bad one is refused before the build).
-func NewBenchPool(cfg BenchConfig) (*Pool, error) {
-	if err := cfg.Check(); err != nil {
-		return nil, err
-	}
-	if cfg.PoolBytes == 0 {
-		cfg.PoolBytes = 128 << 20
-	}
-	perCtx := (2*cfg.Gamma + 1) * cfg.V * 4
-	if perCtx <= 0 {
-		return nil, fmt.Errorf("bench: V = %d and gamma = %d give an empty pool", cfg.V, cfg.Gamma)
-	}
-	ctxs := max(1, (cfg.PoolBytes+perCtx-1)/perCtx)
-	return NewPool(NewRand(cfg.Seed, StreamID("bench/pool")), PoolConfig{Kind: "dirichlet", V: cfg.V, Gamma: cfg.Gamma, Contexts: ctxs, A: 0.1, Beta: cfg.Beta})
-}
-
 // MaxBenchWorkersPerCPU bounds Bench's workers per core (GOMAXPROCS): with
 // thousands of spinning workers on two cores the goroutine that delivers
 // SIGINT waits tens of seconds for a turn.
 const MaxBenchWorkersPerCPU = 4
-
-// NewBenchPoolContext is NewBenchPool returning ctx.Err() as soon as ctx
-// is cancelled: the build (seconds for the default 128 MiB) runs on its
-// own goroutine, which is abandoned and finishes in the background; the
-// caller is expected to give up (a command exits).
-func NewBenchPoolContext(ctx context.Context, cfg BenchConfig) (*Pool, error) {
-	type built struct {
-		pl  *Pool
-		err error
-	}
-	ch := make(chan built, 1)
-	go func() {
-		pl, err := NewBenchPool(cfg)
-		ch <- built{pl, err}
-	}()
-	select {
-	case b := <-ch:
-		return b.pl, b.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}

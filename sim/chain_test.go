@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestChainDraftsLikeTheLoop: Chain.Next draws x_i = SampleCDF(u_i, q(.|x<i))
@@ -104,4 +105,14 @@ func TestPoolNext(t *testing.T) {
 	}
 	var _ sim.BlockSource = pl
 	var _ sim.PairSource = (*sim.Chain)(nil)
+}
+
+// newSource builds a source the test expects to be valid.
+func newSource(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
+	t.Helper()
+	src, err := source.New(spec, gamma, seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

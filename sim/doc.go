@@ -1,7 +1,9 @@
 // Package sim holds the vocabulary and the engines of specsim: distributions
 // and their maths, blocks and outcomes of one speculative step, model pairs
-// and synthetic sources, keyed random streams, the Monte Carlo driver and the
-// exact enumeration engine.
+// and positional pools (the source kinds that build them from specs are
+// package sim/source), keyed random streams, the Monte Carlo driver and the
+// exact enumeration engine. Memory budgets are explicit values (CheckMem),
+// passed down by whoever builds a source.
 //
 // The data flow of one speculative step is
 //

@@ -5,18 +5,23 @@ import (
 	"fmt"
 )
 
-// DefaultMemBudget is the default of MemBudget: 4 GiB, which leaves room
-// for the rest of a run (and a second job) on a 16–24 GiB machine.
+// DefaultMemBudget is the memory budget a zero budget stands for: 4 GiB,
+// which leaves room for the rest of a run (and a second job) on a
+// 16–24 GiB machine.
+//
+// A memory budget is the most memory, in bytes, that one source (a pool's
+// rows and alias tables, a Markov pair's rows, a replayed log's expanded
+// rows) may allocate. It is an explicit value: the configs and options of
+// whatever builds a source or reads a log carry it as a MemBudget field
+// (0 for this default), and constructors check their need against it with
+// CheckMem before they allocate, so an oversized spec is refused at once
+// instead of being killed by the OOM killer later.
 const DefaultMemBudget int64 = 4 << 30
 
-// MemBudget is the most memory, in bytes, that one source (a pool's rows
-// and alias tables, a Markov pair's rows, a replayed log's expanded rows)
-// may allocate. Constructors check their need against it before they
-// allocate and fail with ErrMemBudget otherwise, so an oversized spec is
-// refused at once instead of being killed by the OOM killer later.
-// Front ends raise it from their --mem-budget flag; it is read, never
-// written, by the library, so set it before starting any work.
-var MemBudget = DefaultMemBudget
+// NoMemLimit is a budget no representable need exceeds: checks that
+// validate parameters before the budget is known pass it (an overflowed
+// need, -1, is still refused).
+const NoMemLimit int64 = 1<<63 - 1
 
 // ErrMemBudget is wrapped by the errors of CheckMem: the spec asks for
 // more memory than the budget allows (a usage error for a front end: a
@@ -29,10 +34,14 @@ func (e memError) Error() string { return e.msg }
 func (e memError) Unwrap() error { return ErrMemBudget }
 
 // CheckMem returns an error wrapping ErrMemBudget if need bytes exceed
-// MemBudget (a negative need stands for an overflowed product). what
-// names the object and its size parameters, fix how to make it smaller.
-func CheckMem(what string, need int64, fix string) error {
-	if need >= 0 && need <= MemBudget {
+// budget (0 stands for DefaultMemBudget; a negative need for an
+// overflowed product). what names the object and its size parameters,
+// fix how to make it smaller.
+func CheckMem(what string, need, budget int64, fix string) error {
+	if budget == 0 {
+		budget = DefaultMemBudget
+	}
+	if need >= 0 && need <= budget {
 		return nil
 	}
 	n := FormatBytes(need)
@@ -40,7 +49,7 @@ func CheckMem(what string, need int64, fix string) error {
 		n = "more than 8 EiB"
 	}
 	return memError{fmt.Sprintf("%s needs about %s, above the memory budget of %s; %s, or raise the budget with --mem-budget",
-		what, n, FormatBytes(MemBudget), fix)}
+		what, n, FormatBytes(budget), fix)}
 }
 
 // MulBytes returns the product of its non-negative factors, or -1 if it

@@ -97,6 +97,10 @@ type MarkovConfig struct {
 	// Quality·p + (1-Quality)·r with r an independent Dirichlet(A) row, so
 	// Quality = 1 makes the draft exact and Quality = 0 unrelated.
 	Quality float64
+	// MemBudget is the most bytes the pair's rows may take (0:
+	// DefaultMemBudget); NewMarkovPair refuses a larger pair with an
+	// error wrapping ErrMemBudget.
+	MemBudget int64
 }
 
 // Validate reports impossible parameters with the field to fix.
@@ -114,15 +118,15 @@ func (c MarkovConfig) Validate() error {
 	return nil
 }
 
-// checkMem checks the pair's rows, (V+1)^order states of two V-long
-// float64 rows (p and q), against MemBudget.
-func (c MarkovConfig) checkMem() error {
+// CheckMem checks the pair's rows, (V+1)^order states of two V-long
+// float64 rows (p and q), against c.MemBudget.
+func (c MarkovConfig) CheckMem() error {
 	states := int64(1)
 	for range c.Order {
 		states = MulBytes(states, int64(c.V+1))
 	}
 	return CheckMem(fmt.Sprintf("markov: (V+1)^order = %d states × V = %d", states, c.V),
-		MulBytes(states, int64(c.V), 2*8), "lower V or order")
+		MulBytes(states, int64(c.V), 2*8), c.MemBudget, "lower V or order")
 }
 
 // NewMarkovPair draws a random target chain and its draft from rng.
@@ -134,7 +138,7 @@ func NewMarkovPair(rng *rand.Rand, c MarkovConfig) (Pair, error) {
 	for range c.Order {
 		states *= c.V + 1
 	}
-	if err := c.checkMem(); err != nil {
+	if err := c.CheckMem(); err != nil {
 		return Pair{}, err
 	}
 	p := &Markov{V: c.V, K: c.Order, Rows: make([][]float64, states)}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // checkRows fails unless every row is finite, non-negative and sums to 1
@@ -41,7 +42,7 @@ func TestMarkovSmallConcentration(t *testing.T) {
 	for _, a := range []string{"0.01", "1e-5", "1e-9", "5e-324"} {
 		for seed := 1; seed <= 60; seed++ {
 			spec := fmt.Sprintf("markov:V=4,order=1,a=%s,seed=%d", a, seed)
-			src, err := sim.NewSource(spec, 2, 1)
+			src, err := source.New(spec, 2, 1, 0)
 			if err != nil {
 				t.Fatalf("%s: %v", spec, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // Verdicts.
@@ -153,9 +154,12 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 type ModelSpec struct {
 	// Name labels the model in tables (optional).
 	Name string
-	// Source is a model-pair spec for sim.NewSource (markov:..., or any
+	// Source is a model-pair spec for source.New (markov:..., or any
 	// other kind that yields a sim.Pair).
 	Source string
+	// MemBudget is the most bytes the source may take (0:
+	// sim.DefaultMemBudget).
+	MemBudget int64
 	// LM picks the pair's model that is M: "p" (target, default) or "q".
 	LM          string
 	Prompt      []int
@@ -224,7 +228,7 @@ type Report struct {
 // Build builds the model; seed is used where the source spec has no
 // seed= of its own.
 func (cfg ModelSpec) Build(seed uint64) (*Model, error) {
-	src, err := sim.NewSource(cfg.Source, 1, seed)
+	src, err := source.New(cfg.Source, 1, seed, cfg.MemBudget)
 	if err != nil {
 		return nil, err
 	}

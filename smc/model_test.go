@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestParsePotential: every documented spec parses to its potential and
@@ -32,7 +33,7 @@ func TestParsePotential(t *testing.T) {
 // Markov chain and prompt (2), the posterior mass of strings starting with
 // x is the chain's row after token 2 at x (no potentials: Z = 1).
 func TestPrompt(t *testing.T) {
-	src, err := sim.NewSource("markov:V=3,order=1,seed=4", 1, 0)
+	src, err := source.New("markov:V=3,order=1,seed=4", 1, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,15 +14,16 @@ import (
 	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
 var prob = flag.Bool("prob", false, "run the false-alarm-rate test (200 checks of a lossless rule; minutes)")
 
-// source builds a source the test expects to be valid.
-func source(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
+// newSource builds a source the test expects to be valid.
+func newSource(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
 	t.Helper()
-	src, err := sim.NewSource(spec, gamma, seed)
+	src, err := source.New(spec, gamma, seed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,14 +32,14 @@ func source(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
 
 func pool(t testing.TB, spec string, gamma int) *sim.Pool {
 	t.Helper()
-	pl, _ := sim.PoolOf(source(t, spec, gamma, 1).BlockSource)
+	pl, _ := sim.PoolOf(newSource(t, spec, gamma, 1).BlockSource)
 	return pl
 }
 
 // pair builds the model pair of a markov source spec.
 func pair(t testing.TB, spec string, gamma int, seed uint64) sim.Pair {
 	t.Helper()
-	src := source(t, spec, gamma, seed)
+	src := newSource(t, spec, gamma, seed)
 	pr, ok := sim.PairOf(src.BlockSource)
 	if !ok {
 		t.Fatalf("source %s is not a model pair", src.Spec)
@@ -87,67 +88,6 @@ func TestBonusRowEveryPosition(t *testing.T) {
 	}{{"markov:V=6,order=2,seed=4", 4}, {"markov:V=8", 4}, {"markov:V=17", 2}} {
 		r, err := check.Pair(context.Background(), pair(t, c.spec, c.gamma, 1), a, check.Config{Gamma: c.gamma, Trials: 200000, Seed: 7, Workers: 2})
 		wantVerdict(t, r, err, check.Violated, fmt.Sprintf("%s γ=%d", c.spec, c.gamma))
-	}
-}
-
-// TestTreeVerdicts: lossless tree rules with their own draft kind are
-// preserved, the biased ones violated, with the same tests as chain rules.
-func TestTreeVerdicts(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		name string
-		want string
-	}{
-		{"specinfer", check.Preserved}, {"rrs-wor", check.Preserved}, {"kseq", check.Preserved},
-		{"target-only", check.Preserved}, {"greedy-draft", check.Preserved},
-		{"topk-ratio", check.Violated}, {"naive", check.Violated},
-	} {
-		rep := run(t, check.Request{Algo: c.name, Source: "markov:V=4,order=2,seed=3", K: 3,
-			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 4, Workers: 1}})
-		wantVerdict(t, rep.Result, nil, c.want, c.name)
-	}
-}
-
-// TestSkipLaw: without the law test a pool check has γ+2 tests.
-func TestSkipLaw(t *testing.T) {
-	t.Parallel()
-	rep := run(t, check.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
-		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if len(rep.Tests) != 4 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" {
-		t.Errorf("skip law: %d tests, want 4 ending with the dependence test", len(rep.Tests))
-	}
-}
-
-// TestZeroCoinExit: the edge cases enter the verdict.
-func TestZeroCoinVerdict(t *testing.T) {
-	t.Parallel()
-	rep := run(t, check.Request{Algo: "mutant-zero-coin", Source: "dirichlet:V=200,contexts=2",
-		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if rep.Verdict != check.Violated || rep.Edge != check.Violated {
-		t.Errorf("mutant-zero-coin: verdict %s, edge %s; want violated twice", rep.Verdict, rep.Edge)
-	}
-}
-
-// TestInconclusive: with a handful of trials no test can detect anything.
-func TestInconclusive(t *testing.T) {
-	t.Parallel()
-	rep := run(t, check.Request{Algo: "token", Source: "dirichlet:V=200,contexts=2",
-		Config: check.Config{Gamma: 2, Trials: 3, Seed: 1, Workers: 1}})
-	wantVerdict(t, rep.Result, nil, check.Inconclusive, "3 trials")
-}
-
-// TestConformance: token verification conforms to its own law and not to
-// the law of mutant-resample-p.
-func TestConformance(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct{ algo, law, want string }{
-		{"token", "token", check.Preserved}, {"mutant-resample-p", "token", check.Violated},
-	} {
-		rep := run(t, check.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
-			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
-		if rep.Verdict != c.want || len(rep.Tests) != 1 {
-			t.Errorf("%s conform %s: verdict %s with %d tests, want %s with 1", c.algo, c.law, rep.Verdict, len(rep.Tests), c.want)
-		}
 	}
 }
 
@@ -322,66 +262,6 @@ func TestPower(t *testing.T) {
 	checkPower(t, 300, 20000)
 }
 
-// TestSeconds: a time budget replaces the trial count; the check runs at
-// least the pilot's 4096 trials, reports how many it ran, and its report
-// is exactly that of a check of that many trials (the pilots' trials are
-// discarded and a pool is binned again for the chosen count).
-func TestSeconds(t *testing.T) {
-	t.Parallel()
-	for _, src := range []string{"dirichlet:V=100,contexts=2", "markov:V=4,order=1,seed=1"} {
-		req := check.Request{Algo: "token", Source: src, Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 2}}
-		rep := run(t, req)
-		if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
-			t.Errorf("%s budget: %d trials, verdict %s, min TV %g", src, rep.Trials, rep.Verdict, rep.MinDetectableTV)
-		}
-		req.Config.Seconds, req.Config.Trials = 0, rep.Trials
-		fixed := run(t, req)
-		if len(fixed.Tests) != len(rep.Tests) || fixed.PValue != rep.PValue || fixed.MinDetectableTV != rep.MinDetectableTV || fixed.MeanEmitted != rep.MeanEmitted {
-			t.Fatalf("%s: --seconds ran %d trials: p %v, min TV %v, emitted %v; --trials %d: p %v, min TV %v, emitted %v",
-				src, rep.Trials, rep.PValue, rep.MinDetectableTV, rep.MeanEmitted, fixed.Trials, fixed.PValue, fixed.MinDetectableTV, fixed.MeanEmitted)
-		}
-		for i := range rep.Tests {
-			if a, b := rep.Tests[i], fixed.Tests[i]; a.Name != b.Name || a.Stat != b.Stat || a.DF != b.DF {
-				t.Errorf("%s test %d: --seconds %s stat %v df %v; --trials %s stat %v df %v", src, i, a.Name, a.Stat, a.DF, b.Name, b.Stat, b.DF)
-			}
-		}
-	}
-}
-
-// TestWorkersPairTree: pair and tree checks, the law test included, do not
-// depend on the worker count either.
-func TestWorkersPairTree(t *testing.T) {
-	t.Parallel()
-	for _, algo := range []string{"token", "specinfer"} {
-		var prev check.Report
-		for i, w := range []int{1, 3} {
-			rep := run(t, check.Request{Algo: algo, K: treeK(algo), Source: "markov:V=4,order=2,seed=1",
-				Config: check.Config{Gamma: 2, Trials: 40000, Seed: 2, Workers: w}})
-			if i > 0 && (rep.PValue != prev.PValue || rep.MeanEmitted != prev.MeanEmitted || rep.Tests[len(rep.Tests)-1].Stat != prev.Tests[len(prev.Tests)-1].Stat) {
-				t.Errorf("%s workers %d: p %v emitted %v, workers 1: p %v emitted %v", algo, w, rep.PValue, rep.MeanEmitted, prev.PValue, prev.MeanEmitted)
-			}
-			prev = rep
-		}
-	}
-}
-
-func treeK(algo string) int {
-	if algos.IsTree(algo) {
-		return 2
-	}
-	return 1
-}
-
-// run runs a check the test expects to complete.
-func run(t *testing.T, req check.Request) check.Report {
-	t.Helper()
-	rep, err := check.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
-}
-
 // wantVerdict fails the test on err and reports a verdict other than want.
 func wantVerdict(t *testing.T, r check.Result, err error, want, what string) {
 	t.Helper()
@@ -390,19 +270,5 @@ func wantVerdict(t *testing.T, r check.Result, err error, want, what string) {
 	}
 	if r.Verdict != want {
 		t.Errorf("%s: verdict %s (p = %.3g), want %s", what, r.Verdict, r.PValue, want)
-	}
-}
-
-// TestLawTestAuto: on a pool above LawTestAutoMaxV the sampler-vs-law test
-// is left out by default (with a note) and runs with LawTest.
-func TestLawTestAuto(t *testing.T) {
-	t.Parallel()
-	req := check.Request{Algo: "token", Source: "dirichlet:V=5000,contexts=1", Config: check.Config{Gamma: 1, Trials: 200, Seed: 1, Workers: 1}}
-	def := run(t, req)
-	req.LawTest = true
-	with := run(t, req)
-	if len(def.Notes) != 1 || len(with.Notes) != 0 || len(with.Tests) != len(def.Tests)+1 {
-		t.Errorf("default: %d tests, notes %q; with LawTest: %d tests, notes %q; want one more test and the note only by default",
-			len(def.Tests), def.Notes, len(with.Tests), with.Notes)
 	}
 }

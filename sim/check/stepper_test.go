@@ -36,7 +36,7 @@ func (s sampler) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error
 // the drafted prefix).
 func TestStepMode(t *testing.T) {
 	t.Parallel()
-	src := source(t, "dirichlet:V=300,contexts=4,seed=2", 3, 1)
+	src := newSource(t, "dirichlet:V=300,contexts=4,seed=2", 3, 1)
 	for _, c := range []struct {
 		a    sim.Algorithm
 		want string
@@ -44,7 +44,7 @@ func TestStepMode(t *testing.T) {
 		r, err := check.Check(context.Background(), src, check.Rule{Name: "external", Steps: sampler{c.a}}, check.Config{Trials: 20000, Seed: 3, Workers: 1})
 		wantVerdict(t, r, err, c.want, fmt.Sprintf("step mode %T", c.a))
 	}
-	pair := source(t, "markov:V=4", 3, 1)
+	pair := newSource(t, "markov:V=4", 3, 1)
 	if _, err := check.Check(context.Background(), pair, check.Rule{Name: "external", Steps: sampler{algos.Token{}}}, check.Config{Gamma: 3, Trials: 100}); err == nil {
 		t.Error("step mode on a model pair accepted")
 	}
@@ -74,7 +74,7 @@ func (b *batchSizes) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) e
 // (1000 trials in batches of 300: 300, 300, 300, 100).
 func TestBatch(t *testing.T) {
 	t.Parallel()
-	src := source(t, "dirichlet:V=50,contexts=4,seed=2", 3, 1)
+	src := newSource(t, "dirichlet:V=50,contexts=4,seed=2", 3, 1)
 	st := &batchSizes{s: check.AlgorithmStepper{A: algos.Token{}}}
 	r, err := check.Check(context.Background(), src, check.Rule{Name: "token", Steps: st}, check.Config{Trials: 1000, Seed: 3, Workers: 1, Batch: 300})
 	if err != nil {

@@ -1,4 +1,4 @@
-package check
+package resolve
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // Request is a check named the way the command line names it.
@@ -15,10 +17,13 @@ type Request struct {
 	// parameters.
 	Algo   string
 	Params algos.Params
-	// Source is a source spec (pools or markov:...), or Pair a fixed pair
-	// given instead.
+	// Source is a source spec of any registered kind (package
+	// sim/source), or Pair a fixed pair given instead.
 	Source string
 	Pair   *sim.Pair
+	// MemBudget is the most bytes the source may take (0:
+	// sim.DefaultMemBudget).
+	MemBudget int64
 	// K, Draft ("" for the rule's own kind) and Branch configure the
 	// drafter of tree rules.
 	K      int
@@ -35,7 +40,7 @@ type Request struct {
 	// tests the target law only; faster where the rule's law costs more
 	// than its step).
 	SkipLaw bool
-	Config
+	check.Config
 }
 
 // Report is a check's result with what was checked.
@@ -48,7 +53,7 @@ type Report struct {
 	Draft     string             `json:"draft,omitempty"`
 	// Notes say what the check left out and why.
 	Notes []string `json:"notes,omitempty"`
-	Result
+	check.Result
 }
 
 // LawTestAutoMaxV is the largest pool vocabulary on which Run includes
@@ -117,11 +122,11 @@ func build[A any](e algos.Rule[A], given algos.Params) (A, algos.Params, error) 
 }
 
 // Run builds the rule, the source and (with Conform) the law a Request
-// names and runs Check.
+// names and runs check.Check.
 func Run(ctx context.Context, req Request) (Report, error) {
 	usage := func(err error) (Report, error) { return Report{}, ErrUsage{err} }
 	rep := Report{Algorithm: req.Algo}
-	var rule Rule
+	var rule check.Rule
 	greedy := false
 	if algos.IsTree(req.Algo) {
 		e, err := algos.LookupTree(req.Algo)
@@ -141,7 +146,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if req.K < 1 || req.K > 64 {
 			return usage(fmt.Errorf("k = %d; use 1 <= k <= 64 candidates", req.K))
 		}
-		rule = Rule{Name: e.Name, Tree: a, Draft: kind, K: req.K, Branch: req.Branch, LawName: e.Name}
+		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: req.K, Branch: req.Branch, LawName: e.Name}
 		if lw, ok := a.(sim.TreeLawer); ok {
 			rule.TreeLaw = lw
 		}
@@ -158,7 +163,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if err != nil {
 			return usage(err)
 		}
-		rule, greedy, rep.Params = ChainRule(e.Name, a), e.Greedy, full
+		rule, greedy, rep.Params = check.ChainRule(e.Name, a), e.Greedy, full
 	}
 	if req.Conform != "" {
 		rule.Conform, rule.LawName, rule.Law, rule.TreeLaw = true, req.Conform, nil, nil
@@ -192,7 +197,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if gamma < 1 || gamma > sim.MaxGamma {
 			return usage(fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
-		s, err := newSource(ctx, req.Source, gamma, cfg.Seed)
+		s, err := newSource(ctx, req.Source, gamma, cfg.Seed, req.MemBudget)
 		if err != nil {
 			if ctx.Err() != nil {
 				return rep, err
@@ -206,7 +211,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		rule.Law, rule.TreeLaw = nil, nil
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the sampler-vs-law test was left out: V = %d > %d, where the rule's law (O(γV) a step, about 2 ms at V = 32000) would dominate; add --law-test to run it", pool.V, LawTestAutoMaxV))
 	}
-	res, err := Check(ctx, src, rule, cfg)
+	res, err := check.Check(ctx, src, rule, cfg)
 	rep.Result = res
 	if err != nil && ctx.Err() == nil && res.Verdict == "" {
 		return rep, ErrUsage{err}
@@ -214,18 +219,18 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	return rep, err
 }
 
-// newSource builds a source spec like sim.NewSource but returns as soon as
+// newSource builds a source spec like source.New but returns as soon as
 // ctx is cancelled: building a large pool (drawing V×contexts×(γ+1) rows
 // and calibrating the draft) takes seconds and takes no context. The
 // abandoned construction finishes in the background and is dropped.
-func newSource(ctx context.Context, spec string, gamma int, seed uint64) (sim.Source, error) {
+func newSource(ctx context.Context, spec string, gamma int, seed uint64, budget int64) (sim.Source, error) {
 	type built struct {
 		src sim.Source
 		err error
 	}
 	done := make(chan built, 1)
 	go func() {
-		s, err := sim.NewSource(spec, gamma, seed)
+		s, err := source.New(spec, gamma, seed, budget)
 		done <- built{s, err}
 	}()
 	select {

@@ -1,41 +1,40 @@
-package sim_test
+package source_test
 
 import (
 	"math"
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
-// FuzzSourceSpec: no source spec makes ParseSpec, CheckSource or NewSource
-// panic; CheckSource accepts exactly the specs NewSource builds (except a
-// dirichlet beta below what the pool reaches, found only by calibration);
-// a built source yields blocks of finite probabilities. The memory budget
-// is lowered to 16 MiB so the fuzzer stays fast. Run with
+// FuzzSourceSpec: no source spec makes ParseSpec, Check or New panic;
+// Check accepts exactly the specs New builds (except a dirichlet beta
+// below what the pool reaches, found only by calibration); a built source
+// yields blocks of finite probabilities. The memory budget is 16 MiB so
+// the fuzzer stays fast. Run with
 //
-//	go test ./sim -run '^$' -fuzz FuzzSourceSpec -fuzztime 30s
+//	go test ./sim/source -run '^$' -fuzz FuzzSourceSpec -fuzztime 30s
 func FuzzSourceSpec(f *testing.F) {
 	for _, s := range []string{"markov:V=4,order=1", "markov:V=4,order=1,a=0.01,seed=13", "markov:a=1e-9",
 		"markov:V=64,order=3", "dirichlet:V=64,a=0.1,beta=0.7,contexts=2", "temperature:V=16,T=1e-300",
 		"zipf:V=64,s=1e-3", "zipf:V=8,s=1e-300,sq=1e300", "dirichlet:V=4194304", "markov:V=4,,", "zipf:s=nan", ":", "markov:V=-1"} {
 		f.Add(s, uint8(2))
 	}
-	budget := sim.MemBudget
-	f.Cleanup(func() { sim.MemBudget = budget })
+	const budget = 16 << 20
 	f.Fuzz(func(t *testing.T, spec string, g uint8) {
-		sim.MemBudget = 16 << 20
 		gamma := int(g%8) + 1
-		_, perr := sim.ParseSpec(spec)
-		cerr := sim.CheckSource(spec, gamma)
+		_, perr := source.ParseSpec(spec)
+		cerr := source.Check(spec, gamma, budget)
 		if perr != nil && cerr == nil {
-			t.Fatalf("ParseSpec fails (%v) but CheckSource accepts %q", perr, spec)
+			t.Fatalf("ParseSpec fails (%v) but Check accepts %q", perr, spec)
 		}
-		src, err := sim.NewSource(spec, gamma, 1)
+		src, err := source.New(spec, gamma, 1, budget)
 		if err != nil {
 			return
 		}
 		if cerr != nil {
-			t.Fatalf("CheckSource refuses %q (%v) but NewSource builds it", spec, cerr)
+			t.Fatalf("Check refuses %q (%v) but New builds it", spec, cerr)
 		}
 		rng := sim.NewRand(1, 2)
 		var b sim.Block

@@ -1,4 +1,4 @@
-package sim_test
+package source_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/source"
 )
 
 func TestSourceErrors(t *testing.T) {
@@ -26,7 +27,7 @@ func TestSourceErrors(t *testing.T) {
 		{"temperature:T=0", "temperature"},
 		{"zipf:s=nan", "finite"},
 	} {
-		_, err := sim.NewSource(c.spec, 2, 1)
+		_, err := source.New(c.spec, 2, 1, 0)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewSource(%q) = %v, want an error mentioning %q", c.spec, err, c.want)
 		}
@@ -59,7 +60,7 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // newSource builds a source the test expects to be valid.
 func newSource(t testing.TB, spec string, gamma int, seed uint64) sim.Source {
 	t.Helper()
-	src, err := sim.NewSource(spec, gamma, seed)
+	src, err := source.New(spec, gamma, seed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,152 @@
+package source
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/sim"
+)
+
+func init() {
+	Register(Kind{
+		Name:    "dirichlet",
+		Summary: "synthetic pool: p ~ Dirichlet(a) per context and position, q a calibrated perturbation with mean sum min(p,q) = beta (V, a, beta, contexts, seed)",
+		Keys: []Key{keyPoolV,
+			{Name: "a", Default: "0.1", Doc: "Dirichlet concentration of the target rows, > 0 (small a: peaked rows)"},
+			{Name: "beta", Default: "0.7", Doc: "target mean sum min(p,q) over the draft rows, in (0, 1]; the perturbation's sigma is calibrated to it"},
+			keyContext},
+		Quality: "beta",
+		Parse: func(a *Args) (Config, error) {
+			s := shape(a)
+			return Dirichlet{Shape: s, A: a.Float("a"), Beta: a.Float("beta")}, nil
+		},
+	})
+}
+
+// Dirichlet is the config of kind dirichlet: a positional pool whose
+// target rows are Dirichlet(A) draws and whose draft rows are log-normal
+// perturbations q = norm(p·exp(σ z)), z ~ N(0, 1) per token, with σ
+// calibrated so that the mean Σmin(p, q) over the draft rows is Beta.
+type Dirichlet struct {
+	Shape
+	// A is the Dirichlet concentration of the target rows.
+	A float64
+	// Beta is the target mean Σmin(p, q) the perturbation is calibrated
+	// to.
+	Beta float64
+}
+
+// Check reports impossible parameters with the field to fix, then a pool
+// above the memory budget.
+func (c Dirichlet) Check() error {
+	if err := c.validate("dirichlet"); err != nil {
+		return err
+	}
+	if !(c.A > 0) {
+		return fmt.Errorf("source dirichlet: a = %g; the concentration must be > 0", c.A)
+	}
+	if !(c.Beta > 0 && c.Beta <= 1) {
+		return fmt.Errorf("source dirichlet: beta = %g; the target mean Σmin(p,q) must be in (0, 1]", c.Beta)
+	}
+	return c.checkMem("dirichlet", c.MemNeed())
+}
+
+// MemNeed returns the bytes Pool allocates at its peak (see Shape) with
+// the normal noise of the perturbation, 8 B per draft row and token; -1
+// if it overflows.
+func (c Dirichlet) MemNeed() int64 {
+	_, qRows := c.rows()
+	return c.memNeed(sim.MulBytes(qRows, 8))
+}
+
+// Build implements Config.
+func (c Dirichlet) Build(rng *rand.Rand) (sim.BlockSource, error) { return c.Pool(rng) }
+
+// Pool draws the pool from rng: the target rows, then the noise, then σ
+// by calibration. Its Sigma and MeanBeta are the calibrated σ and the
+// mean Σmin(p, q) calibration reached.
+func (c Dirichlet) Pool(rng *rand.Rand) (*sim.Pool, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	pRows, qRows := c.rows()
+	p64 := dirichletRows(rng, c.A, int(pRows), c.V)
+	z := make([][]float64, qRows)
+	for i := range z {
+		z[i] = make([]float64, c.V)
+		for x := range z[i] {
+			z[i][x] = rng.NormFloat64()
+		}
+	}
+	sigma, beta, err := c.calibrate(p64, z)
+	if err != nil {
+		return nil, err
+	}
+	q64 := make([][]float64, qRows)
+	for i := range q64 {
+		q64[i] = perturb(nil, p64[c.pIndex(i)], z[i], sigma)
+	}
+	pl := c.pool(p64, q64)
+	pl.Sigma, pl.MeanBeta = sigma, beta
+	return pl, nil
+}
+
+// calibTol is the tolerance of the σ calibration on the mean β.
+const calibTol = 1e-4
+
+// perturb writes q = norm(p · exp(σ z)) into dst.
+func perturb(dst, p, z []float64, sigma float64) []float64 {
+	if cap(dst) < len(p) {
+		dst = make([]float64, len(p))
+	}
+	dst = dst[:len(p)]
+	for x := range p {
+		dst[x] = p[x] * math.Exp(sigma*z[x])
+	}
+	sim.Normalize(dst)
+	return dst
+}
+
+// calibrate finds σ such that the mean over draft rows of Σ min(p, q) with
+// q = norm(p·exp(σ z)) equals c.Beta within calibTol, by bisection on σ
+// (the noise z is held fixed, common random numbers, so β(σ) is a smooth
+// decreasing function of σ in practice). It returns σ and the achieved mean.
+func (c Dirichlet) calibrate(p64, z [][]float64) (float64, float64, error) {
+	buf := make([]float64, c.V)
+	mean := func(sigma float64) float64 {
+		s := 0.0
+		for qi := range z {
+			p := p64[c.pIndex(qi)]
+			q := perturb(buf, p, z[qi], sigma)
+			s += sim.Alpha(p, q)
+		}
+		return s / float64(len(z))
+	}
+	if c.Beta >= 1 {
+		return 0, 1, nil
+	}
+	lo, hi := 0.0, 1.0
+	bhi := mean(hi)
+	for bhi > c.Beta {
+		if hi >= 64 {
+			return 0, 0, fmt.Errorf("source dirichlet: beta = %g is below the lowest mean Σmin(p,q) this pool reaches (%.4f at σ = 64); raise beta", c.Beta, bhi)
+		}
+		lo, hi = hi, hi*2
+		bhi = mean(hi)
+	}
+	b := bhi
+	for range 60 {
+		mid := (lo + hi) / 2
+		b = mean(mid)
+		if math.Abs(b-c.Beta) < calibTol {
+			return mid, b, nil
+		}
+		if b > c.Beta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2, b, nil
+}
