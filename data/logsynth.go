@@ -132,7 +132,7 @@ func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string,
 // after step.
 func oneStreamRun(cfg RunConfig, name string, d run.ChainDrafter) (*run.Worker, *run.Streams, error) {
 	id := sim.StreamID(name)
-	l := &run.Loop{Seed: cfg.Seed, Keys: func(run.Role, uint64) uint64 { return id }, Chains: d,
+	l := &run.Loop{Seed: cfg.Seed, Keys: run.KeyFunc(func(run.Role, uint64) uint64 { return id }), Chains: d,
 		Verifiers: []run.Verifier{run.Chain(cfg.Rule)}}
 	w, err := l.NewWorker()
 	if err != nil {

@@ -309,9 +309,9 @@ func (d bvtDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
 // ("block-vs-token/draft", g, i) and its coins stream
 // ("block-vs-token/coins", g, i); the loop's other roles are unused.
 func bvtKeys(g uint64) run.Keys {
-	return func(r run.Role, u uint64) uint64 {
+	return run.KeyFunc(func(r run.Role, u uint64) uint64 {
 		return sim.StreamID("block-vs-token/"+r.String(), g, u)
-	}
+	})
 }
 
 func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {

@@ -23,12 +23,12 @@ func Record(ctx context.Context, pl *sim.Pool, s check.Stepper, w *data.Writer, 
 	if steps < 1 || batch < 1 {
 		return fmt.Errorf("record: %d steps in batches of %d; use at least 1 of each", steps, batch)
 	}
-	keys := func(r run.Role, u uint64) uint64 {
+	keys := run.KeyFunc(func(r run.Role, u uint64) uint64 {
 		if r == run.Coins {
 			return sim.StreamID("record/rule", u)
 		}
 		return sim.StreamID("record/draft", u)
-	}
+	})
 	l := &run.Loop{Seed: seed, Keys: keys, Batch: batch, Chains: run.Cycle(pl), Verifiers: []run.Verifier{run.Batch(s)}}
 	wk, err := l.NewWorker()
 	if err != nil {

@@ -391,7 +391,7 @@ func checkKeys(role run.Role, u uint64) uint64 {
 // rule's drafter over each context.
 func (rn *runner) newLoop() (*run.Loop, error) {
 	w, r := rn.w, rn.rule
-	l := &run.Loop{Seed: rn.cfg.Seed, Keys: checkKeys, Batch: rn.cfg.Batch}
+	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.KeyFunc(checkKeys), Batch: rn.cfg.Batch}
 	if r.Tree == nil {
 		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
 		if w.pool != nil {

@@ -99,7 +99,7 @@ func (l *Loop) check() error {
 	if l.Batch < 0 {
 		return fmt.Errorf("run: batch = %d; use 1 or more rounds per unit", l.Batch)
 	}
-	if l.Keys == nil {
+	if l.Keys.f == nil {
 		return errors.New("run: a loop needs stream keys (run.Named(name), say)")
 	}
 	for i, v := range l.Verifiers {

@@ -16,14 +16,14 @@ func TestOneStreamKeys(t *testing.T) {
 		for _, u := range []uint64{0, 1, 1 << 40} {
 			want := sim.StreamID("x", append(append([]uint64(nil), keys...), u)...)
 			for _, r := range run.Roles() {
-				if got := k(r, u); got != want {
+				if got := k.Key(r, u); got != want {
 					t.Errorf("keys %v, unit %d, role %s: id %#x, want %#x", keys, u, r, got, want)
 				}
 			}
 		}
 	}
 	k := run.OneStream("verify/step", 3)
-	if a := testing.AllocsPerRun(100, func() { _ = k(run.Draft, 12345) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { _ = k.Key(run.Draft, 12345) }); a != 0 {
 		t.Errorf("OneStream keys allocate %v times per call, want 0", a)
 	}
 }
