@@ -59,22 +59,6 @@ type Axis struct {
 	Values []any
 }
 
-// SpecKind describes an experiment whose cells a spec builds from
-// arbitrary axes (like verify): CheckAxes validates the axis names and
-// values and returns an error naming the axis and what it accepts;
-// Metrics lists every metric column its rows may have.
-type SpecKind struct {
-	CheckAxes func(spec *SweepSpec) error
-	Metrics   []string
-}
-
-var specKinds = map[string]SpecKind{}
-
-// RegisterSpecKind declares an experiment as spec-driven. An experiment
-// without a SpecKind accepts exactly the key names of its default cells as
-// axes, and any column its rows have as a metric.
-func RegisterSpecKind(experiment string, k SpecKind) { specKinds[experiment] = k }
-
 type specFile struct {
 	Experiment string         `toml:"experiment"`
 	Seed       *int64         `toml:"seed"`
@@ -236,7 +220,7 @@ func (s *SweepSpec) Axis(name string) *Axis {
 // Check validates s against its experiment: registered, the axes known to
 // it, the zip groups well formed, the grid non-empty.
 func (s *SweepSpec) Check() error {
-	e, err := Lookup(s.Experiment)
+	e, err := gridOf(s.Experiment)
 	if err != nil {
 		return fmt.Errorf("field experiment: %w", err)
 	}
@@ -267,13 +251,17 @@ func (s *SweepSpec) Check() error {
 	if len(s.Axes) == 0 {
 		return fmt.Errorf("[axes] is empty: the grid has no cells; give at least one axis")
 	}
-	if k, ok := specKinds[s.Experiment]; ok {
+	if k := e.Spec; k != nil {
 		for _, m := range s.Metrics {
 			if !slices.Contains(k.Metrics, m) {
 				return fmt.Errorf("field metrics: unknown metric %q for experiment %s; it reports %s", m, s.Experiment, strings.Join(k.Metrics, ", "))
 			}
 		}
-		return k.CheckAxes(s)
+		cells, err := s.Cells(Config{})
+		if err != nil {
+			return err
+		}
+		return k.CheckCells(cells)
 	}
 	// A named experiment: its axes are the key names of its default cells.
 	cells, err := e.Cells(Config{Seed: 1, Scale: 1})
@@ -301,7 +289,7 @@ func (s *SweepSpec) Check() error {
 // DefaultSpec is the spec of a named experiment's own grid: no axes (the
 // cells come from Experiment.Cells), all metrics.
 func DefaultSpec(name string) (*SweepSpec, error) {
-	if _, err := Lookup(name); err != nil {
+	if _, err := gridOf(name); err != nil {
 		return nil, err
 	}
 	return &SweepSpec{Experiment: name, Default: true}, nil
@@ -310,7 +298,7 @@ func DefaultSpec(name string) (*SweepSpec, error) {
 // Cells expands the spec into cells: the experiment's own cells for a
 // default spec, else the product of the zip groups and the remaining axes.
 func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
-	e, err := Lookup(s.Experiment)
+	e, err := gridOf(s.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -383,6 +371,19 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// gridOf looks up the experiment called name, which a sweep runs through
+// its cells: an experiment without a grid (Whole only) is an error.
+func gridOf(name string) (Experiment, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return e, err
+	}
+	if e.Cells == nil {
+		return e, fmt.Errorf("experiment %s has no grid of cells to sweep; the main job (report reproduce) computes it whole", name)
+	}
+	return e, nil
 }
 
 // MaxCells is the largest grid a spec may expand to: a million cells, each

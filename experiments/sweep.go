@@ -37,7 +37,7 @@ type Plan struct {
 
 // NewPlan expands spec with master seed seed.
 func NewPlan(spec *SweepSpec, seed uint64) (*Plan, error) {
-	e, err := Lookup(spec.Experiment)
+	e, err := gridOf(spec.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,10 @@ func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
 	for _, m := range ms {
 		keep[m] = true
 	}
-	declared := specKinds[p.Exp.Name].Metrics
+	var declared []string
+	if p.Exp.Spec != nil {
+		declared = p.Exp.Spec.Metrics
+	}
 	for _, m := range ms {
 		if slices.Contains(declared, m) {
 			continue
