@@ -28,9 +28,12 @@ type FrontierSweep struct {
 	algos.Sweep
 }
 
+// frontierOrder is the order of the rules in lossy-frontier's rows (and so
+// in its published table); a rule not listed comes after them, by name.
+var frontierOrder = []string{"lenience", "lenience-residual-p", "mentored", "typical", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"}
+
 // FrontierSweeps returns the parameter grids of lossy-frontier: every rule
-// registered with a Frontier, in the sweeps' Order (rules without one last,
-// ties by name).
+// registered with a Frontier, in frontierOrder.
 func FrontierSweeps() []FrontierSweep {
 	var sws []FrontierSweep
 	for _, e := range algos.All() {
@@ -38,13 +41,13 @@ func FrontierSweeps() []FrontierSweep {
 			sws = append(sws, FrontierSweep{Rule: e.Name, Sweep: *e.Frontier})
 		}
 	}
-	rank := func(o int) int {
-		if o == 0 {
-			return math.MaxInt
+	rank := func(rule string) int {
+		if i := slices.Index(frontierOrder, rule); i >= 0 {
+			return i
 		}
-		return o
+		return len(frontierOrder)
 	}
-	sort.SliceStable(sws, func(i, j int) bool { return rank(sws[i].Order) < rank(sws[j].Order) })
+	sort.SliceStable(sws, func(i, j int) bool { return rank(sws[i].Rule) < rank(sws[j].Rule) })
 	return sws
 }
 
