@@ -15,6 +15,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -110,16 +111,16 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 // runStored runs experiment name at its default grid as a sweep stored in
 // dir (resuming stored cells), merges it into dir/merged.parquet.
 func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, progress func(string)) error {
-	spec, err := experiments.DefaultSpec(name)
+	spec, err := sweep.DefaultSpec(name)
 	if err != nil {
 		return err
 	}
 	spec.Scale = opt.Scale
-	plan, err := experiments.NewPlan(spec, opt.Seed)
+	plan, err := sweep.NewPlan(spec, opt.Seed)
 	if err != nil {
 		return err
 	}
-	store, err := experiments.OpenStore(dir, plan, experiments.All)
+	store, err := sweep.OpenStore(dir, plan, sweep.All)
 	if err != nil {
 		return err
 	}
@@ -129,14 +130,14 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	prog := job.NewProgressFunc(progress, int64(total), "cells", 3*time.Second)
 	stopHB := prog.Heartbeat(ctx, heartbeat)
 	defer stopHB()
-	res, err := plan.Run(ctx, experiments.SweepOptions{Workers: opt.Workers, Store: store, Progress: func(s experiments.SweepProgress) {
+	res, err := plan.Run(ctx, sweep.Options{Workers: opt.Workers, Store: store, Progress: func(s sweep.Progress) {
 		prog.Update(int64(s.Done+s.Skipped), int64(s.Total))
 	}})
 	stopHB()
 	if err != nil {
 		return err
 	}
-	t, _, err := experiments.MergeDir(dir)
+	t, _, err := sweep.MergeDir(dir)
 	if err != nil {
 		return err
 	}
