@@ -3,19 +3,18 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/specsim/specsim/internal/fsutil"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/table"
-
-	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
+	"github.com/specsim/specsim/table"
 )
 
 // Bundle holds the merged result tables of a results directory, by

@@ -152,7 +152,7 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 // stores its rows as the merged table dir/merged.parquet.
 func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt ReproduceOptions, progress func(string)) error {
 	t0 := time.Now()
-	progress("computed whole")
+	progress("computing its rows in one piece")
 	rows, err := e.Whole(ctx, experiments.Config{Seed: opt.Seed, Scale: opt.Scale, Workers: opt.Workers})
 	if err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
