@@ -89,22 +89,19 @@ func init() {
 		name, rule, doc string
 		kind            CascadeRule
 		grid            []float64
-		// audit is the audit's lossy setting, where the default is
-		// lossless on its pairs (Chow defers everywhere at α = 0.1 there).
-		audit Params
 	}{
 		{"cascade-chow", "Chow: defer iff max q <= 1 - alpha", "deferral cost alpha in [0, 1]; 0 always defers (token verification), 1 never", Chow,
-			[]float64{0, 0.1, 0.3, 0.5, 0.7, 0.9, 1}, Params{"alpha": 0.5}},
-		{"cascade-diff", "Diff: defer iff max q <= max p - alpha", "deferral cost alpha in [-1, 1]; -1 always defers (token verification), 1 never", Diff, signed, nil},
-		{"cascade-opt", "OPT: defer iff max q <= max p - alpha·TV(p,q)", "deferral cost alpha in [-1, 1]; -1 always defers (token verification)", OPT, signed, nil},
+			[]float64{0, 0.1, 0.3, 0.5, 0.7, 0.9, 1}},
+		{"cascade-diff", "Diff: defer iff max q <= max p - alpha", "deferral cost alpha in [-1, 1]; -1 always defers (token verification), 1 never", Diff, signed},
+		{"cascade-opt", "OPT: defer iff max q <= max p - alpha·TV(p,q)", "deferral cost alpha in [-1, 1]; -1 always defers (token verification)", OPT, signed},
 	} {
 		lo := r.kind.Strict()
 		Register(Entry{Info: Info{Name: r.name, AllocFree: true, Lossy: true,
-			Summary: "speculative cascade, " + r.rule + "; exact speculative sampling against π = (1-r)q + rp",
-			Paper:   "Narasimhan et al. 2025, 'Faster Cascades via Speculative Decoding', arXiv 2405.19261",
-			Params:  []Param{{Name: "alpha", Default: math.Max(lo, 0) + 0.1, Min: lo, Max: 1, Doc: r.doc}},
-			Strict:  Params{"alpha": lo}, AuditParams: r.audit,
-			Frontier: &Sweep{Param: "alpha", Values: r.grid, Order: 5 + int(r.kind)}},
+			Summary:  "speculative cascade, " + r.rule + "; exact speculative sampling against π = (1-r)q + rp",
+			Paper:    "Narasimhan et al. 2025, 'Faster Cascades via Speculative Decoding', arXiv 2405.19261",
+			Params:   []Param{{Name: "alpha", Default: math.Max(lo, 0) + 0.1, Min: lo, Max: 1, Doc: r.doc}},
+			Strict:   Params{"alpha": lo},
+			Frontier: &Sweep{Param: "alpha", Values: r.grid}},
 			New: func(ps Params) (sim.Algorithm, error) { return Cascade{Rule: r.kind, Alpha: ps["alpha"]}, nil }})
 	}
 }

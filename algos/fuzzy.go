@@ -43,6 +43,6 @@ func init() {
 		Params: []Param{{Name: "T", Default: 0.1, Min: 0, Max: math.Inf(1), MaxOpen: true,
 			Doc: "JSD threshold T >= 0 in nats (JSD <= log 2); 0 is token verification"}},
 		Strict:   Params{"T": 0},
-		Frontier: &Sweep{Param: "T", Values: []float64{0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7}, Order: 8}},
+		Frontier: &Sweep{Param: "T", Values: []float64{0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7}}},
 		New: func(ps Params) (sim.Algorithm, error) { return Fuzzy{T: ps["T"]}, nil }})
 }

@@ -63,12 +63,12 @@ func init() {
 		Summary: "Leviathan lenience: accept w.p. min(1, p/(l·q)), residual norm((p - l·q)+); emits π ≤ p/l",
 		Paper:   "Leviathan et al. 2023, arXiv 2211.17192, App. A.5 (residual reading (a))",
 		Params:  []Param{lenienceParam}, Strict: Params{"l": 1},
-		Frontier: &Sweep{Param: "l", Values: lenienceGrid, Order: 1}},
+		Frontier: &Sweep{Param: "l", Values: lenienceGrid}},
 		New: func(ps Params) (sim.Algorithm, error) { return Lenience{L: ps["l"]}, nil }})
 	Register(Entry{Info: Info{Name: "lenience-residual-p", AllocFree: true, Lossy: true,
 		Summary: "Leviathan lenience with the unscaled residual norm((p - q)+) (lucidrains reading); emits π ≤ p/l",
 		Paper:   "Leviathan et al. 2023, arXiv 2211.17192, App. A.5 (residual reading (b), lucidrains/speculative-decoding)",
 		Params:  []Param{lenienceParam}, Strict: Params{"l": 1},
-		Frontier: &Sweep{Param: "l", Values: lenienceGrid, Order: 2}},
+		Frontier: &Sweep{Param: "l", Values: lenienceGrid}},
 		New: func(ps Params) (sim.Algorithm, error) { return Lenience{L: ps["l"], ResidualP: true}, nil }})
 }

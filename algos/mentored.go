@@ -498,6 +498,6 @@ func init() {
 		Params: []Param{{Name: "D", Default: 0.1, Min: 0, Max: math.Inf(1), MaxOpen: true,
 			Doc: "KL budget D >= 0 in nats per position; D = 0 is token verification"}},
 		Strict:   Params{"D": 0},
-		Frontier: &Sweep{Param: "D", Values: []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}, Order: 3}},
+		Frontier: &Sweep{Param: "D", Values: []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}}},
 		New: func(ps Params) (sim.Algorithm, error) { return Mentored{D: ps["D"]}, nil }})
 }

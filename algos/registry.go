@@ -81,11 +81,9 @@ type Info struct {
 	// audit expects the rule preserved there and the tests check it bit
 	// for bit against Token.
 	Strict Params
-	// AuditParams replace the defaults in the audit's lossy row where the
-	// defaults happen to be lossless on the audit's pairs (nil: defaults).
-	AuditParams Params
-	// Frontier is the rule's parameter grid in the lossy-frontier
-	// experiment (nil: not swept).
+	// Frontier is a lossy rule's parameter grid: the settings, strict
+	// point included, that trace its acceptance against KL(p‖π) (the
+	// lossy-frontier experiment sweeps it; nil: not swept).
 	Frontier *Sweep
 	// AllocFree promises that Accept (Verify for tree rules) allocates
 	// nothing per step at the default parameters; TestRegisteredNoAllocs
@@ -101,7 +99,7 @@ type Info struct {
 	NeedsQ bool
 }
 
-// Sweep is a lossy rule's parameter grid in the lossy-frontier experiment.
+// Sweep is a lossy rule's parameter grid (Info.Frontier).
 type Sweep struct {
 	// Param is the swept parameter and Values its settings, the strict
 	// point included where the rule has one.
@@ -110,10 +108,6 @@ type Sweep struct {
 	// Extra fixes other parameters as functions of the swept value (nil:
 	// their defaults).
 	Extra func(v float64) Params
-	// Order places the rule's rows in lossy-frontier: ascending, rules
-	// without an order (0) last, ties by name. It keeps the published
-	// table's row order; a new rule can leave it 0.
-	Order int
 }
 
 // Rule is a registered rule of either kind, chain (A = sim.Algorithm) or
@@ -157,10 +151,8 @@ func (r *registry[A]) add(e Rule[A]) {
 			panic("algos: " + e.Name + ": default " + err.Error())
 		}
 	}
-	for _, ps := range []Params{e.Strict, e.AuditParams} {
-		if _, err := e.Resolve(ps); ps != nil && err != nil {
-			panic("algos: " + e.Name + ": " + err.Error())
-		}
+	if _, err := e.Resolve(e.Strict); e.Strict != nil && err != nil {
+		panic("algos: " + e.Name + ": " + err.Error())
 	}
 	if s := e.Frontier; s != nil {
 		for _, v := range s.Values {

@@ -53,6 +53,6 @@ func init() {
 		// No strict point: eps = delta = 0 still keeps every draft token
 		// with p > 0. Medusa recommends delta = sqrt(eps) (REFERENCES §5.4).
 		Frontier: &Sweep{Param: "eps", Values: []float64{0.01, 0.03, 0.09, 0.2, 0.5},
-			Extra: func(v float64) Params { return Params{"delta": math.Sqrt(v)} }, Order: 4}},
+			Extra: func(v float64) Params { return Params{"delta": math.Sqrt(v)} }}},
 		New: func(ps Params) (sim.Algorithm, error) { return Typical{Eps: ps["eps"], Delta: ps["delta"]}, nil }})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 func init() { register(runCommand) }
@@ -35,7 +36,7 @@ stored run's, else 1; --seed 0 draws one from the clock.`,
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the default trial counts (overrides the spec's scale)"},
 			&cli.StringFlag{Name: "out", Usage: "store finished cells as parquet files under `DIR` (resumable)"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n` (0-based): the cells whose index = i mod n"},
-			&cli.IntFlag{Name: "shard-count", EnvVars: []string{experiments.EnvShardCount}, Usage: "shard count paired with JOB_COMPLETION_INDEX"},
+			&cli.IntFlag{Name: "shard-count", EnvVars: []string{sweep.EnvShardCount}, Usage: "shard count paired with JOB_COMPLETION_INDEX"},
 			&cli.DurationFlag{Name: "progress-every", Value: 10 * time.Second, Usage: "interval of the plain progress lines (stderr not a terminal)"},
 		},
 		Action: runAction,
@@ -49,13 +50,13 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
-	o := experiments.RunOptions{Target: target, Seed: c.Uint64("seed"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
+	o := sweep.RunOptions{Target: target, Seed: c.Uint64("seed"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Workers: c.Int("workers"), Shard: c.String("shard"), Out: c.String("out"), Log: c.App.ErrWriter,
 		ProgressEvery: c.Duration("progress-every"), ClockSeed: func() uint64 { return masterSeed(c) }, MemBudget: memBudget(c)}
 	if c.IsSet("shard-count") {
-		o.Getenv = experiments.ShardCountEnv(c.Int("shard-count"))
+		o.Getenv = sweep.ShardCountEnv(c.Int("shard-count"))
 	}
-	rep, err := experiments.Execute(ctx, o)
+	rep, err := sweep.Execute(ctx, o)
 	if err == nil && o.Out != "" {
 		// stderr, so --json output stays one document
 		fmt.Fprintf(c.App.ErrWriter, "simulate: next: report merge %s && report build %s  (merged table, then figures, tables and %s/report.md)\n",

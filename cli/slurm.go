@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 func init() { register(slurmCommand) }
@@ -42,7 +42,7 @@ func slurmAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.Slurm(c.Context, experiments.SlurmOptions{Target: target, Out: c.String("out"),
+	res, err := sweep.Slurm(c.Context, sweep.SlurmOptions{Target: target, Out: c.String("out"),
 		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
 		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit"), Log: c.App.ErrWriter})

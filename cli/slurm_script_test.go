@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 	"github.com/specsim/specsim/internal/cliutil"
 )
 
@@ -24,19 +24,19 @@ func TestSlurmScripts(t *testing.T) {
 	if code := run(&so, &se, args); code != 0 {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
-	var res experiments.SlurmResult
+	var res sweep.SlurmResult
 	if err := json.Unmarshal(so.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Submitted || res.Seed != 20240601 || res.Cells != 18 || res.Shards != 3 {
 		t.Fatalf("dry run: %+v", res)
 	}
-	sweep, _ := os.ReadFile(res.SweepScript)
+	array, _ := os.ReadFile(res.SweepScript)
 	merge, _ := os.ReadFile(res.MergeScript)
 	for _, want := range []string{"#SBATCH --array=0-2\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --partition=cpu\n", "#SBATCH --time=00:10:00\n",
 		"run '" + spec + "' --out '" + dir + "' --seed 20240601 --workers 2 --scale 1\n"} {
-		if !strings.Contains(string(sweep), want) {
-			t.Errorf("sweep script lacks %q:\n%s", want, sweep)
+		if !strings.Contains(string(array), want) {
+			t.Errorf("sweep script lacks %q:\n%s", want, array)
 		}
 	}
 	if !strings.Contains(string(merge), "exec '/usr/bin/true' merge '"+dir+"' --out '"+filepath.Join(dir, "merged.parquet")+"'") {

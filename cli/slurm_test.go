@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 	"github.com/specsim/specsim/internal/cliutil"
 
 	"github.com/specsim/specsim/data/results"
@@ -233,7 +233,7 @@ func TestSlurmIntegration(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("simulate slurm --submit: exit %d\n%s", code, se)
 	}
-	var sub experiments.SlurmResult
+	var sub sweep.SlurmResult
 	if err := json.Unmarshal([]byte(so), &sub); err != nil || sub.ArrayJobID == "" || sub.MergeJobID == "" {
 		t.Fatalf("simulate slurm --submit --json: %v\n%s", err, so)
 	}

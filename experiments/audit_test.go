@@ -73,3 +73,39 @@ func TestAudit(t *testing.T) {
 		}
 	}
 }
+
+// The audit's own parameter settings are a lossy rule's valid parameters
+// and reach the cells: cascade-chow's lossy row runs at α = 0.5, every
+// other lossy rule at its defaults (an empty params key).
+func TestAuditParams(t *testing.T) {
+	if err := checkAuditParams(auditParams); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []map[string]algos.Params{{"nosuch": nil}, {"token": nil}, {"cascade-chow": {"alpha": 2}}, {"cascade-chow": {"beta": 1}}} {
+		if err := checkAuditParams(bad); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+	cells, err := auditCells(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossy := 0
+	for _, c := range cells {
+		r := Row(c.Key)
+		if r.String("kind") != "lossy" {
+			continue
+		}
+		lossy++
+		want := ""
+		if r.String("algorithm") == "cascade-chow" {
+			want = "alpha=0.5"
+		}
+		if got := r.String("params"); got != want {
+			t.Errorf("%s: lossy row at %q, want %q", r.String("algorithm"), got, want)
+		}
+	}
+	if lossy == 0 {
+		t.Error("no lossy rows")
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
+	"github.com/specsim/specsim/table"
 )
 
 // block-vs-token compares the expected number of tokens emitted per step
@@ -87,7 +89,17 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runBlockVsToken,
+		Run:     runBlockVsToken,
+		Figures: []Figure{{Name: "block-vs-token", Make: plots.BlockVsToken}},
+		Tables:  []Table{{Name: "block-vs-token", Make: blockTable}},
+		Numbers: []table.Number{
+			{Macro: "BlockLowBeta", Where: blockSlice("0.3"), Col: "beta_measured", Digits: 2, Doc: "measured β of the low-quality pool"},
+			{Macro: "BlockGainLow", Where: blockSlice("0.3"), Col: "gain_pct", Digits: 1, Doc: "block gain % at γ = 4, low β"},
+			{Macro: "BlockHighBeta", Where: blockSlice("0.9"), Col: "beta_measured", Digits: 2, Doc: "measured β of the high-quality pool"},
+			{Macro: "BlockGainHigh", Where: blockSlice("0.9"), Col: "gain_pct", Digits: 1, Doc: "block gain % at γ = 4, high β"},
+			{Macro: "BlockNegative", Where: []string{"kind", "mc", "rule", "gain"}, Agg: table.Negative, Col: "ci_hi", Doc: "Monte Carlo gain rows whose 95% interval lies below −1e-9"},
+			{Macro: "BlockGainRows", Where: []string{"kind", "mc", "rule", "gain"}, Agg: table.Count, Doc: "Monte Carlo gain rows"},
+		},
 	})
 }
 
@@ -349,4 +361,48 @@ func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, e
 			bvtRow(g, "gain", "mc", model, beta, ds.Mean, ds.Lo, ds.Hi, done, gain))
 	}
 	return rows, nil
+}
+
+// blockSlice is block-vs-token's Monte Carlo gain row at γ = 4 and target
+// β, which the paper quotes.
+func blockSlice(beta string) []string {
+	return []string{"kind", "mc", "rule", "gain", "beta_target", beta, "gamma", "4"}
+}
+
+// blockTable is block-vs-token's table: the Monte Carlo gain at γ ∈ {2, 4,
+// 8}.
+func blockTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Block vs token verification, paired Monte Carlo on dirichlet:V=2048 pools: emitted tokens per step (95% CI) and block's gain.",
+		Header: []string{"β", "γ", "Eq. 1", "token", "block", "gain", "gain 95% CI", "gain %"}, Right: table.RightCols(8, 0, 1, 2, 3, 4, 5, 6, 7)}
+	key := func(r Row) string {
+		return r.String("source") + "|" + r.String("beta_target") + "|" + r.String("gamma")
+	}
+	byKey := map[string]map[string]Row{}
+	var order []string
+	for _, r := range rows {
+		if r.String("kind") != "mc" {
+			continue
+		}
+		g, _ := r.Float("gamma")
+		if g != 2 && g != 4 && g != 8 {
+			continue
+		}
+		k := key(r)
+		if byKey[k] == nil {
+			byKey[k] = map[string]Row{}
+			order = append(order, k)
+		}
+		byKey[k][r.String("rule")] = r
+	}
+	for _, k := range order {
+		m := byKey[k]
+		tok, blk, gain := m["token"], m["block"], m["gain"]
+		if tok == nil || blk == nil || gain == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{dec(tok, "beta_measured", 3), dec(tok, "gamma", 0), dec(tok, "eq1", 3),
+			dec(tok, "mean_emitted", 3), dec(blk, "mean_emitted", 3), dec(gain, "mean_emitted", 3),
+			"[" + dec(gain, "ci_lo", 3) + ", " + dec(gain, "ci_hi", 3) + "]", dec(gain, "gain_pct", 1)})
+	}
+	return t
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/seq"
+	"github.com/specsim/specsim/table"
 )
 
 // The sequence experiments run whole generations (package seq) on the
@@ -90,7 +92,29 @@ func init() {
 			return cells, nil
 		},
 		Run: runDrafters,
+		Figures: []Figure{{Name: "drafters-code-cache0.8", Make: func(r []Row) (*plots.Figure, error) {
+			return plots.Drafters(r, draftersCorpus, draftersCache)
+		}}},
+		Numbers: []table.Number{
+			{Macro: "DraftersChain", Where: draftersSlice("chain"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "chain drafter's best speedup over γ (code, λ = 0.8)"},
+			{Macro: "DraftersLookup", Where: draftersSlice("lookup"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "lookup drafter's best speedup over γ"},
+			{Macro: "DraftersTree", Where: draftersSlice("tree"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "tree drafter's best speedup over γ"},
+		},
 	})
+}
+
+// The slice of drafters the report draws and quotes: the code corpus with
+// a copying target (cache λ = 0.8), where lookup drafting differs most
+// from the chain.
+const (
+	draftersCorpus = lm.Code
+	draftersCache  = 0.8
+)
+
+// draftersSlice is the drafters rows of one drafter on the report's
+// corpus and cache weight.
+func draftersSlice(drafter string) []string {
+	return []string{"corpus", draftersCorpus, "cache", fmt.Sprint(draftersCache), "drafter", drafter}
 }
 
 // seqSpec is the generation of one sequence-experiment cell.

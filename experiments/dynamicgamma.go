@@ -5,14 +5,29 @@ import (
 	"fmt"
 
 	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim/stattest"
+	"github.com/specsim/specsim/table"
 )
 
 // In dynamic-gamma rows, gain is the mean over prompts of the per-prompt
 // speedup minus the best fixed γ's (the fixed γ of largest overall
 // speedup), gain_lo and gain_hi its 95% normal interval, and
 // exceeds_oracle flags a policy whose speedup is above the oracle's.
+
+// The slice of dynamic-gamma the report draws and quotes: the code corpus
+// at the cheaper draft cost.
+const (
+	dynamicCorpus = lm.Code
+	dynamicCost   = 0.05
+)
+
+// dynamicSlice is the dynamic-gamma rows of one policy on the report's
+// corpus and draft cost.
+func dynamicSlice(policy string) []string {
+	return []string{"corpus", dynamicCorpus, "c", fmt.Sprint(dynamicCost), "policy", policy}
+}
 
 // DynamicGammaThresholds are the confidence thresholds dynamic-gamma runs.
 var DynamicGammaThresholds = []float64{0.02, 0.05, 0.1, 0.3}
@@ -33,6 +48,16 @@ func init() {
 			return cells, nil
 		},
 		Run: runDynamicGamma,
+		Figures: []Figure{{Name: "dynamic-gamma-code-c0.05", Make: func(r []Row) (*plots.Figure, error) {
+			return plots.DynamicGamma(r, dynamicCorpus, dynamicCost)
+		}}},
+		Numbers: []table.Number{
+			{Macro: "DynamicBestFixed", Where: dynamicSlice("fixed"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "best fixed-γ speedup (code, c = 0.05)"},
+			{Macro: "DynamicBestFixedGamma", Where: dynamicSlice("fixed"), Col: "best_fixed_gamma", Doc: "its γ"},
+			{Macro: "DynamicConf", Where: dynamicSlice("conf:0.1"), Col: "speedup", Digits: 2, Doc: "conf:0.1 speedup"},
+			{Macro: "DynamicConfGain", Where: dynamicSlice("conf:0.1"), Col: "gain", Digits: 2, Doc: "conf:0.1 gain over the best fixed γ"},
+			{Macro: "DynamicOracle", Where: dynamicSlice("oracle"), Col: "speedup", Digits: 2, Doc: "the oracle's speedup"},
+		},
 	})
 }
 

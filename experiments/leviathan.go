@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/table"
 )
 
 // The Leviathan experiments evaluate the closed forms of Leviathan,
@@ -46,6 +48,13 @@ var table1 = []struct {
 // walltimeMaxGamma is the range of γ leviathan-walltime tabulates.
 const walltimeMaxGamma = 16
 
+// walltimeAlpha is the acceptance rate of leviathan-walltime's figure.
+const walltimeAlpha = 0.8
+
+// walltimeBest is leviathan-walltime's best-γ row at α = 0.8, c = 0.05,
+// which the paper quotes.
+var walltimeBest = []string{"alpha", "0.8", "c", "0.05", "is_best", "true"}
+
 func init() {
 	Register(Experiment{
 		Name:    "leviathan-table1",
@@ -59,7 +68,12 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runTable1,
+		Run:    runTable1,
+		Tables: []Table{{Name: "leviathan-table1", Make: leviathanTable1}},
+		Numbers: []table.Number{
+			{Macro: "TableOneCells", Agg: table.Count, Doc: "cells of Table 1"},
+			{Macro: "TableOneMatches", Where: []string{"matches", "true"}, Agg: table.Count, Doc: "cells matching the paper"},
+		},
 	})
 	Register(Experiment{
 		Name:    "leviathan-tokens",
@@ -73,7 +87,15 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runLeviathanTokens,
+		Run:     runLeviathanTokens,
+		Figures: []Figure{{Name: "leviathan-tokens", Make: plots.Tokens}},
+		Tables:  []Table{{Name: "leviathan-tokens", Make: leviathanTokensTable}},
+		Numbers: []table.Number{
+			{Macro: "TokensMaxDiff", Agg: table.MaxAbs, Col: "token_minus_eq1", Doc: "max |exact − Eq. 1| over leviathan-tokens"},
+			{Macro: "TokensEightFour", Where: []string{"alpha", "0.8", "gamma", "4"}, Col: "eq1", Digits: 4, Doc: "Eq. 1 at α = 0.8, γ = 4"},
+			{Macro: "TokensBlockEightFour", Where: []string{"alpha", "0.8", "gamma", "4"}, Col: "block_exact", Digits: 4, Doc: "block exact at α = 0.8, γ = 4"},
+			{Macro: "TokensBlockGainEightFour", Where: []string{"alpha", "0.8", "gamma", "4"}, Col: "block_gain_pct", Digits: 1, Doc: "block gain % at α = 0.8, γ = 4"},
+		},
 	})
 	Register(Experiment{
 		Name:    "leviathan-walltime",
@@ -90,6 +112,14 @@ func init() {
 			return cells, nil
 		},
 		Run: runLeviathanWalltime,
+		Figures: []Figure{{Name: "leviathan-walltime", Make: func(r []Row) (*plots.Figure, error) {
+			return plots.Walltime(r, walltimeAlpha)
+		}}},
+		Tables: []Table{{Name: "leviathan-walltime", Make: walltimeTable}},
+		Numbers: []table.Number{
+			{Macro: "WalltimeBestGamma", Where: walltimeBest, Col: "gamma", Doc: "best γ at α = 0.8, c = 0.05"},
+			{Macro: "WalltimeBest", Where: walltimeBest, Col: "walltime", Digits: 2, Doc: "its walltime improvement"},
+		},
 	})
 }
 
@@ -196,4 +226,45 @@ func runLeviathanWalltime(_ context.Context, _ Config, c Cell, _ uint64) ([]Row,
 		})
 	}
 	return rows, nil
+}
+
+// leviathanTable1 is leviathan-table1's table: Leviathan et al.'s Table 1
+// recomputed beside the paper's printed values.
+func leviathanTable1(rows []Row) table.Text {
+	t := table.Text{Caption: "Leviathan et al. Table 1 recomputed from Eq. 1, Thm 3.8 and Thm 3.11 (printed precision) beside the paper's values.",
+		Header: []string{"α", "γ", "E[tokens]", "ops", "speed", "paper ops", "paper speed", "match"}, Right: table.RightCols(8, 0, 1, 2, 3, 4, 5, 6)}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{dec(r, "alpha", 1), dec(r, "gamma", 0), dec(r, "expected_tokens", 3),
+			r.String("ops_printed"), r.String("speed_printed"), r.String("paper_ops"), r.String("paper_speed"), tick(r, "matches")})
+	}
+	return t
+}
+
+// leviathanTokensTable is leviathan-tokens' table at γ ∈ {1, 2, 4, 8}:
+// Eq. 1, the exact engine and their difference, and block's exact gain.
+func leviathanTokensTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Expected tokens per step: Eq. 1 vs the exact engine (token verification on a constant-β pair), and block verification's exact gain.",
+		Header: []string{"α", "γ", "Eq. 1", "token (exact)", "difference", "block (exact)", "block gain %"}, Right: table.RightCols(7, 0, 1, 2, 3, 4, 5, 6)}
+	for _, r := range rows {
+		g, _ := r.Float("gamma")
+		if g != 1 && g != 2 && g != 4 && g != 8 {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{dec(r, "alpha", 1), dec(r, "gamma", 0), dec(r, "eq1", 4), dec(r, "token_exact", 4),
+			sci(r, "token_minus_eq1"), dec(r, "block_exact", 4), dec(r, "block_gain_pct", 1)})
+	}
+	return t
+}
+
+// walltimeTable is leviathan-walltime's best γ per (α, c).
+func walltimeTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Best γ (1..16) and its walltime improvement (Thm 3.8) per acceptance α and cost ratio c.",
+		Header: []string{"α", "c", "best γ", "walltime ×", "ops ×"}, Right: table.RightCols(5, 0, 1, 2, 3, 4)}
+	for _, r := range rows {
+		if r.String("is_best") != "true" {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{dec(r, "alpha", 1), dec(r, "c", 2), dec(r, "gamma", 0), dec(r, "walltime", 2), dec(r, "ops", 2)})
+	}
+	return t
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,22 @@ func TestLeviathanTable1Experiment(t *testing.T) {
 			t.Errorf("α=%g γ=%g: ops %s speed %s, paper %s %s", k[0], k[1], r.String("ops_printed"), r.String("speed_printed"), w[0], w[1])
 		}
 		delete(want, k)
+	}
+}
+
+// leviathan-table1's declared table shows Table 1 to the printed
+// precision of Leviathan et al. (2211.17192, Table 1), every cell marked
+// as matching.
+func TestLeviathanTable1Text(t *testing.T) {
+	e, _ := Lookup("leviathan-table1")
+	md := e.Tables[0].Make(runNamed(t, e.Name, Config{Seed: 1, Scale: 1})).Markdown()
+	for _, line := range []string{"| 0.6 | 2 | 1.960 | 1.53X | 1.96X | 1.53X | 1.96X | ✓ |"} {
+		if !strings.Contains(md, line) {
+			t.Errorf("Table 1 lacks %q:\n%s", line, md)
+		}
+	}
+	if strings.Contains(md, "✗") {
+		t.Errorf("a Table 1 cell does not match:\n%s", md)
 	}
 }
 

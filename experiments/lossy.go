@@ -1,17 +1,21 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
+	"github.com/specsim/specsim/table"
 )
 
 // This file holds the lossy-verification experiments of issue 4:
@@ -26,9 +30,12 @@ type FrontierSweep struct {
 	algos.Sweep
 }
 
+// frontierOrder is the order of the rules in lossy-frontier's rows (and so
+// in its published table); a rule not listed comes after them, by name.
+var frontierOrder = []string{"lenience", "lenience-residual-p", "mentored", "typical", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"}
+
 // FrontierSweeps returns the parameter grids of lossy-frontier: every rule
-// registered with a Frontier, in the sweeps' Order (rules without one last,
-// ties by name).
+// registered with a Frontier, in frontierOrder.
 func FrontierSweeps() []FrontierSweep {
 	var sws []FrontierSweep
 	for _, e := range algos.All() {
@@ -36,15 +43,24 @@ func FrontierSweeps() []FrontierSweep {
 			sws = append(sws, FrontierSweep{Rule: e.Name, Sweep: *e.Frontier})
 		}
 	}
-	rank := func(o int) int {
-		if o == 0 {
-			return math.MaxInt
+	rank := func(rule string) int {
+		if i := slices.Index(frontierOrder, rule); i >= 0 {
+			return i
 		}
-		return o
+		return len(frontierOrder)
 	}
-	sort.SliceStable(sws, func(i, j int) bool { return rank(sws[i].Order) < rank(sws[j].Order) })
+	sort.SliceStable(sws, func(i, j int) bool { return rank(sws[i].Rule) < rank(sws[j].Rule) })
 	return sws
 }
+
+// The slice of lossy-frontier that the report draws, tabulates at the
+// setting whose KL is closest to frontierBudget, and quotes.
+const (
+	frontierSource  = "dirichlet"
+	frontierV       = 1000
+	frontierQuality = 0.6
+	frontierBudget  = 0.03
+)
 
 // frontierTol is the slack of the per-context dominance check: mentored's
 // acceptance at a rule's KL must be at least the rule's minus this
@@ -60,6 +76,20 @@ func init() {
 			"(per-position exact laws) and on Markov pairs (sequence law via the exact engine); mentored decoding is the frontier",
 		Cells: frontierCells,
 		Run:   frontierRun,
+		Figures: []Figure{{Name: "lossy-frontier", Make: func(r []Row) (*plots.Figure, error) {
+			return plots.LossyFrontier(r, frontierSource, frontierV, frontierQuality)
+		}}},
+		Tables: []Table{{Name: "lossy-frontier", Make: func(r []Row) table.Text {
+			return frontierTable(r, frontierSource, frontierV, frontierQuality, frontierBudget)
+		}}},
+		Numbers: []table.Number{
+			{Macro: "FrontierStrict", Where: frontierSlice("mentored", "0"), Col: "acceptance", Digits: 3, Doc: "acceptance at KL = 0"},
+			{Macro: "FrontierMentored", Where: frontierSlice("mentored", "0.03"), Col: "acceptance", Digits: 3, Doc: "mentored acceptance at D = 0.03"},
+			{Macro: "FrontierLenience", Where: frontierSlice("lenience", "0.5"), Col: "acceptance", Digits: 3, Doc: "lenience l = 0.5 acceptance"},
+			{Macro: "FrontierLenienceKL", Where: frontierSlice("lenience", "0.5"), Col: "kl", Digits: 3, Doc: "its KL"},
+			{Macro: "FrontierRows", Agg: table.Count, Doc: "lossy-frontier rows"},
+			{Macro: "FrontierDominated", Where: []string{"dominated", "true"}, Agg: table.Count, Doc: "rows at or below mentored's acceptance"},
+		},
 	})
 	Register(Experiment{
 		Name:    "lenience-table",
@@ -67,8 +97,13 @@ func init() {
 		Section: "Lenience (Table 5 in shape)",
 		Summary: "Leviathan Table 5 in shape: α_l = Σ min(p/l, q) for l = 1, 0.5, 0.3, 0.1 and drafts of increasing quality " +
 			"(unigram, bigram, close) of an order-2 chain, checked against Monte Carlo runs of the lenience rule",
-		Cells: lenienceCells,
-		Run:   lenienceRun,
+		Cells:  lenienceCells,
+		Run:    lenienceRun,
+		Tables: []Table{{Name: "lenience-table", Make: lenienceTable}},
+		Numbers: []table.Number{
+			{Macro: "LenienceCells", Agg: table.Count, Doc: "lenience-table cells"},
+			{Macro: "LenienceCovered", Where: []string{"covered", "true"}, Agg: table.Count, Doc: "cells whose MC interval covers the exact α"},
+		},
 	})
 }
 
@@ -504,4 +539,115 @@ func lenienceRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 			{K: "paper_alpha", V: Table5[draft][li]}, {K: "sigma", V: sigma}})
 	}
 	return rows, nil
+}
+
+// frontierSlice is the lossy frontier's row of rule at value on the slice
+// the report draws.
+func frontierSlice(rule, value string) []string {
+	return []string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value}
+}
+
+// frontierTable is lossy-frontier's table at one setting per rule: the
+// value whose KL is closest to budget. "frontier α" is the curve the
+// figure draws (plots.LossyFrontier): mentored decoding's acceptance and
+// KL, each averaged over the contexts at one budget D, interpolated at the
+// rule's context-averaged KL (linearly in log KL between two positive
+// points, linearly in KL between KL = 0 and the first positive point, the
+// last point's acceptance beyond it). "gap" is frontier α − α: negative
+// where the rule lies above the drawn curve. The per-context comparison of
+// the stored "gap" column is not what the figure shows, so it is not used
+// here.
+func frontierTable(rows []Row, source string, V int, quality float64, budget float64) table.Text {
+	t := table.Text{Caption: fmt.Sprintf("Lossy rules on %s pools (V = %d, quality %g) at the setting with KL(p‖π) closest to %g nats: acceptance α, KL and TV (each averaged over the contexts), the frontier α of the figure's mentored curve (mentored decoding's α and KL averaged over the contexts per budget D) interpolated at the rule's KL, and gap = frontier α − α.", source, V, quality, budget),
+		Header: []string{"rule", "param", "value", "α", "KL(p‖π)", "TV", "frontier α", "gap"}, Right: table.RightCols(8, 2, 3, 4, 5, 6, 7)}
+	best := map[string]Row{}
+	var order []string
+	var frontier [][2]float64
+	for _, r := range rows {
+		v, _ := r.Float("V")
+		q, _ := r.Float("quality")
+		if r.String("source") != source || int(v) != V || math.Abs(q-quality) > 1e-12 {
+			continue
+		}
+		rule := r.String("rule")
+		kl, _ := r.Float("kl")
+		if rule == "mentored" {
+			a, _ := r.Float("acceptance")
+			frontier = append(frontier, [2]float64{kl, a})
+		}
+		if b, ok := best[rule]; ok {
+			bkl, _ := b.Float("kl")
+			if math.Abs(math.Log(math.Max(kl, 1e-12)/budget)) >= math.Abs(math.Log(math.Max(bkl, 1e-12)/budget)) {
+				continue
+			}
+		} else {
+			order = append(order, rule)
+		}
+		best[rule] = r
+	}
+	for _, rule := range order {
+		r := best[rule]
+		kl, _ := r.Float("kl")
+		acc, _ := r.Float("acceptance")
+		fa, ok := frontierAt(frontier, kl)
+		t.Rows = append(t.Rows, []string{rule, r.String("param"), r.String("value"), table.Fixed(acc, true, 3), dec(r, "kl", 4),
+			dec(r, "tv", 3), table.Fixed(fa, ok, 3), table.Fixed(fa-acc, ok, 3)})
+	}
+	return t
+}
+
+// frontierZero is the KL below which a frontier point counts as KL = 0
+// (the round-off of π = p), as in plots.LossyFrontier.
+const frontierZero = 1e-12
+
+// frontierAt interpolates the frontier curve pts (KL, acceptance) at kl:
+// linearly in log KL between positive points, linearly in KL from the
+// KL = 0 point to the first positive one, and the acceptance of the
+// largest-KL point beyond the curve. ok is false for no points or a
+// non-finite kl.
+func frontierAt(pts [][2]float64, kl float64) (float64, bool) {
+	if len(pts) == 0 || math.IsNaN(kl) || math.IsInf(kl, 0) {
+		return math.NaN(), false
+	}
+	pts = slices.Clone(pts)
+	for i := range pts {
+		if pts[i][0] < frontierZero {
+			pts[i][0] = 0
+		}
+	}
+	slices.SortFunc(pts, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+	if kl < frontierZero {
+		kl = 0
+	}
+	if kl <= pts[0][0] {
+		return pts[0][1], true
+	}
+	for i := 1; i < len(pts); i++ {
+		x0, y0, x1, y1 := pts[i-1][0], pts[i-1][1], pts[i][0], pts[i][1]
+		if kl > x1 {
+			continue
+		}
+		if x1 == x0 {
+			return math.Max(y0, y1), true
+		}
+		f := (kl - x0) / (x1 - x0)
+		if x0 > 0 {
+			f = math.Log(kl/x0) / math.Log(x1/x0)
+		}
+		return y0 + f*(y1-y0), true
+	}
+	return pts[len(pts)-1][1], true
+}
+
+// lenienceTable is lenience-table's table in the shape of Leviathan et
+// al.'s Table 5: α_l per draft and lenience l, exact, Monte Carlo and the
+// paper's.
+func lenienceTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Lenience (Leviathan et al. Table 5 in shape): α_l = Σ min(p/l, q) exactly, by Monte Carlo (95% CI), and the paper's printed value (on its own models; the drafts here are synthetic stand-ins).",
+		Header: []string{"draft", "l", "α (exact)", "α (MC)", "95% CI", "covered", "paper α"}, Right: table.RightCols(7, 1, 2, 3, 6)}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.String("draft"), dec(r, "l", 1), dec(r, "alpha", 3), dec(r, "alpha_mc", 3),
+			"[" + dec(r, "ci_lo", 3) + ", " + dec(r, "ci_hi", 3) + "]", tick(r, "covered"), dec(r, "paper_alpha", 2)})
+	}
+	return t
 }

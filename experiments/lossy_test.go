@@ -3,7 +3,10 @@ package experiments
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/specsim/specsim/algos"
 )
 
 func TestLossyFrontier(t *testing.T) {
@@ -90,6 +93,24 @@ func TestLenienceTable(t *testing.T) {
 	for i := 1; i < len(order); i++ {
 		if !(got[order[i]][0] > got[order[i-1]][0]) {
 			t.Errorf("l = 1 column out of order: %s %g <= %s %g", order[i], got[order[i]][0], order[i-1], got[order[i-1]][0])
+		}
+	}
+}
+
+// lossy-frontier's rows keep the published table's order: the rules of
+// frontierOrder first, in that order (each a registered rule with a
+// Frontier grid), then any other rule with one.
+func TestFrontierOrder(t *testing.T) {
+	var got []string
+	for _, sw := range FrontierSweeps() {
+		got = append(got, sw.Rule)
+	}
+	if len(got) < len(frontierOrder) || !slices.Equal(got[:len(frontierOrder)], frontierOrder) {
+		t.Errorf("FrontierSweeps order %v, want %v first", got, frontierOrder)
+	}
+	for _, name := range frontierOrder {
+		if e, err := algos.Lookup(name); err != nil || e.Frontier == nil {
+			t.Errorf("frontierOrder names %s, which has no Frontier grid (%v)", name, err)
 		}
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
+	"github.com/specsim/specsim/table"
 	"gonum.org/v1/gonum/stat/distmv"
 )
 
@@ -197,5 +199,48 @@ func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafte
 func init() {
 	Register(Experiment{Name: "multidraft", Main: 70, Section: "Multi-draft verification vs the optimal bound",
 		Summary: "multi-draft acceptance and E[emitted] vs k = 1..8 for the lossless tree rules and the optimal bound (Khisti toy, synthetic, Markov)",
-		Cells:   multidraftCells, Run: multidraftRun})
+		Cells:   multidraftCells, Run: multidraftRun,
+		Figures: []Figure{{Name: "multidraft", Make: multidraftFigure}},
+		Tables:  []Table{{Name: "multidraft", Make: func(r []Row) table.Text { return multidraftTable(r, multidraftShown) }}},
+		Numbers: []table.Number{
+			{Macro: "MultiSpecInfer", Where: multiSlice("specinfer", "8"), Col: "acceptance", Digits: 3, Doc: "SpecInfer acceptance at k = 8"},
+			{Macro: "MultiBoundIID", Where: multiSlice("specinfer", "8"), Col: "bound_iid", Digits: 3, Doc: "α* i.i.d. at k = 8"},
+			{Macro: "MultiRRS", Where: multiSlice("rrs-wor", "8"), Col: "acceptance", Digits: 3, Doc: "RRS w/o replacement acceptance at k = 8"},
+			{Macro: "MultiBoundWOR", Where: multiSlice("rrs-wor", "8"), Col: "bound_wor", Digits: 3, Doc: "α* w/o replacement at k = 8"},
+			{Macro: "MultiSingle", Where: multiSlice("specinfer", "1"), Col: "acceptance", Digits: 3, Doc: "k = 1 acceptance (Σ min(p, q))"},
+		}})
+}
+
+// multidraftShown is the pair the report draws, tabulates and quotes.
+const multidraftShown = "dirichlet-s1"
+
+// multidraftFigure draws multidraft on multidraftShown, its root rows in
+// the caption.
+func multidraftFigure(rows []Row) (*plots.Figure, error) {
+	p, q, err := MultidraftRootRows(multidraftShown)
+	if err != nil {
+		return nil, err
+	}
+	return plots.Multidraft(rows, multidraftShown, p, q)
+}
+
+// multiSlice is multidraft's row of verifier with k drafts on the
+// report's pair.
+func multiSlice(verifier, k string) []string {
+	return []string{"pair", multidraftShown, "verifier", verifier, "k", k}
+}
+
+// multidraftTable is multidraft's table at k ∈ {1, 2, 4, 8} on one pair.
+func multidraftTable(rows []Row, pair string) table.Text {
+	t := table.Text{Caption: fmt.Sprintf("Multi-draft verification on the %s pair: first-token acceptance (exact) per verifier and k, the optimal α* for the verifier's draft law, and the gap.", pair),
+		Header: []string{"verifier", "draft", "k", "acceptance", "α*", "gap", "E[emitted]"}, Right: table.RightCols(7, 2, 3, 4, 5, 6)}
+	for _, r := range rows {
+		k, _ := r.Float("k")
+		if r.String("pair") != pair || (k != 1 && k != 2 && k != 4 && k != 8) {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{r.String("verifier"), r.String("draft"), dec(r, "k", 0), dec(r, "acceptance", 4),
+			dec(r, "bound", 4), dec(r, "gap", 4), dec(r, "expected_emitted", 4)})
+	}
+	return t
 }

@@ -20,10 +20,12 @@ import (
 	"github.com/specsim/specsim/data/samples"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
+	"github.com/specsim/specsim/table"
 )
 
 // ReplayRule is one rule to replay: a name for reports and the algorithm.
@@ -647,7 +649,7 @@ const ReplayName = "replay"
 var ReplaySampleRules = []string{"token", "token-nobonus", "block", "exact-match", "greedy", "lenience", "mentored"}
 
 func init() {
-	Register(Experiment{Name: ReplayName,
+	Register(Experiment{Name: ReplayName, Main: 74, NumbersAt: 79, Section: "Replay of the embedded sample log",
 		Summary: "replay of the bundled sample log: per-step α of the logged rows, and per rule the exact and sampled emitted tokens and the binned losslessness test",
 		Cells: func(Config) ([]Cell, error) {
 			return []Cell{{Key: []KV{{K: "log", V: samples.CharGramName}}}}, nil
@@ -656,7 +658,41 @@ func init() {
 		// the cell seed), as the report has always stored them.
 		Run: func(ctx context.Context, cfg Config, _ Cell, _ uint64) ([]Row, error) {
 			return ReplaySampleRows(ctx, cfg.Seed, 0)
+		},
+		// The main job stores the rows without the cell's log column.
+		Whole: func(ctx context.Context, cfg Config) ([]Row, error) {
+			return ReplaySampleRows(ctx, cfg.Seed, 0)
+		},
+		Figures: []Figure{{Name: ReplayName, Make: plots.Replay}},
+		Tables:  []Table{{Name: ReplayName, Make: replayTable}},
+		Numbers: []table.Number{
+			{Macro: "ReplaySteps", Where: replayRule("token"), Col: "steps", Doc: "steps of the sample log"},
+			{Macro: "ReplayAlpha", Where: replayRule("token"), Col: "mean_alpha", Digits: 3, Doc: "mean α over the sample log"},
+			{Macro: "ReplayToken", Where: replayRule("token"), Col: "mean_emitted_exact", Digits: 3, Doc: "token E[emitted] on the sample log"},
+			{Macro: "ReplayBlock", Where: replayRule("block"), Col: "mean_emitted_exact", Digits: 3, Doc: "block E[emitted] on the sample log"},
+			{Macro: "ReplayLogged", Where: replayRule("logged"), Col: "mean_emitted_sampled", Digits: 3, Doc: "the logged run's mean emitted"},
 		}})
+}
+
+// replayRule is the replay's summary row of one rule ("logged": the run
+// as logged).
+func replayRule(algorithm string) []string {
+	return []string{"kind", "rule", "algorithm", algorithm}
+}
+
+// replayTable is the replay's per-rule summary.
+func replayTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Replay of the embedded sample log (data/samples/chargram.parquet): emitted tokens per step by rule, exact given each logged draft and sampled (95% CIs), and the χ² losslessness check of the first emitted token (lossy rules are expected to fail it).",
+		Header: []string{"rule", "steps", "E[emitted] exact", "95% CI", "sampled", "95% CI", "first token", "p-value"}, Right: table.RightCols(8, 1, 2, 4, 7)}
+	for _, r := range rows {
+		if r.String("kind") != "rule" {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{r.String("algorithm"), dec(r, "steps", 0), dec(r, "mean_emitted_exact", 3),
+			bracket(r, "ci_lo", "ci_hi", 3), dec(r, "mean_emitted_sampled", 3), bracket(r, "sampled_ci_lo", "sampled_ci_hi", 3),
+			r.String("lossless_verdict"), dec(r, "lossless_p", 3)})
+	}
+	return t
 }
 
 // ReplaySampleRows replays ReplaySampleRules over the embedded sample log

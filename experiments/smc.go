@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/smc"
+	"github.com/specsim/specsim/table"
 )
 
 // smc-steering measures SMC steering (Lew et al. arXiv 2306.03081,
@@ -51,7 +53,27 @@ func init() {
 			return cells, nil
 		},
 		Run: runSMCSteering,
+		Figures: []Figure{{Name: "smc-steering", Make: func(r []Row) (*plots.Figure, error) {
+			return plots.SMCSteering(r, smcModel)
+		}}},
+		Numbers: []table.Number{
+			{Macro: "SMCFcVar", Where: smcSlice("fc"), Col: "relative_variance", Digits: 4, Doc: "fc Var(Ẑ)/Z² at N = 64, K = 1"},
+			{Macro: "SMCMultVar", Where: smcSlice("multinomial"), Col: "relative_variance", Digits: 4, Doc: "multinomial Var(Ẑ)/Z² at N = 64, K = 1"},
+			{Macro: "SMCFcTV", Where: smcSlice("fc"), Col: "posterior_tv", Digits: 3, Doc: "fc posterior TV at N = 64, K = 1"},
+			{Macro: "SMCMultTV", Where: smcSlice("multinomial"), Col: "posterior_tv", Digits: 3, Doc: "multinomial posterior TV at N = 64, K = 1"},
+			{Macro: "SMCMutants", Where: []string{"mutant", "true"}, Agg: table.Count, Doc: "rows of planted bugs"},
+		},
 	})
+}
+
+// smcModel is the smc-steering model the report draws and quotes: the
+// first standard model (hard constraints with a soft expert).
+const smcModel = "forbid+end+expert"
+
+// smcSlice is smc-steering's row of one scheme at K = 1, N = 64 on the
+// report's model.
+func smcSlice(scheme string) []string {
+	return []string{"model", smcModel, "scheme", scheme, "k", "1", "n", "64"}
 }
 
 func runSMCSteering(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, error) {

@@ -48,17 +48,23 @@ func init() {
 	Register(Experiment{
 		Name:    VerifyName,
 		Summary: "Monte Carlo acceptance of rules on sources over a grid (spec-driven; exact values where the engine applies)",
-		Cells: func(Config) ([]Cell, error) {
-			s := &SweepSpec{Experiment: VerifyName, Axes: []Axis{
-				{"source", []any{"markov:V=4,order=1,seed=7"}},
-				{"algo", []any{"token", "greedy"}},
-				{"gamma", []any{int64(1), int64(2), int64(3)}},
-			}}
-			return s.Cells(Config{})
-		},
-		Run: runVerify,
+		Cells:   verifyDefaultCells,
+		Run:     runVerify,
+		Spec:    &SpecKind{CheckCells: checkVerifyCells, CheckMem: checkVerifySources, Metrics: VerifyMetrics},
 	})
-	RegisterSpecKind(VerifyName, SpecKind{CheckAxes: checkVerifyAxes, CheckMem: checkVerifySources, Metrics: VerifyMetrics})
+}
+
+// verifyDefaultCells is verify's own grid (a spec gives it any other):
+// one Markov source × token, greedy × γ = 1, 2, 3, the last key varying
+// fastest.
+func verifyDefaultCells(Config) ([]Cell, error) {
+	var cells []Cell
+	for _, algo := range []string{"token", "greedy"} {
+		for _, g := range []int64{1, 2, 3} {
+			cells = append(cells, Cell{Key: []KV{{K: "source", V: "markov:V=4,order=1,seed=7"}, {K: "algo", V: algo}, {K: "gamma", V: g}}})
+		}
+	}
+	return cells, nil
 }
 
 // verifyCell is a verify cell's parsed key.
@@ -219,18 +225,14 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 	return vc, nil
 }
 
-// checkVerifyAxes validates every cell of a verify spec up front (cheap:
+// checkVerifyCells validates every cell of a verify spec up front (cheap:
 // no source is built beyond parsing), so a bad axis is reported before any
 // work starts. The sources' memory is checkVerifySources's.
-func checkVerifyAxes(s *SweepSpec) error { return checkVerifySources(s, sim.NoMemLimit) }
+func checkVerifyCells(cells []Cell) error { return checkVerifySources(cells, sim.NoMemLimit) }
 
 // checkVerifySources validates every cell of a verify spec, its source's
 // parameters and memory (within budget bytes) included.
-func checkVerifySources(s *SweepSpec, budget int64) error {
-	cells, err := s.Cells(Config{})
-	if err != nil {
-		return err
-	}
+func checkVerifySources(cells []Cell, budget int64) error {
 	seen := map[string]bool{}
 	checked := map[string]bool{}
 	for _, c := range cells {

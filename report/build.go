@@ -3,19 +3,18 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/specsim/specsim/internal/fsutil"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/table"
-
-	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
+	"github.com/specsim/specsim/table"
 )
 
 // Bundle holds the merged result tables of a results directory, by
@@ -60,94 +59,42 @@ func LoadBundle(dir string) (*Bundle, error) {
 	return b, nil
 }
 
-// Figure settings of the report: one slice of each multi-dimensional
-// experiment.
-const (
-	walltimeAlpha   = 0.8
-	frontierSource  = "dirichlet"
-	frontierV       = 1000
-	frontierQuality = 0.6
-	frontierBudget  = 0.03
-	multidraftPair  = "dirichlet-s1"
-	// drafters: the code corpus with a copying target (cache λ = 0.8),
-	// where lookup drafting differs most from the chain
-	draftersCorpus = "code"
-	draftersCache  = 0.8
-	// dynamic-gamma: the code corpus at the cheaper draft cost
-	dynamicCorpus = "code"
-	dynamicCost   = 0.05
-	// smc-steering: the first standard model (hard constraints with a
-	// soft expert)
-	smcModel = "forbid+end+expert"
-)
-
-// Figures returns the figures the bundle's experiments support, in report
-// order.
+// Figures returns the figures the bundle supports, in report order: the
+// figures each main-job experiment declares (experiments.Experiment's
+// Figures), then the generic figures of the other tables (SweepFigures).
 func Figures(b *Bundle) ([]*plots.Figure, error) {
 	var out []*plots.Figure
-	add := func(name string, f func([]table.Row) (*plots.Figure, error)) error {
-		if !b.Has(name) {
-			return nil
+	for _, e := range experiments.MainJob() {
+		if !b.Has(e.Name) {
+			continue
 		}
-		fig, err := f(b.Rows[name])
-		if err != nil {
-			return fmt.Errorf("figure %s: %w", name, err)
-		}
-		out = append(out, fig)
-		return nil
-	}
-	for _, e := range []struct {
-		name string
-		f    func([]table.Row) (*plots.Figure, error)
-	}{
-		{"leviathan-tokens", plots.Tokens},
-		{"leviathan-walltime", func(r []table.Row) (*plots.Figure, error) { return plots.Walltime(r, walltimeAlpha) }},
-		{"block-vs-token", plots.BlockVsToken},
-		{"lossy-frontier", func(r []table.Row) (*plots.Figure, error) {
-			return plots.LossyFrontier(r, frontierSource, frontierV, frontierQuality)
-		}},
-		{"multidraft", func(r []table.Row) (*plots.Figure, error) {
-			p, q, err := experiments.MultidraftRootRows(multidraftPair)
+		for _, d := range e.Figures {
+			fig, err := d.Make(b.Rows[e.Name])
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("figure %s: %w", d.Name, err)
 			}
-			return plots.Multidraft(r, multidraftPair, p, q)
-		}},
-		{ReplayExperiment, plots.Replay},
-		{"drafters", func(r []table.Row) (*plots.Figure, error) { return plots.Drafters(r, draftersCorpus, draftersCache) }},
-		{"dynamic-gamma", func(r []table.Row) (*plots.Figure, error) { return plots.DynamicGamma(r, dynamicCorpus, dynamicCost) }},
-		{"smc-steering", func(r []table.Row) (*plots.Figure, error) { return plots.SMCSteering(r, smcModel) }},
-	} {
-		if err := add(e.name, e.f); err != nil {
-			return nil, err
+			if fig.Name != d.Name {
+				return nil, fmt.Errorf("experiment %s declares figure %s, but its Make draws %s", e.Name, d.Name, fig.Name)
+			}
+			out = append(out, fig)
 		}
 	}
 	return append(out, SweepFigures(b)...), nil
 }
 
-// Tables returns the tables the bundle's experiments support, in report
-// order.
-func Tables(b *Bundle) []Table {
-	var out []Table
-	for _, e := range []struct {
-		name string
-		f    func([]table.Row) Table
-	}{
-		{"leviathan-table1", Table1},
-		{"leviathan-tokens", TokensTable},
-		{"leviathan-walltime", WalltimeTable},
-		{"block-vs-token", BlockTable},
-		{"lossy-frontier", func(r []table.Row) Table {
-			return FrontierTable(r, frontierSource, frontierV, frontierQuality, frontierBudget)
-		}},
-		{"lenience-table", LenienceTable},
-		{"multidraft", func(r []table.Row) Table { return MultidraftTable(r, multidraftPair) }},
-		{ScenarioExperiment, ScenarioTable},
-		{"audit", AuditTable},
-		{ReplayExperiment, ReplayTable},
-	} {
-		if b.Has(e.name) {
-			out = append(out, e.f(b.Rows[e.name]))
+// Tables returns the tables the bundle supports, in report order: the
+// tables each main-job experiment declares, then the generic table of
+// every other table (SweepTable).
+func Tables(b *Bundle) []table.Text {
+	var out []table.Text
+	for _, e := range experiments.MainJob() {
+		if !b.Has(e.Name) {
+			continue
+		}
+		for _, d := range e.Tables {
+			t := d.Make(b.Rows[e.Name])
+			t.Name = d.Name
+			out = append(out, t)
 		}
 	}
 	for _, name := range genericNames(b) {
@@ -157,42 +104,17 @@ func Tables(b *Bundle) []Table {
 	return out
 }
 
-// extraSections are report.md's sections of the stored tables that are
-// not registered experiments, with their place among the Main positions
-// of experiments.Experiment.
-var extraSections = []struct {
-	name, title string
-	main        int
-}{
-	{ScenarioExperiment, "Multi-candidate bias (fms-extras scenarios)", 72},
-	{ReplayExperiment, "Replay of the embedded sample log", 74},
-}
+// MainExperiments are the names of the main job's experiments in report
+// order (experiments.MainJob): what 'report reproduce' runs by default and
+// the sections of report.md.
+var MainExperiments = mainNames()
 
-// reportOrder and sectionTitle are the sections of report.md in order and
-// their titles: the main job's experiments and extraSections.
-var reportOrder, sectionTitle = sections()
-
-func sections() ([]string, map[string]string) {
-	type sec struct {
-		name string
-		main int
-	}
-	var all []sec
-	title := map[string]string{}
+func mainNames() []string {
+	var out []string
 	for _, e := range experiments.MainJob() {
-		all = append(all, sec{e.Name, e.Main})
-		title[e.Name] = e.Section
+		out = append(out, e.Name)
 	}
-	for _, e := range extraSections {
-		all = append(all, sec{e.name, e.main})
-		title[e.name] = e.title
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].main < all[j].main })
-	order := make([]string, len(all))
-	for i, s := range all {
-		order[i] = s.name
-	}
-	return order, title
+	return out
 }
 
 // Build writes every figure (OUT/figures/NAME.{png,svg,pdf}), table
@@ -254,40 +176,59 @@ func Build(b *Bundle, out string) ([]string, error) {
 	return append(files, p), nil
 }
 
-// ReportMarkdown is report.md: provenance, then per experiment its figure
-// and table.
-func ReportMarkdown(b *Bundle, figs []*plots.Figure, tabs []Table) string {
+// ReportMarkdown is report.md: provenance, then a section per experiment
+// with its figures and tables: the main job's experiments in order (titled
+// by their Section), then the bundle's other tables ("Sweep NAME").
+func ReportMarkdown(b *Bundle, figs []*plots.Figure, tabs []table.Text) string {
 	var s strings.Builder
 	s.WriteString("# specsim: reproduced results\n\n")
 	s.WriteString("Generated by `report reproduce` / `report build` from the merged tables under `runs/`.\n\n")
 	s.WriteString("| experiment | rows | seed | git revision |\n|---|---:|---:|---|\n")
-	order := append(slices.Clone(reportOrder), genericNames(b)...)
-	for _, name := range order {
-		if !b.Has(name) {
+	type section struct {
+		name, title string
+		// figure and table say whether a figure or table (by name) belongs
+		// to the section
+		figure, table func(string) bool
+	}
+	var order []section
+	for _, e := range experiments.MainJob() {
+		if dedicated(e) {
+			order = append(order, section{e.Name, e.Section,
+				func(n string) bool {
+					return slices.ContainsFunc(e.Figures, func(f experiments.Figure) bool { return f.Name == n })
+				},
+				func(n string) bool {
+					return slices.ContainsFunc(e.Tables, func(t experiments.Table) bool { return t.Name == n })
+				}})
+		}
+	}
+	for _, name := range genericNames(b) {
+		// a generic figure of one swept axis is named NAME-vs-AXIS
+		order = append(order, section{name, "Sweep " + name,
+			func(n string) bool { return n == name || strings.HasPrefix(n, name+"-") && !b.Has(n) },
+			func(n string) bool { return n == name }})
+	}
+	for _, sec := range order {
+		if !b.Has(sec.name) {
 			continue
 		}
-		m := b.Meta[name]
-		fmt.Fprintf(&s, "| %s | %d | %s | %s |\n", name, len(b.Rows[name]), m[results.KeySeed], m[results.KeyGitRevision])
+		m := b.Meta[sec.name]
+		fmt.Fprintf(&s, "| %s | %d | %s | %s |\n", sec.name, len(b.Rows[sec.name]), m[results.KeySeed], m[results.KeyGitRevision])
 	}
 	s.WriteString("\n")
-	for _, name := range order {
-		if !b.Has(name) {
+	for _, sec := range order {
+		if !b.Has(sec.name) {
 			continue
 		}
-		title := sectionTitle[name]
-		if title == "" {
-			title = "Sweep " + name
-		}
-		fmt.Fprintf(&s, "## %s\n\n", title)
+		fmt.Fprintf(&s, "## %s\n\n", sec.title)
 		for _, f := range figs {
-			// a figure of one slice is named NAME-SLICE (drafters-code-cache0.8)
-			if f.Name == name || strings.HasPrefix(f.Name, name+"-") && !b.Has(f.Name) {
+			if sec.figure(f.Name) {
 				fmt.Fprintf(&s, "![%s](figures/%s.png)\n\n*Figure: %s* ([SVG](figures/%s.svg), [PDF](figures/%s.pdf))\n\n", f.Name, f.Name, f.Caption, f.Name, f.Name)
 			}
 		}
 		for _, t := range tabs {
-			if t.Name == name {
-				fmt.Fprintf(&s, "*Table: %s* ([CSV](tables/%s.csv), [LaTeX](tables/%s.tex))\n\n%s\n", t.Caption, name, name, t.Markdown())
+			if sec.table(t.Name) {
+				fmt.Fprintf(&s, "*Table: %s* ([CSV](tables/%s.csv), [LaTeX](tables/%s.tex))\n\n%s\n", t.Caption, t.Name, t.Name, t.Markdown())
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // MergeSummary describes a merged sweep; it is the JSON form of 'report
@@ -80,7 +80,7 @@ func Summarize(t results.Table) []ColumnSummary {
 	return out
 }
 
-// Merge checks and merges every cell file under dir (experiments.MergeDir),
+// Merge checks and merges every cell file under dir (sweep.MergeDir),
 // writes the merged table to out (default dir/merged.parquet) and returns
 // its summary (errors carry their exit code, cliutil.CodeOf); withRows also puts the rows in the summary.
 func Merge(dir, out string, withRows bool) (MergeSummary, error) {
@@ -93,7 +93,7 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	if err := checkMergeOut(dir, out); err != nil {
 		return MergeSummary{}, cliutil.Usage(err)
 	}
-	t, rep, err := experiments.MergeDir(dir)
+	t, rep, err := sweep.MergeDir(dir)
 	if err != nil {
 		return MergeSummary{}, cliutil.IO(err)
 	}

@@ -12,35 +12,12 @@ import (
 
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/internal/job"
-	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 	"github.com/specsim/specsim/sim"
 )
-
-// MainExperiments are the named experiments the main job runs, in order:
-// the registered experiments that declare a Main position
-// (experiments.MainJob), so a new experiment joins by declaring one.
-var MainExperiments = mainNames()
-
-func mainNames() []string {
-	var out []string
-	for _, e := range experiments.MainJob() {
-		out = append(out, e.Name)
-	}
-	return out
-}
-
-// ScenarioExperiment is the name under which the fms scenarios are stored.
-const ScenarioExperiment = "fms-scenarios"
-
-// ScenarioAlgos are the tree rules run on each fms scenario: the biased
-// naive scheme and the rules whose draft kind is a fixed candidate set.
-var ScenarioAlgos = []string{"naive", "shared-uniform", "best-candidate", "target-only"}
-
-// scenarioTrials is the default simulated steps per scenario and rule.
-const scenarioTrials = 100000
 
 // heartbeat is the longest silence of the progress log while cells run.
 const heartbeat = 10 * time.Second
@@ -51,17 +28,23 @@ const DefaultSeed = 1
 
 // ReproduceOptions configures Reproduce.
 type ReproduceOptions struct {
-	Out         string
-	Seed        uint64
-	Scale       float64
-	Workers     int
-	Paper       bool
+	Out     string
+	Seed    uint64
+	Scale   float64
+	Workers int
+	Paper   bool
+	// Experiments are the registered experiments to compute, in order
+	// (Job's default: MainExperiments).
 	Experiments []string
 	// Log receives progress lines.
 	Log io.Writer
 }
 
-// Reproduce is the main job.
+// Reproduce is the main job: it computes each of opt.Experiments into
+// OUT/runs/NAME/merged.parquet (through the sweep runner, resuming stored
+// cells, or in one piece where the experiment declares Whole), then builds
+// the figures, tables and report.md from everything under OUT (Build)
+// and, with opt.Paper and every main-job experiment present, the paper.
 func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 	start := time.Now()
 	opt.Workers = sim.Workers(opt.Workers)
@@ -72,24 +55,21 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 		fmt.Fprintf(opt.Log, "[%6.1fs] "+format+"\n", append([]any{time.Since(start).Seconds()}, a...)...)
 	}
 	logf("reproduce: seed %d, scale %g, %d workers, output %s", opt.Seed, opt.Scale, opt.Workers, opt.Out)
-	steps := len(opt.Experiments) + 2
 	for i, name := range opt.Experiments {
-		if name == ScenarioExperiment {
-			continue
-		}
-		if err := runStored(ctx, filepath.Join(opt.Out, "runs", name), name, opt, func(s string) {
-			logf("[%d/%d] %s: %s", i+1, steps, name, s)
-		}); err != nil {
+		progress := func(s string) { logf("[%d/%d] %s: %s", i+1, len(opt.Experiments), name, s) }
+		e, err := experiments.Lookup(name)
+		if err != nil {
 			return err
 		}
-	}
-	logf("[%d/%d] %s: %d scenarios × %d rules, %d trials each", steps-1, steps, ScenarioExperiment, 2, len(ScenarioAlgos), int64(float64(scenarioTrials)*opt.Scale))
-	if err := runScenarios(ctx, filepath.Join(opt.Out, "runs", ScenarioExperiment, "merged.parquet"), opt); err != nil {
-		return err
-	}
-	logf("[%d/%d] %s: %d rules over the embedded sample log", steps, steps, ReplayExperiment, len(ReplayRules))
-	if err := runReplay(ctx, filepath.Join(opt.Out, "runs", ReplayExperiment, "merged.parquet"), opt); err != nil {
-		return err
+		dir := filepath.Join(opt.Out, "runs", name)
+		if e.Whole != nil {
+			err = runWhole(ctx, dir, e, opt, progress)
+		} else {
+			err = runStored(ctx, dir, name, opt, progress)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	logf("building figures and tables")
 	b, err := LoadBundle(opt.Out)
@@ -131,16 +111,16 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 // runStored runs experiment name at its default grid as a sweep stored in
 // dir (resuming stored cells), merges it into dir/merged.parquet.
 func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, progress func(string)) error {
-	spec, err := experiments.DefaultSpec(name)
+	spec, err := sweep.DefaultSpec(name)
 	if err != nil {
 		return err
 	}
 	spec.Scale = opt.Scale
-	plan, err := experiments.NewPlan(spec, opt.Seed)
+	plan, err := sweep.NewPlan(spec, opt.Seed)
 	if err != nil {
 		return err
 	}
-	store, err := experiments.OpenStore(dir, plan, experiments.All)
+	store, err := sweep.OpenStore(dir, plan, sweep.All)
 	if err != nil {
 		return err
 	}
@@ -150,14 +130,14 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	prog := job.NewProgressFunc(progress, int64(total), "cells", 3*time.Second)
 	stopHB := prog.Heartbeat(ctx, heartbeat)
 	defer stopHB()
-	res, err := plan.Run(ctx, experiments.SweepOptions{Workers: opt.Workers, Store: store, Progress: func(s experiments.SweepProgress) {
+	res, err := plan.Run(ctx, sweep.Options{Workers: opt.Workers, Store: store, Progress: func(s sweep.Progress) {
 		prog.Update(int64(s.Done+s.Skipped), int64(s.Total))
 	}})
 	stopHB()
 	if err != nil {
 		return err
 	}
-	t, _, err := experiments.MergeDir(dir)
+	t, _, err := sweep.MergeDir(dir)
 	if err != nil {
 		return err
 	}
@@ -168,28 +148,27 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	return nil
 }
 
-// runScenarios computes every fms scenario with every ScenarioAlgos rule
-// (experiments.Scenario) and stores the rows as one merged table.
-func runScenarios(ctx context.Context, path string, opt ReproduceOptions) error {
-	trials := max(1, int64(float64(scenarioTrials)*opt.Scale))
-	var rows []table.Row
-	for _, name := range experiments.ScenarioNames() {
-		for _, a := range ScenarioAlgos {
-			r, err := experiments.Scenario(ctx, name, a, trials, opt.Seed, opt.Workers)
-			if err != nil {
-				return fmt.Errorf("scenario %s with %s: %w", name, a, err)
-			}
-			rows = append(rows, append(table.Row{{K: "experiment", V: ScenarioExperiment}}, r...))
-		}
+// runWhole computes experiment e in one piece (Experiment.Whole) and
+// stores its rows as the merged table dir/merged.parquet.
+func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt ReproduceOptions, progress func(string)) error {
+	t0 := time.Now()
+	progress("computing its rows in one piece")
+	rows, err := e.Whole(ctx, experiments.Config{Seed: opt.Seed, Scale: opt.Scale, Workers: opt.Workers})
+	if err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	rev, gov := results.Provenance()
-	meta := results.Meta{results.KeyKind: "merged", results.KeyExperiment: ScenarioExperiment,
-		results.KeySeed: strconv.FormatUint(opt.Seed, 10), results.KeyCells: strconv.Itoa(len(rows)),
+	meta := results.Meta{results.KeyKind: "merged", results.KeyExperiment: e.Name,
+		results.KeySeed: strconv.FormatUint(opt.Seed, 10), results.KeyCells: "1",
 		results.KeyGitRevision: rev, results.KeyGoVersion: gov}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return results.WriteFile(path, rows, meta)
+	if err := results.WriteFile(filepath.Join(dir, "merged.parquet"), rows, meta); err != nil {
+		return err
+	}
+	progress(fmt.Sprintf("done: %d rows in %.1fs", len(rows), time.Since(t0).Seconds()))
+	return nil
 }
 
 // Job is the 'report reproduce' command: it checks opt (a positive scale,
@@ -207,9 +186,6 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 		opt.Experiments = MainExperiments
 	}
 	for _, n := range opt.Experiments {
-		if n == ScenarioExperiment {
-			continue
-		}
 		if _, err := experiments.Lookup(n); err != nil {
 			return "", cliutil.Usage(fmt.Errorf("--only: %w", err))
 		}

@@ -8,27 +8,27 @@ import (
 	"sort"
 
 	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/table"
 )
 
-// dedicated reports whether experiment name has a figure or table of its
-// own in the report (Figures, Tables, extraSections); every other merged
-// table in a bundle (a user's own sweep) gets the generic ones.
-func dedicated(name string) bool {
-	return slices.Contains(dedicatedNames, name)
+// dedicated reports whether experiment e has figures or tables of its own
+// in the report (a main-job experiment that declares some); every other
+// merged table in a bundle (a user's own sweep) gets the generic ones.
+func dedicated(e experiments.Experiment) bool {
+	return e.Main > 0 && len(e.Figures)+len(e.Tables) > 0
 }
-
-// dedicatedNames are the experiments with their own figures or tables.
-var dedicatedNames = []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-	"lenience-table", "multidraft", "audit", ScenarioExperiment, ReplayExperiment, "drafters", "dynamic-gamma", "smc-steering"}
 
 // genericNames are the bundle's experiments without dedicated figures or
 // tables, sorted.
 func genericNames(b *Bundle) []string {
 	var out []string
 	for name := range b.Rows {
-		if !dedicated(name) && len(b.Rows[name]) > 0 {
+		if e, err := experiments.Lookup(name); err == nil && dedicated(e) {
+			continue
+		}
+		if len(b.Rows[name]) > 0 {
 			out = append(out, name)
 		}
 	}
@@ -84,8 +84,8 @@ func SweepFigures(b *Bundle) []*plots.Figure {
 // SweepTable is the generic table of a merged sweep: its axes, then its
 // metrics (4 significant digits; a metric with m_lo/m_hi columns shows its
 // interval in the next column).
-func SweepTable(name string, rows []table.Row, axes, metrics []string) Table {
-	t := Table{Name: name, Caption: fmt.Sprintf("Sweep %s: every merged row, axes then metrics (95%% intervals where the rows carry m_lo/m_hi).", name)}
+func SweepTable(name string, rows []table.Row, axes, metrics []string) table.Text {
+	t := table.Text{Name: name, Caption: fmt.Sprintf("Sweep %s: every merged row, axes then metrics (95%% intervals where the rows carry m_lo/m_hi).", name)}
 	var cols []string
 	for _, a := range axes {
 		if len(rows) > 0 {

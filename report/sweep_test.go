@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // A user-written TOML sweep gets figures and a table from 'report build'
 // with no code of its own: run, merge, build, as the README says.
 func TestBuildUserSweep(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := experiments.Execute(context.Background(), experiments.RunOptions{Target: "testdata/mysweep.toml", Out: dir, Scale: 1, Workers: 1, Log: io.Discard}); err != nil {
+	if _, err := sweep.Execute(context.Background(), sweep.RunOptions{Target: "testdata/mysweep.toml", Out: dir, Scale: 1, Workers: 1, Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Merge(dir, "", false); err != nil {

@@ -23,7 +23,7 @@ import (
 	simcli "github.com/specsim/specsim/cli"
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // TestDocs keeps README.md and docs/*.md true to the code. It reads every
@@ -174,9 +174,9 @@ func TestDocs(t *testing.T) {
 				if b.lang != "toml" {
 					continue
 				}
-				spec, err := experiments.ParseSpec(strings.Join(b.lines, "\n"))
+				spec, err := sweep.ParseSpec(strings.Join(b.lines, "\n"))
 				if err == nil {
-					_, err = experiments.NewPlan(spec, 1)
+					_, err = sweep.NewPlan(spec, 1)
 				}
 				if err != nil {
 					t.Errorf("%s:%d: the sweep spec shown is invalid: %v", d.name, b.line, err)

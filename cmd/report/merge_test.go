@@ -13,32 +13,32 @@ import (
 	"github.com/specsim/specsim/report"
 
 	"github.com/specsim/specsim/data/results"
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
-func sweepDir(t *testing.T, shard experiments.Shard) string {
+func sweepDir(t *testing.T, shard sweep.Shard) string {
 	t.Helper()
-	s, err := experiments.LoadSpec("../../experiments/specs/small.toml")
+	s, err := sweep.LoadSpec("../../experiments/specs/small.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiments.NewPlan(s, s.Seed)
+	p, err := sweep.NewPlan(s, s.Seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	d, err := experiments.OpenStore(dir, p, shard)
+	d, err := sweep.OpenStore(dir, p, shard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Run(context.Background(), experiments.SweepOptions{Shard: shard, Store: d, Workers: 2}); err != nil {
+	if _, err := p.Run(context.Background(), sweep.Options{Shard: shard, Store: d, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
 func TestMergeCommand(t *testing.T) {
-	dir := sweepDir(t, experiments.All)
+	dir := sweepDir(t, sweep.All)
 	var so, se bytes.Buffer
 	out := filepath.Join(t.TempDir(), "m.parquet")
 	if code := run(&so, &se, []string{"report", "merge", dir, "--out", out, "--json"}); code != 0 {
@@ -69,7 +69,7 @@ func TestMergeCommand(t *testing.T) {
 	if code := run(&so, &se, []string{"report", "merge", dir}); code != 0 || !strings.Contains(so.String(), "merged 18 cells (18 rows) from 18 files") {
 		t.Fatalf("text: %d %s", code, so.String())
 	}
-	part := sweepDir(t, experiments.Shard{I: 0, N: 2})
+	part := sweepDir(t, sweep.Shard{I: 0, N: 2})
 	se.Reset()
 	if code := run(&so, &se, []string{"report", "merge", part}); code != cliutil.ExitIO || !strings.Contains(se.String(), "9 of 18 cells are missing: 1 (source=") {
 		t.Fatalf("missing cells: exit %d %s", code, se.String())

@@ -49,7 +49,7 @@ func ReadManifest(dir string) (m Manifest, ok bool, err error) {
 	return m, true, nil
 }
 
-// Dir is a sweep directory; it implements experiments.Store.
+// Dir is a sweep directory; it implements sweep.Store.
 type Dir struct {
 	Path string
 	// Shard ("i/n") is recorded in every cell file (KeyShard).
@@ -58,7 +58,7 @@ type Dir struct {
 	base  Meta
 }
 
-// OpenDir prepares dir for the sweep m describes (experiments.OpenStore
+// OpenDir prepares dir for the sweep m describes (sweep.OpenStore
 // makes m from a plan): it creates the directory and the manifest, or
 // checks that an existing manifest is of the same spec and seed (an error
 // naming both otherwise: use a fresh directory). shard ("i/n") is recorded

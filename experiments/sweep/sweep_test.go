@@ -1,4 +1,4 @@
-package experiments_test
+package sweep_test
 
 import (
 	"bytes"
@@ -12,15 +12,16 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
-func loadSmall(t *testing.T) *experiments.Plan {
+func loadSmall(t *testing.T) *sweep.Plan {
 	t.Helper()
-	s, err := experiments.LoadSpec("specs/small.toml")
+	s, err := sweep.LoadSpec("../specs/small.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiments.NewPlan(s, s.Seed)
+	p, err := sweep.NewPlan(s, s.Seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,13 +29,13 @@ func loadSmall(t *testing.T) *experiments.Plan {
 }
 
 // runInto runs shard sh of p into dir with w workers.
-func runInto(t *testing.T, p *experiments.Plan, dir string, sh experiments.Shard, w int) experiments.SweepResult {
+func runInto(t *testing.T, p *sweep.Plan, dir string, sh sweep.Shard, w int) sweep.Result {
 	t.Helper()
-	d, err := experiments.OpenStore(dir, p, sh)
+	d, err := sweep.OpenStore(dir, p, sh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Run(context.Background(), experiments.SweepOptions{Shard: sh, Workers: w, Store: d})
+	res, err := p.Run(context.Background(), sweep.Options{Shard: sh, Workers: w, Store: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func runInto(t *testing.T, p *experiments.Plan, dir string, sh experiments.Shard
 
 func mergeBytes(t *testing.T, dir string) (results.Table, []byte) {
 	t.Helper()
-	tab, _, err := experiments.MergeDir(dir)
+	tab, _, err := sweep.MergeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,27 +66,27 @@ func TestSweepDeterministicAcrossShardsWorkersResume(t *testing.T) {
 	}
 	root := t.TempDir()
 	one := filepath.Join(root, "one")
-	if res := runInto(t, p, one, experiments.All, 1); res.Computed != n || res.Skipped != 0 {
+	if res := runInto(t, p, one, sweep.All, 1); res.Computed != n || res.Skipped != 0 {
 		t.Fatalf("one shard: computed %d skipped %d", res.Computed, res.Skipped)
 	}
 	three := filepath.Join(root, "three")
 	for i := 2; i >= 0; i-- { // any order
-		if res := runInto(t, p, three, experiments.Shard{I: i, N: 3}, 1); res.Computed != n/3 {
+		if res := runInto(t, p, three, sweep.Shard{I: i, N: 3}, 1); res.Computed != n/3 {
 			t.Fatalf("shard %d/3 computed %d cells, want %d", i, res.Computed, n/3)
 		}
 	}
 	two := filepath.Join(root, "workers")
-	runInto(t, p, two, experiments.All, 2)
+	runInto(t, p, two, sweep.All, 2)
 
 	// Kill after 5 finished cells: cancel from the progress callback.
 	killed := filepath.Join(root, "killed")
-	d, err := experiments.OpenStore(killed, p, experiments.All)
+	d, err := sweep.OpenStore(killed, p, sweep.All)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var seen atomic.Int64
-	res, err := p.Run(ctx, experiments.SweepOptions{Workers: 2, Store: d, Progress: func(experiments.SweepProgress) {
+	res, err := p.Run(ctx, sweep.Options{Workers: 2, Store: d, Progress: func(sweep.Progress) {
 		if seen.Add(1) == 5 {
 			cancel()
 		}
@@ -97,16 +98,16 @@ func TestSweepDeterministicAcrossShardsWorkersResume(t *testing.T) {
 	if len(files) != res.Computed || res.Computed < 5 || res.Computed >= n {
 		t.Fatalf("killed run: %d files, %d computed; want the 5+ finished cells only", len(files), res.Computed)
 	}
-	if _, _, err := experiments.MergeDir(killed); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := sweep.MergeDir(killed); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("merge of a killed run: %v, want missing cells", err)
 	}
-	res2 := runInto(t, p, killed, experiments.All, 1)
+	res2 := runInto(t, p, killed, sweep.All, 1)
 	if res2.Skipped != res.Computed || res2.Computed != n-res.Computed {
 		t.Fatalf("resume skipped %d computed %d; want %d and %d", res2.Skipped, res2.Computed, res.Computed, n-res.Computed)
 	}
 
 	ref, refBytes := mergeBytes(t, one)
-	mem, err := p.Run(context.Background(), experiments.SweepOptions{Workers: 2})
+	mem, err := p.Run(context.Background(), sweep.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestSweepDeterministicAcrossShardsWorkersResume(t *testing.T) {
 // false failure has probability < 1e-6 per cell, and the seed is fixed.
 func TestVerifyMatchesExact(t *testing.T) {
 	p := loadSmall(t)
-	res, err := p.Run(context.Background(), experiments.SweepOptions{Workers: 2})
+	res, err := p.Run(context.Background(), sweep.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestSpecErrors(t *testing.T) {
 		{"quality on zipf", base + "[axes]\nsource = \"zipf:V=100\"\nalgo = \"token\"\nquality = 0.5\n", "axis quality: source kind zipf"},
 	}
 	for _, c := range cases {
-		_, err := experiments.ParseSpec(c.text)
+		_, err := sweep.ParseSpec(c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v; want it to contain %q", c.name, err, c.want)
 		}
@@ -194,7 +195,7 @@ func TestSpecErrors(t *testing.T) {
 // Grid order: file order, last axis fastest; a zip group varies together
 // at the position of its first axis.
 func TestSpecCells(t *testing.T) {
-	s, err := experiments.ParseSpec(`experiment = "verify"
+	s, err := sweep.ParseSpec(`experiment = "verify"
 zip = [["vocab", "quality"]]
 [axes]
 source = "markov:order=1"
@@ -222,7 +223,7 @@ quality = [0.25, 0.5]
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("cells\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	z, err := experiments.ParseSpec("experiment = \"verify\"\nmode = \"zip\"\n[axes]\nsource = [\"markov:V=2\", \"markov:V=3\"]\nalgo = [\"token\", \"greedy\"]\n")
+	z, err := sweep.ParseSpec("experiment = \"verify\"\nmode = \"zip\"\n[axes]\nsource = [\"markov:V=2\", \"markov:V=3\"]\nalgo = [\"token\", \"greedy\"]\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,32 +231,32 @@ quality = [0.25, 0.5]
 		t.Fatalf("zip mode cells %v", zc)
 	}
 	// The canonical form survives the trip through a results file.
-	back, err := experiments.SpecFromCanonical(s.Canonical())
+	back, err := sweep.SpecFromCanonical(s.Canonical())
 	if err != nil || back.Hash() != s.Hash() {
 		t.Fatalf("SpecFromCanonical: %v, hash %s vs %s", err, back.Hash(), s.Hash())
 	}
 }
 
 func TestShards(t *testing.T) {
-	if _, err := experiments.ParseShard("3/3"); err == nil {
+	if _, err := sweep.ParseShard("3/3"); err == nil {
 		t.Error("3/3 accepted")
 	}
-	if s, err := experiments.ParseShard("2/5"); err != nil || s != (experiments.Shard{I: 2, N: 5}) {
+	if s, err := sweep.ParseShard("2/5"); err != nil || s != (sweep.Shard{I: 2, N: 5}) {
 		t.Errorf("2/5: %v %v", s, err)
 	}
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	s, ok, err := experiments.ShardFromEnv(env(map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_COUNT": "3"}))
-	if !ok || err != nil || s != (experiments.Shard{I: 1, N: 3}) {
+	s, ok, err := sweep.ShardFromEnv(env(map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_COUNT": "3"}))
+	if !ok || err != nil || s != (sweep.Shard{I: 1, N: 3}) {
 		t.Errorf("slurm env: %v %v %v", s, ok, err)
 	}
-	s, ok, err = experiments.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2", experiments.EnvShardCount: "4"}))
-	if !ok || err != nil || s != (experiments.Shard{I: 2, N: 4}) {
+	s, ok, err = sweep.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2", sweep.EnvShardCount: "4"}))
+	if !ok || err != nil || s != (sweep.Shard{I: 2, N: 4}) {
 		t.Errorf("k8s env: %v %v %v", s, ok, err)
 	}
-	if _, _, err := experiments.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2"})); err == nil || !strings.Contains(err.Error(), experiments.EnvShardCount) {
+	if _, _, err := sweep.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2"})); err == nil || !strings.Contains(err.Error(), sweep.EnvShardCount) {
 		t.Errorf("k8s env without a count: %v", err)
 	}
-	if s, ok, err := experiments.ShardFromEnv(env(nil)); ok || err != nil || s != experiments.All {
+	if s, ok, err := sweep.ShardFromEnv(env(nil)); ok || err != nil || s != sweep.All {
 		t.Errorf("empty env: %v %v %v", s, ok, err)
 	}
 }
@@ -264,22 +265,22 @@ func TestMergeErrors(t *testing.T) {
 	p := loadSmall(t)
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
-	runInto(t, p, a, experiments.All, 2)
+	runInto(t, p, a, sweep.All, 2)
 
 	// An unreadable shard file: named in the error.
 	bad := filepath.Join(a, "cells", "cell-000003.parquet")
 	if err := os.WriteFile(bad, []byte("not parquet"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "unreadable") || !strings.Contains(err.Error(), "cell-000003.parquet") {
+	if _, _, err := sweep.MergeDir(a); err == nil || !strings.Contains(err.Error(), "unreadable") || !strings.Contains(err.Error(), "cell-000003.parquet") {
 		t.Errorf("unreadable file: %v", err)
 	}
-	d, _ := experiments.OpenStore(a, p, experiments.All)
-	if _, err := p.Run(context.Background(), experiments.SweepOptions{Store: d}); err == nil || !strings.Contains(err.Error(), "cell-000003.parquet") {
+	d, _ := sweep.OpenStore(a, p, sweep.All)
+	if _, err := p.Run(context.Background(), sweep.Options{Store: d}); err == nil || !strings.Contains(err.Error(), "cell-000003.parquet") {
 		t.Errorf("resume over an unreadable file: %v", err)
 	}
 	os.Remove(bad)
-	runInto(t, p, a, experiments.All, 1)
+	runInto(t, p, a, sweep.All, 1)
 
 	// A duplicate that disagrees.
 	tab, err := results.ReadFile(filepath.Join(a, "cells", "cell-000004.parquet"))
@@ -291,26 +292,26 @@ func TestMergeErrors(t *testing.T) {
 	if err := results.WriteFile(filepath.Join(a, "copy", "x.parquet"), tab.Rows, tab.Meta); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "cell 4") || !strings.Contains(err.Error(), "different results") {
+	if _, _, err := sweep.MergeDir(a); err == nil || !strings.Contains(err.Error(), "cell 4") || !strings.Contains(err.Error(), "different results") {
 		t.Errorf("disagreeing duplicate: %v", err)
 	}
 	// An identical duplicate is fine.
 	tab, _ = results.ReadFile(filepath.Join(a, "cells", "cell-000004.parquet"))
 	results.WriteFile(filepath.Join(a, "copy", "x.parquet"), tab.Rows, tab.Meta)
-	if _, rep, err := experiments.MergeDir(a); err != nil || rep.Duplicates != 1 {
+	if _, rep, err := sweep.MergeDir(a); err != nil || rep.Duplicates != 1 {
 		t.Errorf("identical duplicate: %v, %d duplicates", err, rep.Duplicates)
 	}
 
 	// A shard of another seed.
-	p2, _ := experiments.NewPlan(p.Spec, p.Seed+1)
+	p2, _ := sweep.NewPlan(p.Spec, p.Seed+1)
 	b := filepath.Join(root, "b")
-	runInto(t, p2, b, experiments.Shard{I: 0, N: 3}, 1)
+	runInto(t, p2, b, sweep.Shard{I: 0, N: 3}, 1)
 	os.Rename(filepath.Join(b, "cells", "cell-000000.parquet"), filepath.Join(a, "copy", "other-seed.parquet"))
-	if _, _, err := experiments.MergeDir(a); err == nil || !strings.Contains(err.Error(), "master seed") {
+	if _, _, err := sweep.MergeDir(a); err == nil || !strings.Contains(err.Error(), "master seed") {
 		t.Errorf("other seed: %v", err)
 	}
 	// Resuming a directory with another seed is refused.
-	if _, err := experiments.OpenStore(a, p2, experiments.All); err == nil || !strings.Contains(err.Error(), "--seed") {
+	if _, err := sweep.OpenStore(a, p2, sweep.All); err == nil || !strings.Contains(err.Error(), "--seed") {
 		t.Errorf("OpenDir with another seed: %v", err)
 	}
 }

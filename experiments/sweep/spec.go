@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"crypto/sha256"
@@ -12,9 +12,11 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/table"
 )
 
-// SweepSpec is a declarative sweep: an experiment, the axes of its grid and
+// Spec is a declarative sweep: an experiment, the axes of its grid and
 // the metric columns to keep. It is read from TOML by ParseSpec:
 //
 //	experiment = "verify"        # a registered experiment
@@ -36,12 +38,12 @@ import (
 // axis names. The cells are the Cartesian product of the zipped groups and
 // the remaining axes, in the order the axes appear in the file, the last
 // axis varying fastest; a cell's key lists its axes in file order.
-type SweepSpec struct {
+type Spec struct {
 	// Experiment is the registered experiment the cells run through.
 	Experiment string
 	// Seed is the master seed, 0 if the spec gives none.
 	Seed uint64
-	// Scale is Config.Scale (0: 1).
+	// Scale is experiments.Config.Scale (0: 1).
 	Scale float64
 	// Metrics are the metric columns to keep (empty: all).
 	Metrics []string
@@ -59,26 +61,6 @@ type Axis struct {
 	Values []any
 }
 
-// SpecKind describes an experiment whose cells a spec builds from
-// arbitrary axes (like verify): CheckAxes validates the axis names and
-// values and returns an error naming the axis and what it accepts;
-// CheckMem, if set, checks what the cells would build (their sources)
-// against a memory budget, which is the front end's and not the spec's,
-// so it runs apart from Check (SweepSpec.CheckMem); Metrics lists every
-// metric column its rows may have.
-type SpecKind struct {
-	CheckAxes func(spec *SweepSpec) error
-	CheckMem  func(spec *SweepSpec, budget int64) error
-	Metrics   []string
-}
-
-var specKinds = map[string]SpecKind{}
-
-// RegisterSpecKind declares an experiment as spec-driven. An experiment
-// without a SpecKind accepts exactly the key names of its default cells as
-// axes, and any column its rows have as a metric.
-func RegisterSpecKind(experiment string, k SpecKind) { specKinds[experiment] = k }
-
 type specFile struct {
 	Experiment string         `toml:"experiment"`
 	Seed       *int64         `toml:"seed"`
@@ -90,7 +72,7 @@ type specFile struct {
 }
 
 // LoadSpec reads and parses a TOML spec file.
-func LoadSpec(path string) (*SweepSpec, error) {
+func LoadSpec(path string) (*Spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
@@ -104,7 +86,7 @@ func LoadSpec(path string) (*SweepSpec, error) {
 
 // ParseSpec parses a TOML spec and checks it: the experiment must be
 // registered, keys and axes known, the grid non-empty.
-func ParseSpec(text string) (*SweepSpec, error) {
+func ParseSpec(text string) (*Spec, error) {
 	var f specFile
 	md, err := toml.Decode(text, &f)
 	if err != nil {
@@ -123,9 +105,9 @@ func ParseSpec(text string) (*SweepSpec, error) {
 		}
 	}
 	if f.Experiment == "" {
-		return nil, fmt.Errorf("field experiment is missing; name one of: %s", strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("field experiment is missing; name one of: %s", strings.Join(experiments.Names(), ", "))
 	}
-	s := &SweepSpec{Experiment: f.Experiment, Metrics: f.Metrics, Zip: f.Zip}
+	s := &Spec{Experiment: f.Experiment, Metrics: f.Metrics, Zip: f.Zip}
 	if f.Seed != nil {
 		if *f.Seed <= 0 {
 			return nil, fmt.Errorf("field seed = %d; use a positive integer (or leave it out)", *f.Seed)
@@ -228,7 +210,7 @@ func axisValues(name string, v any) ([]any, error) {
 }
 
 // Axis returns the axis called name, or nil.
-func (s *SweepSpec) Axis(name string) *Axis {
+func (s *Spec) Axis(name string) *Axis {
 	for i := range s.Axes {
 		if s.Axes[i].Name == name {
 			return &s.Axes[i]
@@ -242,18 +224,23 @@ func (s *SweepSpec) Axis(name string) *Axis {
 // experiment's sources (SpecKind.CheckMem). A front end calls it after
 // loading the spec, before any cell runs; it returns nil for experiments
 // that declare no such check.
-func (s *SweepSpec) CheckMem(budget int64) error {
-	if k, ok := specKinds[s.Experiment]; ok && k.CheckMem != nil && !s.Default {
-		return k.CheckMem(s, budget)
+func (s *Spec) CheckMem(budget int64) error {
+	e, err := gridOf(s.Experiment)
+	if err != nil || s.Default || e.Spec == nil || e.Spec.CheckMem == nil {
+		return nil // Check reports a bad experiment
 	}
-	return nil
+	cells, err := s.Cells(experiments.Config{})
+	if err != nil {
+		return err
+	}
+	return e.Spec.CheckMem(cells, budget)
 }
 
 // Check validates s against its experiment: registered, the axes known to
 // it, the zip groups well formed, the grid non-empty. What the cells
 // would build is checked against the memory budget by CheckMem.
-func (s *SweepSpec) Check() error {
-	e, err := Lookup(s.Experiment)
+func (s *Spec) Check() error {
+	e, err := gridOf(s.Experiment)
 	if err != nil {
 		return fmt.Errorf("field experiment: %w", err)
 	}
@@ -284,16 +271,20 @@ func (s *SweepSpec) Check() error {
 	if len(s.Axes) == 0 {
 		return fmt.Errorf("[axes] is empty: the grid has no cells; give at least one axis")
 	}
-	if k, ok := specKinds[s.Experiment]; ok {
+	if k := e.Spec; k != nil {
 		for _, m := range s.Metrics {
 			if !slices.Contains(k.Metrics, m) {
 				return fmt.Errorf("field metrics: unknown metric %q for experiment %s; it reports %s", m, s.Experiment, strings.Join(k.Metrics, ", "))
 			}
 		}
-		return k.CheckAxes(s)
+		cells, err := s.Cells(experiments.Config{})
+		if err != nil {
+			return err
+		}
+		return k.CheckCells(cells)
 	}
 	// A named experiment: its axes are the key names of its default cells.
-	cells, err := e.Cells(Config{Seed: 1, Scale: 1})
+	cells, err := e.Cells(experiments.Config{Seed: 1, Scale: 1})
 	if err != nil {
 		return fmt.Errorf("experiment %s: listing its default cells: %w", e.Name, err)
 	}
@@ -316,18 +307,18 @@ func (s *SweepSpec) Check() error {
 }
 
 // DefaultSpec is the spec of a named experiment's own grid: no axes (the
-// cells come from Experiment.Cells), all metrics.
-func DefaultSpec(name string) (*SweepSpec, error) {
-	if _, err := Lookup(name); err != nil {
+// cells come from experiments.Experiment.Cells), all metrics.
+func DefaultSpec(name string) (*Spec, error) {
+	if _, err := gridOf(name); err != nil {
 		return nil, err
 	}
-	return &SweepSpec{Experiment: name, Default: true}, nil
+	return &Spec{Experiment: name, Default: true}, nil
 }
 
 // Cells expands the spec into cells: the experiment's own cells for a
 // default spec, else the product of the zip groups and the remaining axes.
-func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
-	e, err := Lookup(s.Experiment)
+func (s *Spec) Cells(cfg experiments.Config) ([]table.Cell, error) {
+	e, err := gridOf(s.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -381,16 +372,16 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 	for i, a := range s.Axes {
 		pos[a.Name] = i
 	}
-	cells := make([]Cell, 0, total)
+	cells := make([]table.Cell, 0, total)
 	idx := make([]int, len(dims))
 	for range total {
-		key := make([]KV, len(s.Axes))
+		key := make([]table.KV, len(s.Axes))
 		for di, d := range dims {
 			for _, a := range d.axes {
-				key[pos[a.Name]] = KV{K: a.Name, V: a.Values[idx[di]]}
+				key[pos[a.Name]] = table.KV{K: a.Name, V: a.Values[idx[di]]}
 			}
 		}
-		cells = append(cells, Cell{Key: key})
+		cells = append(cells, table.Cell{Key: key})
 		for di := len(dims) - 1; di >= 0; di-- {
 			idx[di]++
 			if idx[di] < dims[di].n {
@@ -400,6 +391,19 @@ func (s *SweepSpec) Cells(cfg Config) ([]Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// gridOf looks up the experiment called name, which a sweep runs through
+// its cells: an experiment without a grid (Whole only) is an error.
+func gridOf(name string) (experiments.Experiment, error) {
+	e, err := experiments.Lookup(name)
+	if err != nil {
+		return e, err
+	}
+	if e.Cells == nil {
+		return e, fmt.Errorf("experiment %s has no grid of cells to sweep; the main job (report reproduce) computes it whole", name)
+	}
+	return e, nil
 }
 
 // MaxCells is the largest grid a spec may expand to: a million cells, each
@@ -425,7 +429,7 @@ type canonAx struct {
 
 // Canonical renders the spec as canonical JSON (seed excluded: the seed
 // is provenance of its own). Equal specs give equal bytes.
-func (s *SweepSpec) Canonical() string {
+func (s *Spec) Canonical() string {
 	c := canonical{Experiment: s.Experiment, Scale: s.Scale, Metrics: s.Metrics, Zip: s.Zip, Default: s.Default}
 	if c.Scale == 0 {
 		c.Scale = 1
@@ -443,19 +447,19 @@ func (s *SweepSpec) Canonical() string {
 }
 
 // Hash is the hex SHA-256 of Canonical.
-func (s *SweepSpec) Hash() string {
+func (s *Spec) Hash() string {
 	h := sha256.Sum256([]byte(s.Canonical()))
 	return hex.EncodeToString(h[:])
 }
 
 // SpecFromCanonical rebuilds a spec from Canonical's output (as stored in
 // a results file), so that a merge can list the cells it expects.
-func SpecFromCanonical(text string) (*SweepSpec, error) {
+func SpecFromCanonical(text string) (*Spec, error) {
 	var c canonical
 	if err := json.Unmarshal([]byte(text), &c); err != nil {
 		return nil, err
 	}
-	s := &SweepSpec{Experiment: c.Experiment, Scale: c.Scale, Metrics: c.Metrics, Zip: c.Zip, Default: c.Default}
+	s := &Spec{Experiment: c.Experiment, Scale: c.Scale, Metrics: c.Metrics, Zip: c.Zip, Default: c.Default}
 	for _, ca := range c.Axes {
 		a := Axis{Name: ca.Name}
 		for _, v := range ca.Values {

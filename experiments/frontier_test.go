@@ -1,13 +1,11 @@
-package report
+package experiments
 
 import (
 	"math"
 	"testing"
-
-	"github.com/specsim/specsim/table"
 )
 
-// FrontierAt interpolates exactly as documented: linear from KL = 0 to
+// frontierAt interpolates exactly as documented: linear from KL = 0 to
 // the first positive point, linear in log KL between positive points,
 // flat beyond the curve.
 func TestFrontierAt(t *testing.T) {
@@ -17,13 +15,13 @@ func TestFrontierAt(t *testing.T) {
 		{0.01, 0.7}, // log-midpoint of 0.001 and 0.1
 		{0.1, 0.8}, {5, 0.8},
 	} {
-		got, ok := FrontierAt(pts, c.kl)
+		got, ok := frontierAt(pts, c.kl)
 		if !ok || math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("FrontierAt(%g) = %g, %v; want %g", c.kl, got, ok, c.want)
+			t.Errorf("frontierAt(%g) = %g, %v; want %g", c.kl, got, ok, c.want)
 		}
 	}
-	if _, ok := FrontierAt(nil, 0.1); ok {
-		t.Error("FrontierAt(no points) ok")
+	if _, ok := frontierAt(nil, 0.1); ok {
+		t.Error("frontierAt(no points) ok")
 	}
 }
 
@@ -32,13 +30,13 @@ func TestFrontierAt(t *testing.T) {
 // rule whose stored gap is 0 but lies below the drawn curve gets the
 // positive distance to it.
 func TestFrontierTableGapIsTheFigures(t *testing.T) {
-	row := func(rule string, value, acc, kl, gap float64) table.Row {
-		return table.Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.6}, {K: "rule", V: rule},
+	row := func(rule string, value, acc, kl, gap float64) Row {
+		return Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.6}, {K: "rule", V: rule},
 			{K: "param", V: "x"}, {K: "value", V: value}, {K: "acceptance", V: acc}, {K: "kl", V: kl}, {K: "tv", V: 0.1}, {K: "gap", V: gap}}
 	}
-	rows := []table.Row{row("mentored", 0, 0.5, 0, 0), row("mentored", 0.001, 0.6, 0.001, 0), row("mentored", 0.1, 0.8, 0.1, 0),
+	rows := []Row{row("mentored", 0, 0.5, 0, 0), row("mentored", 0.001, 0.6, 0.001, 0), row("mentored", 0.1, 0.8, 0.1, 0),
 		row("cascade", 1, 0.65, 0.01, 0)}
-	tab := FrontierTable(rows, "dirichlet", 10, 0.6, 0.01)
+	tab := frontierTable(rows, "dirichlet", 10, 0.6, 0.01)
 	var got []string
 	for _, r := range tab.Rows {
 		if r[0] == "cascade" {

@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/table"
 )
 
 // Store keeps finished cells of a sweep (data/results.Dir writes one
@@ -19,29 +21,29 @@ type Store interface {
 	// Done reports whether cell idx is already stored for this sweep; a
 	// stored cell of another sweep (spec or seed) or an unreadable file is
 	// an error naming the file.
-	Done(idx int, c Cell) (bool, error)
+	Done(idx int, c table.Cell) (bool, error)
 	// Save stores cell idx's rows atomically: after a crash the cell is
 	// either fully stored or absent.
-	Save(idx int, c Cell, rows []Row) error
+	Save(idx int, c table.Cell, rows []table.Row) error
 }
 
 // Plan is a sweep ready to run: a spec, its experiment, its cells and the
 // master seed.
 type Plan struct {
-	Spec   *SweepSpec
-	Exp    Experiment
-	Cells  []Cell
+	Spec   *Spec
+	Exp    experiments.Experiment
+	Cells  []table.Cell
 	Seed   uint64
-	Config Config
+	Config experiments.Config
 }
 
 // NewPlan expands spec with master seed seed.
-func NewPlan(spec *SweepSpec, seed uint64) (*Plan, error) {
-	e, err := Lookup(spec.Experiment)
+func NewPlan(spec *Spec, seed uint64) (*Plan, error) {
+	e, err := gridOf(spec.Experiment)
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Seed: seed, Scale: spec.Scale, Workers: 1}
+	cfg := experiments.Config{Seed: seed, Scale: spec.Scale, Workers: 1}
 	cells, err := spec.Cells(cfg)
 	if err != nil {
 		return nil, err
@@ -56,31 +58,32 @@ func NewPlan(spec *SweepSpec, seed uint64) (*Plan, error) {
 	return &Plan{Spec: spec, Exp: e, Cells: cells, Seed: seed, Config: cfg}, nil
 }
 
-// RunCell computes cell idx with Config.Workers = workers: the rows of
-// the experiment, restricted to the key and the spec's metrics, each
-// prefixed by Prefix. The result depends only on the master seed and the
-// cell (CellSeed), never on which process or worker runs it.
-func (p *Plan) RunCell(ctx context.Context, idx, workers int) ([]Row, error) {
+// RunCell computes cell idx with experiments.Config.Workers = workers:
+// the rows of the experiment, restricted to the key and the spec's
+// metrics, each prefixed by experiments.Prefix. The result depends only on
+// the master seed and the cell (experiments.CellSeed), never on which
+// process or worker runs it.
+func (p *Plan) RunCell(ctx context.Context, idx, workers int) ([]table.Row, error) {
 	c := p.Cells[idx]
 	cfg := p.Config
 	cfg.Workers = max(1, workers)
-	rows, err := p.Exp.Run(ctx, cfg, c, CellSeed(p.Seed, p.Exp.Name, c))
+	rows, err := p.Exp.Run(ctx, cfg, c, experiments.CellSeed(p.Seed, p.Exp.Name, c))
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]Row, len(rows))
+	out := make([]table.Row, len(rows))
 	for i, r := range rows {
-		out[i] = Prefix(p.Exp.Name, c, r)
+		out[i] = experiments.Prefix(p.Exp.Name, c, r)
 	}
 	return p.keepMetrics(c, out)
 }
 
 // keepMetrics drops metric columns the spec does not name. A named metric
 // that no row has is an error, unless the experiment declares it.
-func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
+func (p *Plan) keepMetrics(c table.Cell, rows []table.Row) ([]table.Row, error) {
 	ms := p.Spec.Metrics
 	if len(ms) == 0 {
 		return rows, nil
@@ -92,7 +95,10 @@ func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
 	for _, m := range ms {
 		keep[m] = true
 	}
-	declared := specKinds[p.Exp.Name].Metrics
+	var declared []string
+	if p.Exp.Spec != nil {
+		declared = p.Exp.Spec.Metrics
+	}
 	for _, m := range ms {
 		if slices.Contains(declared, m) {
 			continue
@@ -111,7 +117,7 @@ func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
 			return nil, fmt.Errorf("field metrics: %q is not a column of experiment %s; its columns: %s", m, p.Exp.Name, strings.Join(cols, ", "))
 		}
 	}
-	out := make([]Row, len(rows))
+	out := make([]table.Row, len(rows))
 	for i, r := range rows {
 		for _, kv := range r {
 			if keep[kv.K] {
@@ -122,8 +128,8 @@ func (p *Plan) keepMetrics(c Cell, rows []Row) ([]Row, error) {
 	return out, nil
 }
 
-// SweepOptions configures Plan.Run.
-type SweepOptions struct {
+// Options configures Plan.Run.
+type Options struct {
 	// Shard selects the cells to run (zero value: all).
 	Shard Shard
 	// Workers is the number of cells computed in parallel (0: 1).
@@ -132,25 +138,25 @@ type SweepOptions struct {
 	Store Store
 	// Progress, if set, is called after every finished cell, from one
 	// goroutine at a time.
-	Progress func(SweepProgress)
+	Progress func(Progress)
 }
 
-// SweepProgress reports a running sweep.
-type SweepProgress struct {
+// Progress reports a running sweep.
+type Progress struct {
 	// Done counts cells computed in this run, Skipped cells found stored,
 	// Total the cells of the shard.
 	Done, Skipped, Total int
 	Elapsed              time.Duration
 	// Cell is the cell just finished (Index into Plan.Cells).
-	Cell  Cell
+	Cell  table.Cell
 	Index int
 }
 
-// SweepResult is what Plan.Run computed.
-type SweepResult struct {
+// Result is what Plan.Run computed.
+type Result struct {
 	// Rows are the rows of the cells computed in this run, in cell order
 	// (stored cells that were skipped are not re-read).
-	Rows []Row
+	Rows []table.Row
 	// Indices are the cell indices of the shard; Computed and Skipped
 	// count them.
 	Indices           []int
@@ -163,16 +169,16 @@ type SweepResult struct {
 // partial work is never saved) and returns ctx.Err() with every finished
 // cell saved. A failing cell stops the sweep; the error of the lowest
 // failing cell index is returned.
-func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
+func (p *Plan) Run(ctx context.Context, opt Options) (Result, error) {
 	shard := opt.Shard
 	if shard.N == 0 {
 		shard = All
 	}
 	if err := shard.Check(); err != nil {
-		return SweepResult{}, err
+		return Result{}, err
 	}
 	workers := max(1, opt.Workers)
-	var res SweepResult
+	var res Result
 	var pending []int
 	for i, c := range p.Cells {
 		if !shard.Owns(i) {
@@ -198,7 +204,7 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
-	rows := make([][]Row, len(p.Cells))
+	rows := make([][]table.Row, len(p.Cells))
 	errs := map[int]error{}
 	var mu sync.Mutex
 	next := 0
@@ -232,7 +238,7 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 					rows[idx] = r
 					res.Computed++
 					if opt.Progress != nil {
-						opt.Progress(SweepProgress{Done: res.Computed, Skipped: res.Skipped, Total: len(res.Indices),
+						opt.Progress(Progress{Done: res.Computed, Skipped: res.Skipped, Total: len(res.Indices),
 							Elapsed: time.Since(start), Cell: p.Cells[idx], Index: idx})
 					}
 				}

@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestExecuteLocksOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	_, err = Execute(context.Background(), RunOptions{Target: "specs/small.toml", Out: dir, Seed: 2, Scale: 1})
+	_, err = Execute(context.Background(), RunOptions{Target: "../specs/small.toml", Out: dir, Seed: 2, Scale: 1})
 	if !errors.Is(err, fsutil.ErrLocked) || !errors.Is(err, job.ErrUsage) {
 		t.Fatalf("second run: %v, want ErrLocked marked as a usage error", err)
 	}
@@ -39,10 +39,10 @@ func TestExecuteLocksOut(t *testing.T) {
 func TestExecuteOtherSeedRefused(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
-	if _, err := Execute(context.Background(), RunOptions{Target: "specs/small.toml", Out: dir, Seed: 2, Scale: 1, Shard: "0/2"}); err != nil {
+	if _, err := Execute(context.Background(), RunOptions{Target: "../specs/small.toml", Out: dir, Seed: 2, Scale: 1, Shard: "0/2"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Execute(context.Background(), RunOptions{Target: "specs/small.toml", Out: dir, Seed: 3, Scale: 1, Shard: "1/2"})
+	_, err := Execute(context.Background(), RunOptions{Target: "../specs/small.toml", Out: dir, Seed: 3, Scale: 1, Shard: "1/2"})
 	if err == nil || !strings.Contains(err.Error(), "seed 2") {
 		t.Fatalf("second shard with seed 3: %v, want a refusal naming the stored seed 2", err)
 	}

@@ -1,25 +1,25 @@
-package experiments_test
+package sweep_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // A partition or time limit that would break out of its #SBATCH line is
 // rejected with the flag's name; a plain one lands on its own line.
 func TestSlurmScriptsQuote(t *testing.T) {
-	s, err := experiments.DefaultSpec("leviathan-table1")
+	s, err := sweep.DefaultSpec("leviathan-table1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Scale = 1
-	p, err := experiments.NewPlan(s, 7)
+	p, err := sweep.NewPlan(s, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := experiments.SlurmJob{Plan: p, Target: "leviathan-table1", Out: "/o", Simulate: "/b/simulate", Report: "/b/report", Shards: 3, Workers: 2}
+	j := sweep.SlurmJob{Plan: p, Target: "leviathan-table1", Out: "/o", Simulate: "/b/simulate", Report: "/b/report", Shards: 3, Workers: 2}
 	for _, bad := range []struct{ part, time, flag string }{{"gpu\nrm -rf /", "", "--partition"}, {"", "1:00\n", "--time"}, {"a b", "", "--partition"}} {
 		j.Partition, j.Time = bad.part, bad.time
 		if _, _, err := j.Scripts(); err == nil || !strings.Contains(err.Error(), bad.flag) {

@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"strconv"
@@ -13,7 +13,7 @@ func (p *Plan) Manifest() results.Manifest {
 }
 
 // OpenStore opens (creating or checking) the sweep directory dir for plan
-// p's cells owned by shard; the result is the Store of SweepOptions.
+// p's cells owned by shard; the result is the Store of Options.
 func OpenStore(dir string, p *Plan, shard Shard) (*results.Dir, error) {
 	return results.OpenDir(dir, p.Manifest(), shard.String())
 }

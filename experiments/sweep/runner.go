@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"context"
@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/table"
 )
 
 // RunOptions configures Execute: what 'simulate run' does with its flags.
@@ -67,12 +69,12 @@ type RunSummary struct {
 // (each with a final "seed" column).
 type RunReport struct {
 	Summary RunSummary
-	Rows    []Row
+	Rows    []table.Row
 }
 
 // LoadTarget resolves NAME|SPEC (see RunOptions.Target); errors are usage
 // errors.
-func LoadTarget(arg string) (*SweepSpec, error) {
+func LoadTarget(arg string) (*Spec, error) {
 	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".toml") {
 		s, err := LoadSpec(arg)
 		if err != nil {
@@ -89,7 +91,7 @@ func LoadTarget(arg string) (*SweepSpec, error) {
 
 // ResolveSeed picks the master seed: seed, then the spec's, then the seed
 // recorded in out's manifest, then clock().
-func ResolveSeed(seed uint64, spec *SweepSpec, out string, clock func() uint64) (uint64, error) {
+func ResolveSeed(seed uint64, spec *Spec, out string, clock func() uint64) (uint64, error) {
 	if seed != 0 {
 		return seed, nil
 	}
@@ -113,12 +115,12 @@ func ResolveSeed(seed uint64, spec *SweepSpec, out string, clock func() uint64) 
 
 // ApplyScale sets spec's scale from a --scale flag: when set, or when the
 // spec has none (then scale is the flag's default).
-func ApplyScale(spec *SweepSpec, scale float64, set bool) error {
+func ApplyScale(spec *Spec, scale float64, set bool) error {
 	if set || spec.Scale == 0 {
 		spec.Scale = scale
-		return CheckScale("--scale", scale)
+		return experiments.CheckScale("--scale", scale)
 	}
-	return CheckScale("the spec's scale", spec.Scale)
+	return experiments.CheckScale("the spec's scale", spec.Scale)
 }
 
 // Execute is 'simulate run': it resolves the spec, seed and shard, runs
@@ -188,7 +190,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	plan.Config.MemBudget = o.MemBudget
 	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
 		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
-	opt := SweepOptions{Shard: shard, Workers: workers}
+	opt := Options{Shard: shard, Workers: workers}
 	if o.Out != "" {
 		dir, err := OpenStore(o.Out, plan, shard)
 		if err != nil {
@@ -205,7 +207,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		}
 	}
 	prog := job.NewProgress(o.Log, "simulate", int64(owned), "cells", o.ProgressEvery)
-	opt.Progress = func(s SweepProgress) { prog.Update(int64(s.Done+s.Skipped), int64(s.Total)) }
+	opt.Progress = func(s Progress) { prog.Update(int64(s.Done+s.Skipped), int64(s.Total)) }
 	start := time.Now()
 	res, err := plan.Run(ctx, opt)
 	prog.Finish()
@@ -229,10 +231,10 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	}
 	rows := res.Rows
 	for i := range rows {
-		rows[i] = append(rows[i], KV{K: "seed", V: int64(seed)})
+		rows[i] = append(rows[i], table.KV{K: "seed", V: int64(seed)})
 	}
 	if rows == nil {
-		rows = []Row{}
+		rows = []table.Row{}
 	}
 	return RunReport{Summary: sum, Rows: rows}, nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -74,5 +75,20 @@ func TestSpecHugeGrid(t *testing.T) {
 	_, err := ParseSpec(text)
 	if err == nil || !strings.Contains(err.Error(), "more than 1000000 cells") {
 		t.Fatalf("a 3e6-cell grid: %v, want the MaxCells error", err)
+	}
+}
+
+// An experiment without a grid (fms-scenarios, which the main job
+// computes whole) cannot be swept: a spec or a run naming it fails with
+// the reason, as a usage error from Execute.
+func TestSpecNoGrid(t *testing.T) {
+	t.Parallel()
+	const want = "experiment fms-scenarios has no grid of cells to sweep"
+	if _, err := ParseSpec("experiment = \"fms-scenarios\"\n"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ParseSpec: %v, want %q", err, want)
+	}
+	_, err := Execute(context.Background(), RunOptions{Target: "fms-scenarios", Scale: 1})
+	if !errors.Is(err, job.ErrUsage) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Execute: %v, want a usage error %q", err, want)
 	}
 }

@@ -1,14 +1,16 @@
-package experiments
+package sweep
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/specsim/specsim/experiments"
 )
 
 // FuzzSweepSpec: no spec text makes ParseSpec or Cells panic or expand
 // beyond MaxCells; a spec that parses has a non-empty grid. Run with
 //
-//	go test ./experiments -run '^$' -fuzz FuzzSweepSpec -fuzztime 30s
+//	go test ./experiments/sweep -run '^$' -fuzz FuzzSweepSpec -fuzztime 30s
 func FuzzSweepSpec(f *testing.F) {
 	for _, s := range []string{
 		"experiment = \"verify\"\n[axes]\nsource = [\"markov:V=4,order=1\"]\nalgo = [\"token\"]\nvocab = [4, -3]\n",
@@ -30,7 +32,7 @@ func FuzzSweepSpec(f *testing.F) {
 			}
 			return
 		}
-		cells, err := s.Cells(Config{Seed: 1, Scale: 1})
+		cells, err := s.Cells(experiments.Config{Seed: 1, Scale: 1})
 		if err != nil {
 			return
 		}

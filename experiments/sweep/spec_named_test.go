@@ -1,4 +1,4 @@
-package experiments_test
+package sweep_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // toy is a named experiment as other issues register them: its own grid,
@@ -39,24 +40,24 @@ func init() {
 // A spec overrides a named experiment's grid with axes named like its
 // cell keys; cell seeds agree with the named run for the same cells.
 func TestSpecOverridesNamedExperiment(t *testing.T) {
-	def, _ := experiments.DefaultSpec("toy-sweep-test")
-	pd, err := experiments.NewPlan(def, 9)
+	def, _ := sweep.DefaultSpec("toy-sweep-test")
+	pd, err := sweep.NewPlan(def, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	named, err := pd.Run(context.Background(), experiments.SweepOptions{})
+	named, err := pd.Run(context.Background(), sweep.Options{})
 	if err != nil || len(named.Rows) != 2 {
 		t.Fatalf("named run: %v %v", named.Rows, err)
 	}
-	s, err := experiments.ParseSpec("experiment = \"toy-sweep-test\"\nmetrics = [\"y\"]\n[axes]\na = [1, 2, 3]\nb = 0.5\n")
+	s, err := sweep.ParseSpec("experiment = \"toy-sweep-test\"\nmetrics = [\"y\"]\n[axes]\na = [1, 2, 3]\nb = 0.5\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiments.NewPlan(s, 9)
+	p, err := sweep.NewPlan(s, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Run(context.Background(), experiments.SweepOptions{Workers: 2})
+	res, err := p.Run(context.Background(), sweep.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,22 +71,22 @@ func TestSpecOverridesNamedExperiment(t *testing.T) {
 		t.Error("metric seed_low kept although the spec names only y")
 	}
 	// Same cell, same seed: the spec's cell a=1,b=0.5 is the named run's.
-	all, _ := experiments.ParseSpec("experiment = \"toy-sweep-test\"\n[axes]\na = [2, 1]\nb = 0.5\n")
-	pa, _ := experiments.NewPlan(all, 9)
-	ra, err := pa.Run(context.Background(), experiments.SweepOptions{})
+	all, _ := sweep.ParseSpec("experiment = \"toy-sweep-test\"\n[axes]\na = [2, 1]\nb = 0.5\n")
+	pa, _ := sweep.NewPlan(all, 9)
+	ra, err := pa.Run(context.Background(), sweep.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ra.Rows[1].String("seed_low"), named.Rows[0].String("seed_low"); got != want || got == "" {
 		t.Errorf("cell a=1: seed_low %s from the spec, %s from the named run", got, want)
 	}
-	if _, err := experiments.ParseSpec("experiment = \"toy-sweep-test\"\n[axes]\nc = [1]\n"); err == nil ||
+	if _, err := sweep.ParseSpec("experiment = \"toy-sweep-test\"\n[axes]\nc = [1]\n"); err == nil ||
 		!strings.Contains(err.Error(), `unknown axis "c" for experiment toy-sweep-test; its axes are a, b`) {
 		t.Errorf("unknown axis: %v", err)
 	}
-	bad, _ := experiments.ParseSpec("experiment = \"toy-sweep-test\"\nmetrics = [\"z\"]\n[axes]\na = [1]\nb = 0.5\n")
-	pb, _ := experiments.NewPlan(bad, 9)
-	if _, err := pb.Run(context.Background(), experiments.SweepOptions{}); err == nil || !strings.Contains(err.Error(), `field metrics: "z" is not a column of experiment toy-sweep-test`) {
+	bad, _ := sweep.ParseSpec("experiment = \"toy-sweep-test\"\nmetrics = [\"z\"]\n[axes]\na = [1]\nb = 0.5\n")
+	pb, _ := sweep.NewPlan(bad, 9)
+	if _, err := pb.Run(context.Background(), sweep.Options{}); err == nil || !strings.Contains(err.Error(), `field metrics: "z" is not a column of experiment toy-sweep-test`) {
 		t.Errorf("unknown metric of a named experiment: %v", err)
 	}
 }

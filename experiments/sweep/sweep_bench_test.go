@@ -1,4 +1,4 @@
-package experiments_test
+package sweep_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/experiments/sweep"
 )
 
 // BenchmarkSweepWorkers measures cells/s of the CPU-bound sweep
@@ -18,11 +18,11 @@ import (
 //
 //	go test ./experiments -run XXX -bench BenchmarkSweepWorkers -benchtime 5x -count 3
 func BenchmarkSweepWorkers(b *testing.B) {
-	s, err := experiments.LoadSpec("specs/bench.toml")
+	s, err := sweep.LoadSpec("../specs/bench.toml")
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := experiments.NewPlan(s, 1)
+	p, err := sweep.NewPlan(s, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func BenchmarkSweepWorkers(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			cells := 0
 			for b.Loop() {
-				res, err := p.Run(context.Background(), experiments.SweepOptions{Workers: w})
+				res, err := p.Run(context.Background(), sweep.Options{Workers: w})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -56,11 +56,11 @@ func TestSweepSpeedup(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs 2 cores")
 	}
-	s, err := experiments.LoadSpec("specs/bench.toml")
+	s, err := sweep.LoadSpec("../specs/bench.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiments.NewPlan(s, 1)
+	p, err := sweep.NewPlan(s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSweepSpeedup(t *testing.T) {
 	for round := range 5 {
 		for _, w := range []int{1, 2} {
 			t0, c0 := time.Now(), cpuNow()
-			if _, err := p.Run(context.Background(), experiments.SweepOptions{Workers: w}); err != nil {
+			if _, err := p.Run(context.Background(), sweep.Options{Workers: w}); err != nil {
 				t.Fatal(err)
 			}
 			d := time.Since(t0)

@@ -1,0 +1,107 @@
+package table
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Agg is how a Number aggregates the rows its filter keeps.
+type Agg int
+
+// The aggregates of a Number.
+const (
+	// First: column Col of the first row, with Digits decimals ("n/a"
+	// when no row matches).
+	First Agg = iota
+	// Count: the number of rows.
+	Count
+	// MaxAbs: max |Col| over the rows, as a LaTeX number like
+	// $2.2\times10^{-16}$ (0 as 0).
+	MaxAbs
+	// Negative: the number of rows whose Col is below −NegativeTol (so
+	// round-off like −2.2e-16 on an exact zero does not count).
+	Negative
+	// Max: the largest Col over the rows, with Digits decimals ("n/a"
+	// when no row matches).
+	Max
+)
+
+// NegativeTol is the tolerance of Negative: a value counts as below zero
+// only when it is below −NegativeTol. It is far above float64 round-off
+// (≈ 1e-16 on values of order 1) and far below any Monte Carlo interval
+// end a report quotes (3 decimals).
+const NegativeTol = 1e-9
+
+// Number is one number a paper quotes from an experiment's rows, as
+// data: the rows kept by Where (column/value pairs compared as text, as
+// Row.String formats them; a value "a|b" accepts either), aggregated by
+// Agg over column Col. Macro is its LaTeX macro name (letters only) and
+// Doc a few words saying what it is.
+type Number struct {
+	Macro  string
+	Where  []string
+	Agg    Agg
+	Col    string
+	Digits int
+	Doc    string
+}
+
+// keep is the filter of where: every column kv[2i] formats as one of the
+// "|"-separated values kv[2i+1].
+func keep(kv []string) func(Row) bool {
+	return func(r Row) bool {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if !slices.Contains(strings.Split(kv[i+1], "|"), r.String(kv[i])) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Eval computes the number from rows (the experiment's rows).
+func (n Number) Eval(rows []Row) string {
+	rows = Where(rows, keep(n.Where))
+	switch n.Agg {
+	case Count:
+		return fmt.Sprint(len(rows))
+	case MaxAbs:
+		m := 0.0
+		for _, r := range rows {
+			v, _ := r.Float(n.Col)
+			m = math.Max(m, math.Abs(v))
+		}
+		return texSci(m)
+	case Negative:
+		c := 0
+		for _, r := range rows {
+			if v, _ := r.Float(n.Col); v < -NegativeTol {
+				c++
+			}
+		}
+		return fmt.Sprint(c)
+	case Max:
+		m, ok := math.Inf(-1), false
+		for _, r := range rows {
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				m, ok = math.Max(m, v), true
+			}
+		}
+		return Fixed(m, ok, n.Digits)
+	}
+	if len(rows) == 0 {
+		return "n/a"
+	}
+	return FixedCol(rows[0], n.Col, n.Digits)
+}
+
+// texSci formats v as a LaTeX number like $2.2\times10^{-16}$ (0 as 0).
+func texSci(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	e := math.Floor(math.Log10(math.Abs(v)))
+	return fmt.Sprintf(`$%.1f\times10^{%d}$`, v/math.Pow(10, e), int(e))
+}

@@ -1,0 +1,75 @@
+package table
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTextFormats(t *testing.T) {
+	tab := Text{Name: "t", Header: []string{"rule", "α", "p_value"}, Right: []bool{false, true, true},
+		Rows: [][]string{{"token", "0.700", "5%"}, {"a|b", "✓", "–"}}}
+	md := "| rule | α | p_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n"
+	if got := tab.Markdown(); got != md {
+		t.Errorf("Markdown:\n%s\nwant:\n%s", got, md)
+	}
+	tex := "\\begin{tabular}{lrr}\n\\toprule\nrule & $\\alpha$ & p\\_value \\\\\n\\midrule\n" +
+		"token & 0.700 & 5\\% \\\\\na|b & yes & -- \\\\\n\\bottomrule\n\\end{tabular}\n"
+	if got := tab.LaTeX(); got != tex {
+		t.Errorf("LaTeX:\n%s\nwant:\n%s", got, tex)
+	}
+	csvText := "rule,α,p_value\ntoken,0.700,5%\na|b,✓,–\n"
+	if got := tab.CSV(); got != csvText {
+		t.Errorf("CSV:\n%s\nwant:\n%s", got, csvText)
+	}
+	// headers of the real tables must come out as ASCII LaTeX
+	if got := texEscape("α̂ ‖ max |π−p| ×"); got != `$\hat\alpha$ $\|$ max |$\pi$$-$p| $\times$` {
+		t.Errorf("texEscape: %q", got)
+	}
+	if got := RightCols(4, 1, 3); len(got) != 4 || got[0] || !got[1] || got[2] || !got[3] {
+		t.Errorf("RightCols(4, 1, 3) = %v", got)
+	}
+}
+
+func TestFixed(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		d    int
+		want string
+	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "–"}, {math.Inf(1), 2, "+Inf"}} {
+		if got := Fixed(c.v, true, c.d); got != c.want {
+			t.Errorf("Fixed(%g, %d) = %q, want %q", c.v, c.d, got, c.want)
+		}
+	}
+	if got := Fixed(1, false, 2); got != "–" {
+		t.Errorf("Fixed(not ok) = %q", got)
+	}
+}
+
+// Each aggregate on hand-counted rows: the filter compares text and
+// accepts "a|b"; Negative ignores round-off above −NegativeTol.
+func TestNumberEval(t *testing.T) {
+	rows := []Row{
+		{{K: "rule", V: "token"}, {K: "g", V: int64(4)}, {K: "x", V: 0.25}, {K: "d", V: -2e-16}},
+		{{K: "rule", V: "block"}, {K: "g", V: int64(4)}, {K: "x", V: -0.0031}, {K: "d", V: -0.01}},
+		{{K: "rule", V: "greedy"}, {K: "g", V: int64(2)}, {K: "x", V: 1.5}, {K: "d", V: -1e-8}},
+	}
+	for _, c := range []struct {
+		n    Number
+		want string
+	}{
+		{Number{Where: []string{"rule", "block"}, Col: "x", Digits: 3}, "-0.003"},
+		{Number{Where: []string{"rule", "nope"}, Col: "x", Digits: 3}, "n/a"},
+		{Number{Where: []string{"g", "4"}, Agg: Count}, "2"},
+		{Number{Where: []string{"rule", "token|greedy"}, Agg: Count}, "2"},
+		{Number{Agg: MaxAbs, Col: "x"}, `$1.5\times10^{0}$`},
+		{Number{Where: []string{"rule", "nope"}, Agg: MaxAbs, Col: "x"}, "0"},
+		{Number{Agg: Negative, Col: "d"}, "2"},
+		{Number{Agg: Max, Col: "x", Digits: 1}, "1.5"},
+		{Number{Where: []string{"g", "4"}, Agg: Max, Col: "x", Digits: 2}, "0.25"},
+		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "–"},
+	} {
+		if got := c.n.Eval(rows); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.n, got, c.want)
+		}
+	}
+}
