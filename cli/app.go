@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/sim"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
 )
@@ -49,6 +50,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "simulate",
 		Usage:     "run and judge acceptance rules of speculative decoding",
+		Version:   gitrev.Current().String(), // --version: from the build info, not the working directory
 		Commands:  cmds,
 		Writer:    stdout,
 		ErrWriter: stderr,

@@ -3,10 +3,11 @@ package data
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/specsim/specsim/internal/gitrev"
 )
 
 // SchemaVersion is the version of the log schema this package writes and
@@ -163,21 +164,11 @@ type Provenance struct {
 }
 
 // BuildProvenance fills Revision and GoVersion from the running binary's
-// build information.
+// build information (internal/gitrev: the stamped revision, "+dirty" when
+// modified, else the working directory's checkout from git, else
+// "unknown").
 func BuildProvenance(writer, source string, seed uint64) Provenance {
-	pv := Provenance{Writer: writer, Source: source, Seed: seed}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		pv.GoVersion = bi.GoVersion
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				pv.Revision = s.Value
-			}
-		}
-	}
-	if pv.Revision == "" {
-		pv.Revision = "unknown"
-	}
-	return pv
+	return Provenance{Writer: writer, Source: source, Seed: seed, Revision: gitrev.Revision(), GoVersion: gitrev.Current().GoVersion}
 }
 
 // pairs renders the provenance as key/value metadata, keys sorted.

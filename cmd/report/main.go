@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
 )
@@ -26,6 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "report",
 		Usage:     "merge sweep results; build figures, tables, report.md and the paper; the main job (reproduce)",
+		Version:   gitrev.Current().String(), // --version: from the build info, not the working directory
 		Commands:  []*cli.Command{mergeCommand(), reproduceCommand(), buildCommand(), exportCommand(), paperCommand()},
 		Writer:    stdout,
 		ErrWriter: stderr,

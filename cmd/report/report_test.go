@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/table"
@@ -92,5 +93,15 @@ func TestReproduceUsage(t *testing.T) {
 	}
 	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != cliutil.ExitIO {
 		t.Errorf("build of an empty dir: exit %d, want %d", code, cliutil.ExitIO)
+	}
+}
+
+// TestVersion: 'report --version' prints the build information's version
+// line and exits 0.
+func TestVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	want := "report version " + gitrev.Current().String() + "\n"
+	if code := run(&out, &errb, []string{"report", "--version"}); code != 0 || out.String() != want || errb.Len() != 0 {
+		t.Fatalf("report --version: exit %d, stdout %q, stderr %q; want exit 0 and %q", code, out.String(), errb.String(), want)
 	}
 }
