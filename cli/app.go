@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/sim"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +61,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: func(c *cli.Context) error {
 			gib := c.Float64("mem-budget")
 			if !(gib > 0) || gib > 1<<20 {
-				return cliutil.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
+				return diag.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
 			}
 			sim.MemBudget = int64(gib * (1 << 30))
 			return nil

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/external"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
@@ -41,16 +41,16 @@ func checkExternal(c *cli.Context) error {
 		}
 		ch, err := sim.NewChain(pr, gamma)
 		if err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 		src = sim.Source{Spec: "fixed", BlockSource: ch}
 	} else {
 		if gamma < 1 || gamma > sim.MaxGamma {
-			return cliutil.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
+			return diag.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
 		var err error
 		if src, err = sim.NewSource(c.String("source"), gamma, seed); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	}
 	cfg := external.RunConfig{
@@ -71,7 +71,7 @@ func checkExternal(c *cli.Context) error {
 	if err != nil && ctx.Err() == nil {
 		var ue *external.UsageError
 		if errors.As(err, &ue) {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 		return err
 	}

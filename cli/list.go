@@ -11,6 +11,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/sim"
 )
@@ -48,7 +49,7 @@ prints the named experiments of 'simulate run' and 'report reproduce --only'
 		Action: func(c *cli.Context) error {
 			what := "rules"
 			if c.NArg() > 1 {
-				return cliutil.Usage(fmt.Errorf("list takes at most one of rules, experiments, sources; got %d arguments", c.NArg()))
+				return diag.Usage(fmt.Errorf("list takes at most one of rules, experiments, sources; got %d arguments", c.NArg()))
 			}
 			if c.NArg() == 1 {
 				what = c.Args().First()
@@ -70,7 +71,7 @@ prints the named experiments of 'simulate run' and 'report reproduce --only'
 			case "sources":
 				return listSources(c.App.Writer, c.Bool("json"))
 			}
-			return cliutil.Usage(fmt.Errorf("list %q: use rules, experiments or sources", what))
+			return diag.Usage(fmt.Errorf("list %q: use rules, experiments or sources", what))
 		},
 	}
 }

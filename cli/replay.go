@@ -8,13 +8,11 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/internal/job"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 func init() { register(replayCommand) }
@@ -22,13 +20,13 @@ func init() { register(replayCommand) }
 // logErr maps a data error to an exit code: invalid content is a usage
 // error (2), anything else reading the file an I/O error (5).
 func logErr(err error) error {
-	if job.Kind(err) != nil { // the library already said what kind of failure it is
+	if diag.KindOf(err) != nil { // the library already said what kind of failure it is
 		return err
 	}
 	if errors.Is(err, data.ErrInvalid) {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
-	return cliutil.IO(err)
+	return diag.IO(err)
 }
 
 // replayErr maps an error of experiments.ReplayLog to its exit code.
@@ -36,11 +34,11 @@ func replayErr(ctx context.Context, err error) error {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, experiments.ErrBadInput):
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	case errors.Is(err, experiments.ErrViolated):
-		return cliutil.Violated(err)
+		return diag.Violated(err)
 	case ctx.Err() != nil:
-		return cliutil.Interrupted(err)
+		return diag.Interrupted(err)
 	case errors.Is(err, data.ErrInvalid), errors.Is(err, data.ErrCorrupt), errors.As(err, &pe):
 		return logErr(err)
 	}
@@ -75,7 +73,7 @@ func replayCommand() *cli.Command {
 				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation")}
 			if c.Bool("decode-only") {
 				if err := opt.Validate(); err != nil {
-					return cliutil.Usage(err)
+					return diag.Usage(err)
 				}
 				return decodeOnly(c, log)
 			}
@@ -85,7 +83,7 @@ func replayCommand() *cli.Command {
 			out, err := experiments.ReplayLog(ctx, opt)
 			if out != nil {
 				if werr := printResult(c, out, func(w io.Writer) { out.WriteText(w, c.App.ErrWriter) }); werr != nil {
-					return cliutil.IO(werr)
+					return diag.IO(werr)
 				}
 			}
 			if err != nil {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 
 	"github.com/specsim/specsim/data/results"
 )
@@ -136,8 +136,8 @@ func TestRunSIGINTResume(t *testing.T) {
 	if code == 0 && len(files) == 18 {
 		t.Skip("the sweep finished before the signal arrived (machine too fast); nothing to resume")
 	}
-	if code != cliutil.ExitInterrupted {
-		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, cliutil.ExitInterrupted, log.String(), rest.String())
+	if code != diag.ExitInterrupted {
+		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, diag.ExitInterrupted, log.String(), rest.String())
 	}
 	if !strings.Contains(rest.String(), "interrupted") {
 		t.Errorf("stderr does not say interrupted: %s", rest.String())

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/table"
 )
@@ -41,7 +41,7 @@ const MaxScale = 1e6
 // factor in (0, MaxScale].
 func CheckScale(flag string, s float64) error {
 	if !(s > 0) || s > MaxScale {
-		return job.Usage(fmt.Errorf("%s = %g; use a positive factor up to %g (at most %d trials per count)", flag, s, MaxScale, int64(sim.MaxTrials)))
+		return diag.Usage(fmt.Errorf("%s = %g; use a positive factor up to %g (at most %d trials per count)", flag, s, MaxScale, int64(sim.MaxTrials)))
 	}
 	return nil
 }

@@ -18,8 +18,8 @@ import (
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
-	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
@@ -484,7 +484,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		}
 	}
 	if interrupted {
-		return out, job.Interrupted(fmt.Errorf("replay interrupted after %d steps; the report covers those", rep.Steps))
+		return out, diag.Interrupted(fmt.Errorf("replay interrupted after %d steps; the report covers those", rep.Steps))
 	}
 	if opt.FailOnViolation && len(out.Violated) > 0 {
 		return out, fmt.Errorf("%w for %s", ErrViolated, strings.Join(out.Violated, ", "))

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // Store keeps finished cells of a sweep (data/results.Dir writes one
@@ -182,7 +182,7 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 		if opt.Store != nil {
 			done, err := opt.Store.Done(i, c)
 			if err != nil {
-				return res, job.IO(err)
+				return res, diag.IO(err)
 			}
 			if done {
 				res.Skipped++
@@ -219,7 +219,7 @@ func (p *Plan) Run(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 				r, err := p.RunCell(ctx, idx, inner)
 				if err == nil && opt.Store != nil {
 					if err = opt.Store.Save(idx, p.Cells[idx], r); err != nil {
-						err = job.IO(err)
+						err = diag.IO(err)
 					}
 				}
 				mu.Lock()

@@ -3,15 +3,16 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/specsim/specsim/internal/fsutil"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
+
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -303,11 +304,11 @@ func BuildDir(dir, out string) ([]string, error) {
 	}
 	b, err := LoadBundle(dir)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	files, err := Build(b, out)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	return files, nil
 }

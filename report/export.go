@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
@@ -52,16 +52,16 @@ func Export(w io.Writer, t results.Table, format string) error {
 // empty. Errors carry their exit code (cliutil.CodeOf).
 func ExportFile(w io.Writer, path, format, out string) error {
 	if format != "csv" && format != "json" {
-		return cliutil.Usage(fmt.Errorf("--format %q; use csv or json", format))
+		return diag.Usage(fmt.Errorf("--format %q; use csv or json", format))
 	}
 	if out != "" {
 		if err := fsutil.CheckNotInput(out, path); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	}
 	t, err := results.ReadFile(path)
 	if err != nil {
-		return cliutil.IO(err)
+		return diag.IO(err)
 	}
 	var b bytes.Buffer
 	if err := Export(&b, t, format); err != nil {
@@ -69,7 +69,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 	}
 	if out != "" {
 		if err := results.AtomicWrite(out, b.Bytes()); err != nil {
-			return cliutil.IO(err)
+			return diag.IO(err)
 		}
 		return nil
 	}

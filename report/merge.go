@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
@@ -85,20 +86,20 @@ func Summarize(t results.Table) []ColumnSummary {
 // its summary (errors carry their exit code, cliutil.CodeOf); withRows also puts the rows in the summary.
 func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return MergeSummary{}, cliutil.Usage(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
+		return MergeSummary{}, diag.Usage(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
 	}
 	if out == "" {
 		out = filepath.Join(dir, "merged.parquet")
 	}
 	if err := checkMergeOut(dir, out); err != nil {
-		return MergeSummary{}, cliutil.Usage(err)
+		return MergeSummary{}, diag.Usage(err)
 	}
 	t, rep, err := experiments.MergeDir(dir)
 	if err != nil {
-		return MergeSummary{}, cliutil.IO(err)
+		return MergeSummary{}, diag.IO(err)
 	}
 	if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
-		return MergeSummary{}, cliutil.IO(err)
+		return MergeSummary{}, diag.IO(err)
 	}
 	s := MergeSummary{Out: out, Experiment: t.Meta[results.KeyExperiment], SpecHash: t.Meta[results.KeySpecHash],
 		Seed: t.Meta[results.KeySeed], Cells: rep.Cells, Rows: len(t.Rows), Files: rep.Files, Duplicates: rep.Duplicates,

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
@@ -318,20 +318,20 @@ func tail(s string, n int) string {
 func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error) {
 	if pdf {
 		if _, err := exec.LookPath("latexmk"); err != nil {
-			return nil, cliutil.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
+			return nil, diag.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
 		}
 	}
 	b, err := LoadBundle(results)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	if err := WritePaper(b, dir); err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	out := []string{filepath.Join(dir, "generated")}
 	if pdf {
 		if err := BuildPDF(ctx, dir); err != nil {
-			return out, cliutil.IO(err)
+			return out, diag.IO(err)
 		}
 		out = append(out, filepath.Join(dir, "paper.pdf"))
 	}

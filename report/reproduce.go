@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/table"
 
@@ -201,7 +201,7 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 		return "", err
 	}
 	if opt.Workers < 0 {
-		return "", cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", opt.Workers))
+		return "", diag.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", opt.Workers))
 	}
 	if len(opt.Experiments) == 0 {
 		opt.Experiments = MainExperiments
@@ -211,15 +211,15 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 			continue
 		}
 		if _, err := experiments.Lookup(n); err != nil {
-			return "", cliutil.Usage(fmt.Errorf("--only: %w", err))
+			return "", diag.Usage(fmt.Errorf("--only: %w", err))
 		}
 	}
 	err := Reproduce(ctx, opt)
 	if err != nil && ctx.Err() != nil {
-		return "", cliutil.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
+		return "", diag.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
 	}
 	if err != nil {
-		return "", cliutil.IO(err)
+		return "", diag.IO(err)
 	}
 	return filepath.Join(opt.Out, "report.md"), nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/specsim/specsim/data/results"
@@ -70,11 +70,11 @@ func TestExportRoundTrip(t *testing.T) {
 	if _, ok := j.Rows[3]["n"]; ok {
 		t.Error("a null came back as a value")
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != cliutil.ExitUsage {
-		t.Errorf("--format xml: exit %d, want %d", code, cliutil.ExitUsage)
+	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != diag.ExitUsage {
+		t.Errorf("--format xml: exit %d, want %d", code, diag.ExitUsage)
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != cliutil.ExitIO {
-		t.Errorf("missing file: exit %d, want %d", code, cliutil.ExitIO)
+	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != diag.ExitIO {
+		t.Errorf("missing file: exit %d, want %d", code, diag.ExitIO)
 	}
 }
 
@@ -87,12 +87,12 @@ func TestReproduceUsage(t *testing.T) {
 		{"report", "build"},
 		{"report", "paper"},
 	} {
-		if code := run(&out, &errb, args); code != cliutil.ExitUsage {
-			t.Errorf("%v: exit %d, want %d (%s)", args, code, cliutil.ExitUsage, errb.String())
+		if code := run(&out, &errb, args); code != diag.ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, diag.ExitUsage, errb.String())
 		}
 	}
-	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != cliutil.ExitIO {
-		t.Errorf("build of an empty dir: exit %d, want %d", code, cliutil.ExitIO)
+	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != diag.ExitIO {
+		t.Errorf("build of an empty dir: exit %d, want %d", code, diag.ExitIO)
 	}
 }
 

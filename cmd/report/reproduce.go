@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/report"
 )
@@ -29,7 +29,7 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return cliutil.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
+				return diag.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
 			}
 			ctx, stop := job.SignalContext(c.Context)
 			defer stop()

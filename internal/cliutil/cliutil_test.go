@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,9 +53,9 @@ func TestCodeOf(t *testing.T) {
 		err  error
 		code int
 	}{
-		{Usage(errors.New("x")), ExitUsage}, {IO(errors.New("x")), ExitIO}, {Violated(errors.New("x")), ExitViolated},
-		{Interrupted(errors.New("x")), ExitInterrupted}, {errors.New("flag provided but not defined: -z"), ExitUsage},
-		{errors.New("boom"), ExitError},
+		{diag.Usage(errors.New("x")), diag.ExitUsage}, {diag.IO(errors.New("x")), diag.ExitIO}, {diag.Violated(errors.New("x")), diag.ExitViolated},
+		{diag.Interrupted(errors.New("x")), diag.ExitInterrupted}, {errors.New("flag provided but not defined: -z"), diag.ExitUsage},
+		{errors.New("boom"), diag.ExitError},
 	} {
 		if got := CodeOf(c.err); got != c.code {
 			t.Errorf("CodeOf(%v) = %d, want %d", c.err, got, c.code)
@@ -68,8 +69,8 @@ func TestRunCrash(t *testing.T) {
 	var out, errb bytes.Buffer
 	app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "boom",
 		Action: func(*cli.Context) error { var m map[string]int; m["a"] = 1; return nil }}}}
-	if code := Run(app, &errb, []string{"x", "boom"}); code != ExitError {
-		t.Fatalf("exit %d, want %d", code, ExitError)
+	if code := Run(app, &errb, []string{"x", "boom"}); code != diag.ExitError {
+		t.Fatalf("exit %d, want %d", code, diag.ExitError)
 	}
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "internal error") || out.Len() != 0 {
@@ -97,7 +98,7 @@ func TestRunUsageOneLine(t *testing.T) {
 			Action: func(*cli.Context) error { return nil }}}}
 		code := Run(app, &errb, args)
 		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-		if code != ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "--help") || out.Len() != 0 {
+		if code != diag.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "--help") || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
 		}
 	}
@@ -138,7 +139,7 @@ func TestOneArg(t *testing.T) {
 			return err
 		}}}}
 		code := Run(app, &errb, c.args)
-		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == ExitUsage) {
+		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == diag.ExitUsage) {
 			t.Errorf("%q: got %q, exit %d, stderr %q", c.args, got, code, errb.String())
 		}
 	}
