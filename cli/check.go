@@ -74,12 +74,8 @@ func checkCommand() *cli.Command {
 			req.Progress = bar.update
 			start := time.Now()
 			rep, err := check.Run(ctx, req)
-			var ue check.ErrUsage
-			bar.done(errors.As(err, &ue))
-			if errors.As(err, &ue) {
-				return diag.Usage(err)
-			}
-			if err != nil && ctx.Err() == nil {
+			bar.done(errors.Is(err, diag.ErrUsage))
+			if err != nil && (ctx.Err() == nil || errors.Is(err, diag.ErrUsage)) {
 				return err
 			}
 			if ctx.Err() != nil && rep.Verdict == "" {

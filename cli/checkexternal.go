@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -69,11 +68,7 @@ func checkExternal(c *cli.Context) error {
 	rep, err := external.Run(ctx, src, cfg)
 	bar.done(err != nil && ctx.Err() == nil)
 	if err != nil && ctx.Err() == nil {
-		var ue *external.UsageError
-		if errors.As(err, &ue) {
-			return diag.Usage(err)
-		}
-		return err
+		return err // usage errors are marked by external.Run
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
 		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})

@@ -99,7 +99,7 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	// Fractions such as 1/3 sum to 1 only within rounding; renormalise
 	// always, and say so when the sum was off by more than that.
 	if s := sim.Normalize(p); math.Abs(s-1) > 1e-12 && warn != nil {
-		fmt.Fprintf(warn, "simulate: warning: %s summed to %.17g; renormalised\n", flag, s)
+		diag.Warnings{fmt.Errorf("%s summed to %.17g; renormalised", flag, s)}.Print(warn, "simulate")
 	}
 	return p, nil
 }

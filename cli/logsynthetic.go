@@ -43,8 +43,8 @@ func logSyntheticCommand() *cli.Command {
 			defer cancel()
 			out, err := data.LogSynthetic(ctx, opt)
 			switch {
-			case errors.Is(err, data.ErrConfig):
-				return diag.Usage(err)
+			case errors.Is(err, data.ErrConfig): // a usage error
+				return err
 			case err != nil && ctx.Err() != nil:
 				return diag.Interrupted(fmt.Errorf("log-synthetic interrupted before all %d steps were logged to %s", opt.Run.Steps, opt.Out))
 			case err != nil:

@@ -17,26 +17,25 @@ import (
 
 func init() { register(replayCommand) }
 
-// logErr maps a data error to an exit code: invalid content is a usage
-// error (2), anything else reading the file an I/O error (5).
+// logErr is a data error with its kind: the library's where it gave one
+// (data.ErrInvalid content: usage; data.ErrCorrupt: I/O), else I/O (the
+// file could not be read).
 func logErr(err error) error {
-	if diag.KindOf(err) != nil { // the library already said what kind of failure it is
+	if diag.KindOf(err) != nil {
 		return err
-	}
-	if errors.Is(err, data.ErrInvalid) {
-		return diag.Usage(err)
 	}
 	return diag.IO(err)
 }
 
-// replayErr maps an error of experiments.ReplayLog to its exit code.
+// replayErr is an error of experiments.ReplayLog with its kind: bad
+// options (experiments.ErrBadInput, usage) and a failed check with
+// FailOnViolation (experiments.ErrViolated) as marked, else interrupted
+// when ctx was cancelled, else the log's (logErr).
 func replayErr(ctx context.Context, err error) error {
 	var pe *fs.PathError
 	switch {
-	case errors.Is(err, experiments.ErrBadInput):
-		return diag.Usage(err)
-	case errors.Is(err, experiments.ErrViolated):
-		return diag.Violated(err)
+	case errors.Is(err, experiments.ErrBadInput), errors.Is(err, experiments.ErrViolated):
+		return err
 	case ctx.Err() != nil:
 		return diag.Interrupted(err)
 	case errors.Is(err, data.ErrInvalid), errors.Is(err, data.ErrCorrupt), errors.As(err, &pe):

@@ -1,12 +1,12 @@
 package data
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
 )
 
@@ -105,12 +105,14 @@ var Columns = []string{"schema_version", "run_id", "prompt_id", "step", "gamma",
 
 // ErrInvalid is wrapped by every error about a log's content (shapes,
 // values, versions); errors that wrap it mean "the file was read but is
-// not a valid log", as opposed to I/O or decoding failures.
-var ErrInvalid = errors.New("invalid log")
+// not a valid log", as opposed to I/O or decoding failures. It is a usage
+// error (diag.ErrUsage): the input is the user's to fix.
+var ErrInvalid = diag.New(diag.ErrUsage, "invalid log")
 
 // ErrCorrupt is wrapped by errors about files that cannot be decoded as
-// parquet at all (truncated, corrupt, not parquet).
-var ErrCorrupt = errors.New("unreadable log")
+// parquet at all (truncated, corrupt, not parquet). It is an I/O error
+// (diag.ErrIO).
+var ErrCorrupt = diag.New(diag.ErrIO, "unreadable log")
 
 // StepError locates a problem in one step of a log: the row's position in
 // the file, its identifiers and the offending field.

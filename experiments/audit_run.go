@@ -27,7 +27,7 @@ type AuditOptions struct {
 // seed. Errors are marked with their kind (internal/diag): usage for a bad
 // scale, interrupted when ctx is cancelled.
 func RunAudit(ctx context.Context, o AuditOptions) ([]Row, error) {
-	if err := CheckScale("--scale", o.Scale); err != nil {
+	if err := CheckScale("scale", o.Scale); err != nil {
 		return nil, err
 	}
 	if o.Log != nil {

@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"fmt"
-
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
@@ -42,7 +40,7 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 	case "flow":
 		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
 	default:
-		return BoundResult{}, diag.Usage(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
+		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive or flow", method)
 	}
 	if err != nil {
 		return BoundResult{}, diag.Usage(err)

@@ -93,8 +93,8 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	default:
 		return nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
 	}
-	if err := sim.CheckTrials("--trials", trials); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+	if err := sim.CheckTrials("trials", trials); err != nil {
+		return nil, fmt.Errorf("scenario: %w", diag.ParamOf("trials", err))
 	}
 	e, err := algos.LookupTree(algo)
 	if err != nil {

@@ -108,12 +108,13 @@ func ResolveSeed(seed uint64, spec *SweepSpec, out string, clock func() uint64) 
 	return clock(), nil
 }
 
-// ApplyScale sets spec's scale from a --scale flag: when set, or when the
-// spec has none (then scale is the flag's default).
+// ApplyScale sets spec's scale from the caller's scale (a command's
+// --scale): when set, or when the spec has none (then scale is the
+// caller's default).
 func ApplyScale(spec *SweepSpec, scale float64, set bool) error {
 	if set || spec.Scale == 0 {
 		spec.Scale = scale
-		return CheckScale("--scale", scale)
+		return CheckScale("scale", scale)
 	}
 	return CheckScale("the spec's scale", spec.Scale)
 }
@@ -134,7 +135,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		return RunReport{}, err
 	}
 	if o.Workers < 0 {
-		return RunReport{}, diag.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", o.Workers))
+		return RunReport{}, diag.Param("workers", " = %d; use 0 (all cores) or more", o.Workers)
 	}
 	workers := sim.Workers(o.Workers)
 	var shard Shard
@@ -209,7 +210,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 			if o.Out != "" {
 				return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, o.Out, res.Skipped))
 			}
-			return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (use --out DIR to keep finished cells)", res.Computed, owned))
+			return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (give an output directory to keep finished cells)", res.Computed, owned))
 		}
 		if diag.KindOf(err) != nil {
 			return RunReport{Summary: sum}, err

@@ -30,6 +30,9 @@ type SlurmResult struct {
 	Submitted   bool     `json:"submitted"`
 	ArrayJobID  string   `json:"array_job_id,omitempty"`
 	MergeJobID  string   `json:"merge_job_id,omitempty"`
+	// Warnings say what may not be what was meant (more shards than
+	// cells); the front end prints them on stderr, outside the JSON.
+	Warnings diag.Warnings `json:"-"`
 
 	sweep, merge string // the scripts' texts
 }
@@ -50,25 +53,24 @@ type SlurmOptions struct {
 	Partition, Time, Report, Sbatch string
 	// Submit submits both jobs with sbatch.
 	Submit bool
-	// Log receives warnings.
-	Log io.Writer
 }
 
 // Slurm is 'simulate slurm': it writes Out/slurm/sweep.sbatch (a job array
 // with one task per shard running 'simulate run') and merge.sbatch
 // ('report merge' after every task succeeded) and, with Submit, submits
-// both. Errors are marked with their kind (internal/diag).
+// both. Errors are marked with their kind (internal/diag); the result
+// carries its warnings, with an error too.
 func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	var res SlurmResult
 	n := o.Shards
 	if n < 1 {
-		return res, diag.Usage(fmt.Errorf("--shards = %d; give the number of array tasks (at least 1)", n))
+		return res, diag.Param("shards", " = %d; give the number of array tasks (at least 1)", n)
 	}
 	if o.Out == "" {
-		return res, diag.Usage(fmt.Errorf("--out is required: a directory every node can reach"))
+		return res, diag.Param("out", " is required: a directory every node can reach")
 	}
 	if o.Workers < 1 {
-		return res, diag.Usage(fmt.Errorf("--workers = %d; use at least 1", o.Workers))
+		return res, diag.Param("workers", " = %d; use at least 1", o.Workers)
 	}
 	arg := o.Target
 	spec, err := LoadTarget(arg)
@@ -91,7 +93,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		return res, diag.Usage(err)
 	}
 	if n > len(plan.Cells) {
-		fmt.Fprintf(o.Log, "simulate: warning: %d shards for %d cells; %d tasks will have nothing to do\n", n, len(plan.Cells), n-len(plan.Cells))
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d shards for %d cells; %d tasks will have nothing to do", n, len(plan.Cells), n-len(plan.Cells)))
 	}
 	target := arg
 	if _, err := os.Stat(arg); err == nil {
@@ -108,7 +110,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		report = filepath.Join(filepath.Dir(self), "report")
 		if _, err := os.Stat(report); err != nil {
 			if report, err = exec.LookPath("report"); err != nil {
-				return res, diag.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or pass --report PATH", self))
+				return res, diag.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or give its path", self))
 			}
 		}
 	}
@@ -132,7 +134,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	}
 	sb := o.Sbatch
 	res = SlurmResult{Experiment: plan.Exp.Name, Seed: seed, SpecHash: spec.Hash(), Cells: len(plan.Cells), Shards: n, Out: out,
-		SweepScript: sweepPath, MergeScript: mergePath,
+		SweepScript: sweepPath, MergeScript: mergePath, Warnings: res.Warnings,
 		Commands: []string{sb + " --parsable " + ShellQuote(sweepPath), sb + " --parsable --dependency=afterok:<array_job_id> " + ShellQuote(mergePath)}}
 	res.sweep, res.merge = sweep, merge
 	if !o.Submit {

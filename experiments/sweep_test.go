@@ -3,6 +3,7 @@ package experiments_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -310,7 +311,7 @@ func TestMergeErrors(t *testing.T) {
 		t.Errorf("other seed: %v", err)
 	}
 	// Resuming a directory with another seed is refused.
-	if _, err := experiments.OpenStore(a, p2, experiments.All); err == nil || !strings.Contains(err.Error(), "--seed") {
+	if _, err := experiments.OpenStore(a, p2, experiments.All); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("resume with seed %d", p.Seed)) {
 		t.Errorf("OpenDir with another seed: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func LoadBundle(dir string) (*Bundle, error) {
 	c, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	paths := append(a, c...)
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s holds no merged results (runs/*/merged.parquet or *.parquet); run 'report reproduce --out %s' or 'report merge' first", dir, dir)
+		return nil, fmt.Errorf("%s holds no merged results (runs/*/merged.parquet or *.parquet); run 'report reproduce' into %s or 'report merge' first", dir, dir)
 	}
 	from := map[string]string{}
 	for _, p := range paths {

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/specsim/specsim/internal/diag"
@@ -44,15 +43,15 @@ func Export(w io.Writer, t results.Table, format string) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	}
-	return fmt.Errorf("--format %q; use csv or json", format)
+	return diag.Param("format", " %q; use csv or json", format)
 }
 
 // ExportFile is the 'report export' command: it writes the parquet table
 // at path as format (csv or json) to out, atomically, or to w when out is
-// empty. Errors carry their exit code (cliutil.CodeOf).
+// empty. Errors are marked with their kind (internal/diag).
 func ExportFile(w io.Writer, path, format, out string) error {
 	if format != "csv" && format != "json" {
-		return diag.Usage(fmt.Errorf("--format %q; use csv or json", format))
+		return diag.Param("format", " %q; use csv or json", format)
 	}
 	if out != "" {
 		if err := fsutil.CheckNotInput(out, path); err != nil {

@@ -313,12 +313,12 @@ func tail(s string, n int) string {
 
 // Paper is the 'report paper' command: it writes the paper's generated
 // inputs from the results directory results into dir and, with pdf, builds
-// dir/paper.pdf; it returns the paths to print. Errors carry their exit
-// code.
+// dir/paper.pdf; it returns the paths to print. Errors are marked with
+// their kind (internal/diag).
 func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error) {
 	if pdf {
 		if _, err := exec.LookPath("latexmk"); err != nil {
-			return nil, diag.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
+			return nil, diag.Param("pdf", ": latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)")
 		}
 	}
 	b, err := LoadBundle(results)

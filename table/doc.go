@@ -3,7 +3,8 @@
 // queries over a list of rows (Find, Where, Eq, And, Num, Distinct,
 // DistinctS), and the one NaN-safe encoding of rows and values to JSON
 // (non-finite floats as the strings "NaN", "+Inf", "-Inf") and CSV (Go's
-// shortest round-trip float form, NaN, +Inf, -Inf as such).
+// shortest round-trip float form, NaN, +Inf, -Inf as such), and the
+// aligned plain-text table (PrintRows).
 //
 // It is a leaf: it imports only the standard library, so the experiments
 // that produce rows, the store that keeps them (data/results), the plots

@@ -36,7 +36,9 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 			path, err := report.Job(ctx, report.ReproduceOptions{Out: c.String("out"), Seed: c.Uint64("seed"), Scale: c.Float64("scale"),
 				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: c.StringSlice("only"), Log: c.App.ErrWriter})
 			if err != nil {
-				return err
+				// The option report.Job calls experiments is --only here;
+				// the other fields share their flags' names (cliutil.FlagNames).
+				return diag.Rename(err, func(name string) (string, bool) { return "--only", name == "experiments" })
 			}
 			fmt.Fprintln(c.App.Writer, path)
 			return nil

@@ -54,6 +54,8 @@ var cliUsageMessages = []string{"flag provided but not defined", "Required flag"
 // its error to an exit code, printing one line "<app name>: <error>" to
 // stderr. It is the process boundary of both front ends:
 //
+//   - an error naming a field that is one of the command's flags
+//     (diag.ParamError) names the flag instead (FlagNames);
 //   - a flag error (an unknown or malformed flag, a missing required flag,
 //     an unknown command) is one line with a pointer to --help, exit
 //     diag.ExitUsage, and never the help text on stdout;
@@ -133,6 +135,9 @@ func oneLineUsage(app *cli.App) {
 	walk = func(path string, cmds []*cli.Command) {
 		for _, cmd := range cmds {
 			full := path + " " + cmd.Name
+			if act := cmd.Action; act != nil {
+				cmd.Action = func(c *cli.Context) error { return FlagNames(c, act(c)) }
+			}
 			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 				return diag.Usage(fmt.Errorf("%v; see '%s --help'", err, full))
 			}
@@ -162,6 +167,44 @@ func oneLineUsage(app *cli.App) {
 		}
 	}
 	walk(app.Name, app.Commands)
+}
+
+// FlagNames returns err with each field or parameter it names
+// (diag.ParamError) that is also the name of a flag of the running
+// command, its parents or the app shown as that flag, as the user typed
+// it: "workers = -1; …" becomes "--workers = -1; …" ("-k" for a
+// one-letter flag). Libraries name fields, never flags; Run applies
+// FlagNames to the error of every command's Action, so the front ends
+// need not. A name that is no flag stays as it is (a spec's field).
+func FlagNames(c *cli.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	flags := map[string]bool{}
+	add := func(fs []cli.Flag) {
+		for _, f := range fs {
+			for _, n := range f.Names() {
+				flags[n] = true
+			}
+		}
+	}
+	for _, l := range c.Lineage() {
+		if l.Command != nil {
+			add(l.Command.Flags)
+		}
+	}
+	if c.App != nil {
+		add(c.App.Flags)
+	}
+	return diag.Rename(err, func(name string) (string, bool) {
+		if !flags[name] {
+			return "", false
+		}
+		if len(name) == 1 {
+			return "-" + name, true
+		}
+		return "--" + name, true
+	})
 }
 
 // clearRequired clears the Required field that every urfave/cli v2 flag

@@ -95,9 +95,20 @@ func TestParamRename(t *testing.T) {
 	if r.Error() != want {
 		t.Fatalf("Rename:\n%s\nwant\n%s", r.Error(), want)
 	}
+	if again := Rename(r, flags); again.Error() != want {
+		t.Errorf("Rename twice:\n%s", again.Error())
+	}
 	var pe *ParamError
 	if KindOf(r) != ErrInterrupted || !errors.Is(r, base) || !errors.As(r, &pe) || pe.Name != "workers" {
 		t.Errorf("Rename lost the chain: kind %v", KindOf(r))
+	}
+	trials := errors.New("trials = 0; use 1 to 10 trials")
+	if e := ParamOf("trials", trials); e.Error() != "trials = 0; use 1 to 10 trials" || !errors.Is(e, trials) || !errors.Is(e, ErrUsage) ||
+		Rename(e, func(string) (string, bool) { return "--trials", true }).Error() != "--trials = 0; use 1 to 10 trials" {
+		t.Errorf("ParamOf: %q", e)
+	}
+	if e := ParamOf("seed", trials); e.Error() != "seed: trials = 0; use 1 to 10 trials" || ParamOf("x", nil) != nil {
+		t.Errorf("ParamOf of another name: %q", e)
 	}
 	if plain := errors.New("x"); Rename(plain, flags) != plain || Rename(nil, flags) != nil {
 		t.Error("Rename changed an error with no ParamError")

@@ -27,6 +27,31 @@ func Param(name, format string, a ...any) error {
 	return &ParamError{Name: name, rest: fmt.Errorf(format, a...)}
 }
 
+// ParamOf returns err as a ParamError naming name, for the errors of
+// packages that cannot import diag (package sim, whose CheckTrials names
+// what its caller passes): when err's message begins with name, the rest
+// of it follows the name; otherwise the message is "name: err". err stays
+// in the chain (errors.Is). A nil err gives nil.
+func ParamOf(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	rest := ": " + err.Error()
+	if m := err.Error(); strings.HasPrefix(m, name) {
+		rest = m[len(name):]
+	}
+	return &ParamError{Name: name, rest: &restError{rest, err}}
+}
+
+// restError is the message after a ParamError's name, wrapping err.
+type restError struct {
+	msg string
+	err error
+}
+
+func (e *restError) Error() string { return e.msg }
+func (e *restError) Unwrap() error { return e.err }
+
 // Error returns the name followed by the rest of the message.
 func (e *ParamError) Error() string { return e.Name + e.rest.Error() }
 
@@ -44,24 +69,24 @@ func (e *ParamError) Is(target error) bool { return target == error(ErrUsage) }
 // the first occurrence of the ParamError's message in err's message is
 // rewritten, and the chain below is err's, so kinds and errors.Is and
 // errors.As answer as for err. It returns err itself when nothing is
-// renamed. The front ends rename a field to the flag that set it:
-// "workers = -1; …" becomes "--workers = -1; …".
+// renamed; a ParamError renamed once is not renamed again. The front
+// ends rename a field to the flag that set it: "workers = -1; …" becomes
+// "--workers = -1; …".
 func Rename(err error, show func(name string) (string, bool)) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	changed := false
+	var params []*ParamError
+	done := map[*ParamError]bool{}
 	var walk func(error)
 	walk = func(e error) {
 		for e != nil {
-			if pe, ok := e.(*ParamError); ok {
-				if to, ok := show(pe.Name); ok && to != pe.Name {
-					old := pe.Error()
-					if i := strings.Index(msg, old); i >= 0 {
-						msg = msg[:i] + to + pe.rest.Error() + msg[i+len(old):]
-						changed = true
-					}
+			switch x := e.(type) {
+			case *ParamError:
+				params = append(params, x)
+			case *renamed:
+				for p := range x.done {
+					done[p] = true
 				}
 			}
 			switch u := e.(type) {
@@ -78,16 +103,37 @@ func Rename(err error, show func(name string) (string, bool)) error {
 		}
 	}
 	walk(err)
-	if !changed {
+	msg := err.Error()
+	now := map[*ParamError]bool{}
+	for _, pe := range params {
+		if done[pe] {
+			continue
+		}
+		to, ok := show(pe.Name)
+		if !ok || to == pe.Name {
+			continue
+		}
+		old := pe.Error()
+		if i := strings.Index(msg, old); i >= 0 {
+			msg = msg[:i] + to + pe.rest.Error() + msg[i+len(old):]
+			now[pe] = true
+		}
+	}
+	if len(now) == 0 {
 		return err
 	}
-	return &renamed{msg: msg, err: err}
+	for p := range done {
+		now[p] = true
+	}
+	return &renamed{msg: msg, err: err, done: now}
 }
 
-// renamed is err with a rewritten message.
+// renamed is err with a rewritten message; done holds the ParamErrors
+// renamed in it.
 type renamed struct {
-	msg string
-	err error
+	msg  string
+	err  error
+	done map[*ParamError]bool
 }
 
 func (e *renamed) Error() string { return e.msg }
