@@ -16,16 +16,16 @@ import (
 )
 
 // Main runs the command line on os.Args with os.Stdout and os.Stderr and
-// returns the exit code (the constants of internal/cliutil): a program's
-// main is os.Exit(cli.Main()).
+// returns the exit code (the diag.Exit* constants of internal/diag): a
+// program's main is os.Exit(cli.Main()).
 func Main() int {
 	return Run(os.Stdout, os.Stderr, os.Args)
 }
 
 // Run executes the command line args (args[0] is the program name) and
 // maps its error to an exit code, printing one line "<program>: <error>"
-// to stderr. Exit codes are the constants of internal/cliutil; they are
-// never renumbered.
+// to stderr. Exit codes are the diag.Exit* constants of internal/diag;
+// they are never renumbered.
 func Run(stdout, stderr io.Writer, args []string) int {
 	return run(stdout, stderr, args)
 }
