@@ -9,21 +9,23 @@ import (
 	"github.com/specsim/specsim/sim"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
 )
 
 // Main runs the command line on os.Args with os.Stdout and os.Stderr and
-// returns the exit code (the constants of internal/cliutil): a program's
-// main is os.Exit(cli.Main()).
+// returns the exit code (the diag.Exit* constants of internal/diag): a
+// program's main is os.Exit(cli.Main()).
 func Main() int {
 	return Run(os.Stdout, os.Stderr, os.Args)
 }
 
 // Run executes the command line args (args[0] is the program name) and
 // maps its error to an exit code, printing one line "<program>: <error>"
-// to stderr. Exit codes are the constants of internal/cliutil; they are
-// never renumbered.
+// to stderr. Exit codes are the diag.Exit* constants of internal/diag;
+// they are never renumbered.
 func Run(stdout, stderr io.Writer, args []string) int {
 	return run(stdout, stderr, args)
 }
@@ -55,6 +57,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "simulate",
 		Usage:     "run and judge acceptance rules of speculative decoding",
+		Version:   gitrev.Current().String(), // --version: from the build info, not the working directory
 		Commands:  cmds,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -64,7 +67,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: func(c *cli.Context) error {
 			gib := c.Float64("mem-budget")
 			if !(gib > 0) || gib > 1<<20 {
-				return cliutil.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
+				return diag.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
 			}
 			return nil
 		},

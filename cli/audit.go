@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,7 +38,7 @@ func auditCommand() *cli.Command {
 			case err != nil:
 				return err
 			case werr != nil:
-				return cliutil.IO(werr)
+				return diag.IO(werr)
 			}
 			return experiments.AuditVerdict(rows)
 		},

@@ -5,11 +5,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	simrun "github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/source"
@@ -53,7 +52,7 @@ func benchCommand() *cli.Command {
 				return benchTree(c)
 			}
 			if c.IsSet("k") {
-				return cliutil.Usage(fmt.Errorf("--k needs a tree rule (specinfer, ...; see 'simulate list'); %s verifies one chain", c.String("algo")))
+				return diag.Usage(fmt.Errorf("--k needs a tree rule (specinfer, ...; see 'simulate list'); %s verifies one chain", c.String("algo")))
 			}
 			e, a, _, err := buildAlgo(c)
 			if err != nil {
@@ -64,27 +63,27 @@ func benchCommand() *cli.Command {
 				return err
 			}
 			if c.Int("pool-mib") < 1 {
-				return cliutil.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
+				return diag.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
 			}
 			seed := masterSeed(c)
 			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
 				Duration: dur, Workers: c.Int("workers"), Seed: seed}
 			if err := cfg.Check(); err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			pl, err := source.BenchPool(ctx, cfg, memBudget(c))
 			if err != nil && ctx.Err() != nil {
-				return cliutil.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
+				return diag.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
 			}
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			r, err := simrun.Bench(ctx, pl, a, cfg)
 			if err != nil && ctx.Err() == nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			// Interrupted while timing: the steps timed so far are reported,
 			// then exit 4.
@@ -95,10 +94,10 @@ func benchCommand() *cli.Command {
 				fmt.Fprintf(w, "%s V=%d gamma=%d workers=%d: %.0f steps/s, %.4f emitted/step, %.3g allocs/step (pool %d MiB, %d contexts, mean beta %.4f)\n",
 					out.Algorithm, out.V, out.Gamma, out.Workers, out.StepsPerSecond, out.MeanEmitted, out.AllocsPerStep, out.PoolBytes>>20, out.Contexts, out.MeanBeta)
 			}); werr != nil {
-				return cliutil.IO(werr)
+				return diag.IO(werr)
 			}
 			if ctx.Err() != nil {
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the steps timed so far are reported", r.Seconds))
+				return diag.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the steps timed so far are reported", r.Seconds))
 			}
 			return nil
 		},
@@ -119,15 +118,15 @@ type benchTreeJSON struct {
 func benchTree(c *cli.Context) error {
 	e, err := algos.LookupTree(c.String("algo"))
 	if err != nil {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	for _, f := range []string{"workers", "pool-mib"} {
 		if c.IsSet(f) {
-			return cliutil.Usage(fmt.Errorf("--%s is for chain rules: a tree benchmark times one core on 8 pre-drafted trees", f))
+			return diag.Usage(fmt.Errorf("--%s is for chain rules: a tree benchmark times one core on 8 pre-drafted trees", f))
 		}
 	}
 	dur, err := benchDuration(c)
@@ -141,20 +140,20 @@ func benchTree(c *cli.Context) error {
 	defer stop()
 	r, err := algos.BenchTree(ctx, e, cfg)
 	if err != nil && ctx.Err() == nil {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	if r.Trees == 0 {
-		return cliutil.Interrupted(fmt.Errorf("interrupted before timing; nothing was timed"))
+		return diag.Interrupted(fmt.Errorf("interrupted before timing; nothing was timed"))
 	}
 	out := benchTreeJSON{V: cfg.V, K: cfg.K, Depth: cfg.Depth, Seed: seed, TreeBenchResult: r}
 	if werr := printResult(c, out, func(w io.Writer) {
 		fmt.Fprintf(w, "%s (%s drafts) V=%d k=%d depth=%d: %.0f trees/s (%.0f per CPU-second), %.4f accepted/tree, %.1f nodes/tree\n",
 			r.Rule, r.Draft, cfg.V, cfg.K, cfg.Depth, r.TreesPerSecond, r.TreesPerCPUSecond, r.MeanAccepted, r.MeanNodes)
 	}); werr != nil {
-		return cliutil.IO(werr)
+		return diag.IO(werr)
 	}
 	if ctx.Err() != nil {
-		return cliutil.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the trees timed so far are reported", r.Seconds))
+		return diag.Interrupted(fmt.Errorf("interrupted after %.1f s of timing; the trees timed so far are reported", r.Seconds))
 	}
 	return nil
 }
@@ -163,7 +162,7 @@ func benchTree(c *cli.Context) error {
 func benchDuration(c *cli.Context) (time.Duration, error) {
 	s := c.Float64("seconds")
 	if !(s > 0) || s > 3600 {
-		return 0, cliutil.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
+		return 0, diag.Usage(fmt.Errorf("--seconds = %g; use a duration in (0, 3600]", s))
 	}
 	return time.Duration(s * float64(time.Second)), nil
 }

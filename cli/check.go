@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
@@ -54,7 +53,7 @@ func checkCommand() *cli.Command {
 			}
 			ps, err := parseParams(c.StringSlice("param"))
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			seed := masterSeed(c)
 			req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"),
@@ -69,7 +68,7 @@ func checkCommand() *cli.Command {
 			}
 			if c.IsSet("branch") {
 				if req.Branch, err = parseBranch(c.String("branch")); err != nil {
-					return cliutil.Usage(err)
+					return diag.Usage(err)
 				}
 			}
 			ctx, stop := signalContext(c.Context)
@@ -78,16 +77,12 @@ func checkCommand() *cli.Command {
 			req.Progress = bar.update
 			start := time.Now()
 			rep, err := resolve.Run(ctx, req)
-			var ue resolve.ErrUsage
-			bar.done(errors.As(err, &ue))
-			if errors.As(err, &ue) {
-				return cliutil.Usage(err)
-			}
-			if err != nil && ctx.Err() == nil {
+			bar.done(errors.Is(err, diag.ErrUsage))
+			if err != nil && (ctx.Err() == nil || errors.Is(err, diag.ErrUsage)) {
 				return err
 			}
 			if ctx.Err() != nil && rep.Verdict == "" {
-				return cliutil.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
+				return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
 			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
@@ -104,11 +99,11 @@ func checkCommand() *cli.Command {
 func checkExit(ctx context.Context, name string, rep resolve.Report, trials int64) error {
 	switch {
 	case ctx.Err() != nil:
-		return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
+		return diag.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
 	case rep.Verdict == check.Violated:
-		return cliutil.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
+		return diag.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
 	case rep.Verdict == check.Inconclusive:
-		return cliutil.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
+		return diag.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
 	}
 	return nil
 }
@@ -133,14 +128,14 @@ func printCheck(w io.Writer, o checkJSON) {
 func checkLimits(c *cli.Context) error {
 	for _, name := range []string{"level", "power"} {
 		if v := c.Float64(name); c.IsSet(name) && !(v > 0 && v < 1) {
-			return cliutil.Usage(fmt.Errorf("--%s = %g; use a value in (0, 1)", name, v))
+			return diag.Usage(fmt.Errorf("--%s = %g; use a value in (0, 1)", name, v))
 		}
 	}
 	if c.Float64("seconds") > 0 && !c.IsSet("trials") {
 		return nil
 	}
 	if err := sim.CheckTrials("--trials", c.Int64("trials")); err != nil {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	return nil
 }

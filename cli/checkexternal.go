@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/external"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
@@ -42,16 +41,16 @@ func checkExternal(c *cli.Context) error {
 		}
 		ch, err := sim.NewChain(pr, gamma)
 		if err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 		src = sim.Source{Spec: "fixed", BlockSource: ch}
 	} else {
 		if gamma < 1 || gamma > sim.MaxGamma {
-			return cliutil.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
+			return diag.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
 		var err error
 		if src, err = source.New(c.String("source"), gamma, seed, memBudget(c)); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	}
 	cfg := external.RunConfig{
@@ -70,11 +69,7 @@ func checkExternal(c *cli.Context) error {
 	rep, err := external.Run(ctx, src, cfg)
 	bar.done(err != nil && ctx.Err() == nil)
 	if err != nil && ctx.Err() == nil {
-		var ue *external.UsageError
-		if errors.As(err, &ue) {
-			return cliutil.Usage(err)
-		}
-		return err
+		return err // usage errors are marked by external.Run
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
 		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})

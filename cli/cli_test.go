@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // runCLI runs simulate in-process and returns its exit code and outputs.
@@ -42,7 +42,7 @@ func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 func TestExactJSON(t *testing.T) {
 	t.Parallel()
 	code, out, errs := runCLI("exact", "--algo", "token", "--p", "1/3,2/3", "--q", "2/3,1/3", "--gamma", "2", "--json", "--seed", "1")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r struct {
@@ -63,7 +63,7 @@ func TestExactJSON(t *testing.T) {
 	// Flags after the positional words, and a lossy rule with an infinite
 	// per-position KL, still give valid JSON.
 	code, out, errs = runCLI("exact", "--algo", "typical", "--p", "0.05,0.15,0.8", "--q", "0.3,0.3,0.4", "--gamma", "1", "--json")
-	if code != cliutil.ExitOK || !json.Valid([]byte(out)) {
+	if code != diag.ExitOK || !json.Valid([]byte(out)) {
 		t.Errorf("typical exact: exit %d, valid JSON %v: %s", code, json.Valid([]byte(out)), errs)
 	}
 }
@@ -104,8 +104,8 @@ func TestBadInput(t *testing.T) {
 		code, _, errs := runCLI(c.args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
 		last := lines[len(lines)-1]
-		if code != cliutil.ExitUsage || !strings.Contains(last, c.want) || !strings.HasPrefix(last, "simulate: ") {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and a line mentioning %q", c.args, code, errs, cliutil.ExitUsage, c.want)
+		if code != diag.ExitUsage || !strings.Contains(last, c.want) || !strings.HasPrefix(last, "simulate: ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and a line mentioning %q", c.args, code, errs, diag.ExitUsage, c.want)
 		}
 	}
 }
@@ -118,7 +118,7 @@ func TestListJSON(t *testing.T) {
 		Kind   string `json:"kind"`
 		HasLaw bool   `json:"has_law"`
 	}
-	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &l) != nil {
+	if code != diag.ExitOK || json.Unmarshal([]byte(out), &l) != nil {
 		t.Fatalf("list: exit %d, %q", code, out)
 	}
 	seen := map[string]bool{}
@@ -136,32 +136,32 @@ func TestListJSON(t *testing.T) {
 }
 
 // TestCheckCLI: the check's JSON carries the documented fields, and a
-// mutant exits with cliutil.ExitViolated.
+// mutant exits with diag.ExitViolated.
 func TestCheckCLI(t *testing.T) {
 	t.Parallel()
 	args := []string{"check", "--source", "dirichlet:V=256,contexts=4", "--gamma", "3", "--trials", "20000", "--seed", "1", "--json"}
 	code, out, errs := runCLI(append(args, "--algo", "token")...)
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("check token: exit %d: %s", code, errs)
 	}
 	r := decodeJSON(t, "check", out, "verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict")
 	if r["verdict"] != "preserved" || r["seed"].(float64) != 1 || r["trials"].(float64) != 20000 {
 		t.Errorf("check token: verdict %v seed %v trials %v", r["verdict"], r["seed"], r["trials"])
 	}
-	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != cliutil.ExitViolated {
-		t.Errorf("check of a mutant exited %d, want %d", code, cliutil.ExitViolated)
+	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != diag.ExitViolated {
+		t.Errorf("check of a mutant exited %d, want %d", code, diag.ExitViolated)
 	}
 	// The edge cases are part of the verdict and the exit code.
-	if code, out, _ := runCLI(append(args, "--algo", "mutant-zero-coin")...); code != cliutil.ExitViolated || !strings.Contains(out, `"verdict": "violated"`) {
-		t.Errorf("check mutant-zero-coin exited %d, want %d with verdict violated", code, cliutil.ExitViolated)
+	if code, out, _ := runCLI(append(args, "--algo", "mutant-zero-coin")...); code != diag.ExitViolated || !strings.Contains(out, `"verdict": "violated"`) {
+		t.Errorf("check mutant-zero-coin exited %d, want %d with verdict violated", code, diag.ExitViolated)
 	}
 	// Tree rules are checked too; too few trials are inconclusive.
 	tree := []string{"check", "--algo", "specinfer", "--k", "2", "--source", "markov:V=4,order=2", "--gamma", "2", "--seed", "1", "--json"}
-	if code, _, errs := runCLI(append(tree, "--trials", "5000")...); code != cliutil.ExitOK {
+	if code, _, errs := runCLI(append(tree, "--trials", "5000")...); code != diag.ExitOK {
 		t.Errorf("check specinfer exited %d: %s", code, errs)
 	}
-	if code, _, _ := runCLI(append(tree, "--trials", "3")...); code != cliutil.ExitInconclusive {
-		t.Errorf("check with 3 trials exited %d, want %d (inconclusive)", code, cliutil.ExitInconclusive)
+	if code, _, _ := runCLI(append(tree, "--trials", "3")...); code != diag.ExitInconclusive {
+		t.Errorf("check with 3 trials exited %d, want %d (inconclusive)", code, diag.ExitInconclusive)
 	}
 }
 
@@ -170,7 +170,7 @@ func TestCheckCLI(t *testing.T) {
 func TestBenchCLI(t *testing.T) {
 	code, out, errs := runCLI("bench", "--algo", "token", "--vocab", "1000", "--gamma", "2", "--seconds", "0.2", "--pool-mib", "1", "--seed", "1", "--json")
 	var r map[string]any
-	if code != cliutil.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
+	if code != diag.ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("bench: exit %d: %s", code, errs)
 	}
 	if r["steps_per_second"].(float64) <= 0 || r["allocs_per_step"].(float64) > 0.01 || r["mean_emitted"].(float64) < 1 {
@@ -180,7 +180,7 @@ func TestBenchCLI(t *testing.T) {
 	// share a prefix, so a tree has 1 + depth to 1 + k·depth nodes, and
 	// the accepted depth is in [0, depth].
 	code, out, errs = runCLI("bench", "--algo", "specinfer", "--k", "2", "--vocab", "64", "--gamma", "2", "--seconds", "0.1", "--seed", "1", "--json")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("bench specinfer: exit %d: %s", code, errs)
 	}
 	tr := decodeJSON(t, "bench specinfer", out, "V", "k", "depth", "seed", "rule", "draft", "trees", "seconds", "trees_per_second",

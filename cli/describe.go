@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -67,16 +67,16 @@ after the empty prefix (state ^), which are all of a context-free pair's.`,
 		Flags: []cli.Flag{gammaFlag("draft positions per context (pools)"), seedFlag(), jsonFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return cliutil.Usage(fmt.Errorf("describe takes one SOURCE argument (see 'simulate list sources'), got %d", c.NArg()))
+				return diag.Usage(fmt.Errorf("describe takes one SOURCE argument (see 'simulate list sources'), got %d", c.NArg()))
 			}
 			seed := masterSeed(c)
 			src, err := source.New(c.Args().First(), c.Int("gamma"), seed, memBudget(c))
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			out, err := describeSource(src, seed)
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			return printResult(c, out, func(w io.Writer) { writeDescribe(w, out) })
 		},

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
@@ -17,7 +17,7 @@ import (
 // Σ min(p, q) and the entropies recomputed from the printed rows.
 func TestDescribeMarkovPair(t *testing.T) {
 	code, out, stderr := runCLI("describe", "--json", "markov:V=3,order=1,seed=5")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var d describeJSON
@@ -49,7 +49,7 @@ func TestDescribeMarkovPair(t *testing.T) {
 // probability and no full rows past V = 16.
 func TestDescribePool(t *testing.T) {
 	code, s, stderr := runCLI("describe", "--gamma", "2", "dirichlet:V=100,contexts=3")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if got := strings.Count(s, "context "); got != 3*2 {
@@ -94,7 +94,7 @@ func TestListKinds(t *testing.T) {
 	if !strings.Contains(out, "* smc-steering") || !strings.Contains(out, "  verify") {
 		t.Errorf("list experiments:\n%s", out)
 	}
-	if code, _, _ := runCLI("list", "nope"); code != cliutil.ExitUsage {
+	if code, _, _ := runCLI("list", "nope"); code != diag.ExitUsage {
 		t.Errorf("list nope: exit %d, want usage", code)
 	}
 }

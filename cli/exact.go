@@ -6,11 +6,10 @@ import (
 	"io"
 	"math"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -90,7 +89,7 @@ func exactCommand() *cli.Command {
 			}
 			lw, ok := a.(sim.Lawer)
 			if !ok {
-				return cliutil.Usage(fmt.Errorf("algorithm %s has no exact law; use 'simulate check' for a statistical verdict", e.Name))
+				return diag.Usage(fmt.Errorf("algorithm %s has no exact law; use 'simulate check' for a statistical verdict", e.Name))
 			}
 			seed := masterSeed(c)
 			pair, err := pairFromFlags(c, seed)
@@ -121,16 +120,16 @@ func exactCommand() *cli.Command {
 // (the pair, rule or size is not enumerable).
 func exactErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return cliutil.Interrupted(fmt.Errorf("interrupted; an exact enumeration has no partial result"))
+		return diag.Interrupted(fmt.Errorf("interrupted; an exact enumeration has no partial result"))
 	}
-	return cliutil.Usage(err)
+	return diag.Usage(err)
 }
 
 // pairFromFlags builds the model pair of -p/-q or --source.
 func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 	hasPQ := c.IsSet("p") || c.IsSet("q")
 	if hasPQ && c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
+		return sim.Pair{}, diag.Usage(fmt.Errorf("give either -p/-q or --source, not both"))
 	}
 	if hasPQ {
 		p, q, err := pqFlags(c)
@@ -138,20 +137,20 @@ func pairFromFlags(c *cli.Context, seed uint64) (sim.Pair, error) {
 			return sim.Pair{}, err
 		}
 		if err := sim.ValidatePair(p, q); err != nil {
-			return sim.Pair{}, cliutil.Usage(err)
+			return sim.Pair{}, diag.Usage(err)
 		}
 		return sim.Pair{Name: "fixed", P: sim.Fixed(p), Q: sim.Fixed(q)}, nil
 	}
 	if !c.IsSet("source") {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("no distributions: give -p and -q, or --source markov:V=4,order=1"))
+		return sim.Pair{}, diag.Usage(fmt.Errorf("no distributions: give -p and -q, or --source markov:V=4,order=1"))
 	}
 	src, err := source.New(c.String("source"), c.Int("gamma"), seed, memBudget(c))
 	if err != nil {
-		return sim.Pair{}, cliutil.Usage(err)
+		return sim.Pair{}, diag.Usage(err)
 	}
 	pair, ok := sim.PairOf(src)
 	if !ok {
-		return sim.Pair{}, cliutil.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or -p/-q; use 'simulate check' for pools", c.String("source")))
+		return sim.Pair{}, diag.Usage(fmt.Errorf("--source %s is a large synthetic pool; the exact engine needs a small model pair (markov:...) or -p/-q; use 'simulate check' for pools", c.String("source")))
 	}
 	return pair, nil
 }

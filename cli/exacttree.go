@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -82,9 +81,9 @@ func exactTree(c *cli.Context) error {
 	e, err := algos.LookupTree(name)
 	if err != nil {
 		if _, chainErr := algos.Lookup(name); chainErr == nil {
-			return cliutil.Usage(fmt.Errorf("algorithm %s verifies a single chain; --k, --draft and --branch need a tree rule: %s", name, strings.Join(algos.TreeNames(), ", ")))
+			return diag.Usage(fmt.Errorf("algorithm %s verifies a single chain; --k, --draft and --branch need a tree rule: %s", name, strings.Join(algos.TreeNames(), ", ")))
 		}
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	a, full, err := buildRule(c, e)
 	if err != nil {
@@ -92,26 +91,26 @@ func exactTree(c *cli.Context) error {
 	}
 	lw, ok := a.(sim.TreeLawer)
 	if !ok {
-		return cliutil.Usage(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
+		return diag.Usage(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
 	}
 	k := c.Int("k")
 	if k < 1 || k > 64 {
-		return cliutil.Usage(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
+		return diag.Usage(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
 	}
 	depth := c.Int("gamma")
 	kind := e.Draft
 	if c.IsSet("draft") {
 		if kind, err = parseDraftKind(c.String("draft")); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	}
 	var branch []int
 	if c.IsSet("branch") {
 		if kind == sim.DraftIID {
-			return cliutil.Usage(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
+			return diag.Usage(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
 		}
 		if branch, err = parseBranch(c.String("branch")); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 		depth, k = len(branch), branch[0]
 	}
@@ -122,7 +121,7 @@ func exactTree(c *cli.Context) error {
 	}
 	d, err := sim.NewDrafter(sim.DrafterConfig{Kind: kind, Q: pair.Q, K: k, Depth: depth, Branch: branch})
 	if err != nil {
-		return cliutil.Usage(err)
+		return diag.Usage(err)
 	}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
@@ -139,7 +138,7 @@ func exactTree(c *cli.Context) error {
 	case sim.DraftIID, sim.DraftWOR:
 		bound, err = algos.OptimalAcceptance(p, q, k, kind == sim.DraftIID)
 		if err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	case sim.DraftGreedy:
 		sets, probs := algos.GreedyDraftSetLaw(q, k)

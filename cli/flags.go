@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/job"
 
 	"github.com/urfave/cli/v2"
@@ -98,7 +99,7 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	// Fractions such as 1/3 sum to 1 only within rounding; renormalise
 	// always, and say so when the sum was off by more than that.
 	if s := sim.Normalize(p); math.Abs(s-1) > 1e-12 && warn != nil {
-		fmt.Fprintf(warn, "simulate: warning: %s summed to %.17g; renormalised\n", flag, s)
+		diag.Warnings{fmt.Errorf("%s summed to %.17g; renormalised", flag, s)}.Print(warn, "simulate")
 	}
 	return p, nil
 }
@@ -106,10 +107,10 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 // pqFlags parses --p and --q with parseDist; errors are usage errors.
 func pqFlags(c *cli.Context) (p, q []float64, err error) {
 	if p, err = parseDist("--p", c.String("p"), c.App.ErrWriter); err != nil {
-		return nil, nil, cliutil.Usage(err)
+		return nil, nil, diag.Usage(err)
 	}
 	if q, err = parseDist("--q", c.String("q"), c.App.ErrWriter); err != nil {
-		return nil, nil, cliutil.Usage(err)
+		return nil, nil, diag.Usage(err)
 	}
 	return p, q, nil
 }
@@ -162,7 +163,7 @@ func parseParams(kvs []string) (algos.Params, error) {
 func buildAlgo(c *cli.Context) (algos.Entry, sim.Algorithm, algos.Params, error) {
 	e, err := algos.Lookup(c.String("algo"))
 	if err != nil {
-		return e, nil, nil, cliutil.Usage(err)
+		return e, nil, nil, diag.Usage(err)
 	}
 	a, full, err := buildRule(c, e)
 	return e, a, full, err
@@ -175,15 +176,15 @@ func buildRule[A any](c *cli.Context, e algos.Rule[A]) (A, algos.Params, error) 
 	var zero A
 	ps, err := parseParams(c.StringSlice("param"))
 	if err != nil {
-		return zero, nil, cliutil.Usage(err)
+		return zero, nil, diag.Usage(err)
 	}
 	full, err := e.Resolve(ps)
 	if err != nil {
-		return zero, nil, cliutil.Usage(err)
+		return zero, nil, diag.Usage(err)
 	}
 	a, err := e.New(full)
 	if err != nil {
-		return zero, nil, cliutil.Usage(err)
+		return zero, nil, diag.Usage(err)
 	}
 	return a, full, nil
 }
@@ -203,13 +204,13 @@ func fileArg(c *cli.Context, name string) (string, error) {
 	flag := c.String(name)
 	switch {
 	case c.NArg() > 1:
-		return "", cliutil.Usage(fmt.Errorf("%s takes one FILE argument, got %d (%s); put flags before FILE", c.Command.Name, c.NArg(), strings.Join(c.Args().Slice(), " ")))
+		return "", diag.Usage(fmt.Errorf("%s takes one FILE argument, got %d (%s); put flags before FILE", c.Command.Name, c.NArg(), strings.Join(c.Args().Slice(), " ")))
 	case c.NArg() == 1 && flag != "" && flag != c.Args().First():
-		return "", cliutil.Usage(fmt.Errorf("%s: FILE %s and --%s %s differ; give one", c.Command.Name, c.Args().First(), name, flag))
+		return "", diag.Usage(fmt.Errorf("%s: FILE %s and --%s %s differ; give one", c.Command.Name, c.Args().First(), name, flag))
 	case c.NArg() == 1:
 		return c.Args().First(), nil
 	case flag != "":
 		return flag, nil
 	}
-	return "", cliutil.Usage(fmt.Errorf("%s needs a FILE argument (or --%s FILE)", c.Command.Name, name))
+	return "", diag.Usage(fmt.Errorf("%s needs a FILE argument (or --%s FILE)", c.Command.Name, name))
 }

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim/check"
@@ -41,11 +40,11 @@ func generateCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			ps, err := parseParams(c.StringSlice("param"))
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			pol, err := seq.ParsePolicy(c.String("policy"))
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			seed := masterSeed(c)
 			ctx, stop := signalContext(c.Context)
@@ -61,16 +60,16 @@ func generateCommand() *cli.Command {
 			rep, err := seq.Run(ctx, spec)
 			bar.done(err != nil)
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			if err := printResult(c, rep, func(w io.Writer) { printGenerate(w, rep) }); err != nil {
 				return err
 			}
 			switch {
 			case rep.Interrupted:
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d tokens; the report above covers them", rep.Emitted, total))
+				return diag.Interrupted(fmt.Errorf("interrupted after %d of %d tokens; the report above covers them", rep.Emitted, total))
 			case rep.Verdict.Verdict == check.Violated:
-				return cliutil.Violated(fmt.Errorf("%s violates the target law at sequence level (p = %.3g)", rep.Algo, rep.Verdict.PValue))
+				return diag.Violated(fmt.Errorf("%s violates the target law at sequence level (p = %.3g)", rep.Algo, rep.Verdict.PValue))
 			}
 			return nil
 		},

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // TestGenerateCLI runs small generations on a small prose pair without the
@@ -15,7 +15,7 @@ func TestGenerateCLI(t *testing.T) {
 	base := []string{"generate", "--target", "prose:order=4,V=512,bytes=60000,cache=0.3", "--draft", "order=2", "--cache", "",
 		"--prompts", "4", "--prompt-len", "32", "--tokens", "300", "--seed", "9", "--json"}
 	code, out, errs := runCLI(append(base, "--workers", "1")...)
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("generate: exit %d: %s", code, errs)
 	}
 	r := decodeJSON(t, "generate", out, "tokens_per_target_call", "acceptance", "mean_accepted_length", "speedup", "verdict", "provenance", "per_prompt")
@@ -33,12 +33,12 @@ func TestGenerateCLI(t *testing.T) {
 			t.Errorf("%s differs between 1 and 3 workers: %v vs %v", k, r[k], r2[k])
 		}
 	}
-	if code, _, errs := runCLI(append(base, "--algo", "mutant-always-accept")...); code != cliutil.ExitViolated {
-		t.Errorf("mutant: exit %d, want %d: %s", code, cliutil.ExitViolated, errs)
+	if code, _, errs := runCLI(append(base, "--algo", "mutant-always-accept")...); code != diag.ExitViolated {
+		t.Errorf("mutant: exit %d, want %d: %s", code, diag.ExitViolated, errs)
 	}
 	for _, bad := range [][]string{{"--drafter", "magic"}, {"--policy", "conf:2"}, {"--gamma", "0"}, {"--target", "poetry:order=3"}, {"--draft", "order=9"}} {
-		if code, _, errs := runCLI(append(base, bad...)...); code != cliutil.ExitUsage {
-			t.Errorf("%v: exit %d, want %d: %s", bad, code, cliutil.ExitUsage, errs)
+		if code, _, errs := runCLI(append(base, bad...)...); code != diag.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", bad, code, diag.ExitUsage, errs)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -43,7 +44,7 @@ with its keys, their defaults and what they set, then the corpora of
 		Action: func(c *cli.Context) error {
 			what := "rules"
 			if c.NArg() > 1 {
-				return cliutil.Usage(fmt.Errorf("list takes at most one of rules, experiments, sources; got %d arguments", c.NArg()))
+				return diag.Usage(fmt.Errorf("list takes at most one of rules, experiments, sources; got %d arguments", c.NArg()))
 			}
 			if c.NArg() == 1 {
 				what = c.Args().First()
@@ -65,7 +66,7 @@ with its keys, their defaults and what they set, then the corpora of
 			case "sources":
 				return listSources(c.App.Writer, c.Bool("json"))
 			}
-			return cliutil.Usage(fmt.Errorf("list %q: use rules, experiments or sources", what))
+			return diag.Usage(fmt.Errorf("list %q: use rules, experiments or sources", what))
 		},
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // TestListMarkdown: 'list --markdown' prints the rule table of docs/rules.md, one
@@ -16,13 +16,13 @@ func TestListMarkdown(t *testing.T) {
 	n := len(algos.All()) + len(algos.AllTree())
 	code, out, _ := runCLI("list", "--markdown")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if code != cliutil.ExitOK || len(lines) != n+2 || !strings.HasPrefix(lines[0], "| name | kind | law |") ||
+	if code != diag.ExitOK || len(lines) != n+2 || !strings.HasPrefix(lines[0], "| name | kind | law |") ||
 		!strings.HasPrefix(lines[2], "| `block` | rule | yes |") {
 		t.Fatalf("list --markdown: exit %d, %d lines for %d rules:\n%s", code, len(lines), n, out)
 	}
 	code, out, _ = runCLI("list")
 	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if code != cliutil.ExitOK || len(lines) != n+1 || !strings.HasPrefix(lines[0], "NAME") {
+	if code != diag.ExitOK || len(lines) != n+1 || !strings.HasPrefix(lines[0], "NAME") {
 		t.Fatalf("list: exit %d, %d lines for %d rules:\n%s", code, len(lines), n, out)
 	}
 }

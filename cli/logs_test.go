@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // TestLogCommands: log-synthetic writes a log that validate-log accepts
@@ -73,17 +72,17 @@ func TestLogCommands(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"missing file", []string{"validate-log", filepath.Join(dir, "nope.parquet")}, cliutil.ExitIO, "no such file"},
-		{"truncated", []string{"validate-log", write("trunc.parquet", raw[:len(raw)/2])}, cliutil.ExitIO, "unreadable"},
-		{"text", []string{"validate-log", write("text.parquet", []byte("hello\n"))}, cliutil.ExitIO, "unreadable"},
-		{"NaN", []string{"validate-log", write("nan.parquet", nanBuf.Bytes())}, cliutil.ExitUsage, "p_1: entry 0 is NaN"},
-		{"replay truncated", []string{"replay", "--log", filepath.Join(dir, "trunc.parquet")}, cliutil.ExitIO, "unreadable"},
-		{"replay NaN", []string{"replay", "--log", filepath.Join(dir, "nan.parquet")}, cliutil.ExitUsage, "p: row p_1"},
-		{"replay unknown rule", []string{"replay", "--log", good, "--algo", "nosuch"}, cliutil.ExitUsage, "unknown algorithm"},
-		{"replay bug on probs", []string{"replay", "--log", good, "--bug", "p-raw"}, cliutil.ExitUsage, "needs rows of raw logits"},
-		{"replay bad bug", []string{"replay", "--log", good, "--bug", "x"}, cliutil.ExitUsage, "unknown transform bug"},
-		{"log-synthetic bad sampling", []string{"log-synthetic", "--source", "markov:V=4", "--out", filepath.Join(dir, "x.parquet"), "--top-p", "0"}, cliutil.ExitUsage, "top_p"},
-		{"log-synthetic sparse logits", []string{"log-synthetic", "--source", "markov:V=4", "--out", filepath.Join(dir, "y.parquet"), "--sparse", "2", "--logits"}, cliutil.ExitUsage, "sparse"},
+		{"missing file", []string{"validate-log", filepath.Join(dir, "nope.parquet")}, diag.ExitIO, "no such file"},
+		{"truncated", []string{"validate-log", write("trunc.parquet", raw[:len(raw)/2])}, diag.ExitIO, "unreadable"},
+		{"text", []string{"validate-log", write("text.parquet", []byte("hello\n"))}, diag.ExitIO, "unreadable"},
+		{"NaN", []string{"validate-log", write("nan.parquet", nanBuf.Bytes())}, diag.ExitUsage, "p_1: entry 0 is NaN"},
+		{"replay truncated", []string{"replay", "--log", filepath.Join(dir, "trunc.parquet")}, diag.ExitIO, "unreadable"},
+		{"replay NaN", []string{"replay", "--log", filepath.Join(dir, "nan.parquet")}, diag.ExitUsage, "p: row p_1"},
+		{"replay unknown rule", []string{"replay", "--log", good, "--algo", "nosuch"}, diag.ExitUsage, "unknown algorithm"},
+		{"replay bug on probs", []string{"replay", "--log", good, "--bug", "p-raw"}, diag.ExitUsage, "needs rows of raw logits"},
+		{"replay bad bug", []string{"replay", "--log", good, "--bug", "x"}, diag.ExitUsage, "unknown transform bug"},
+		{"log-synthetic bad sampling", []string{"log-synthetic", "--source", "markov:V=4", "--out", filepath.Join(dir, "x.parquet"), "--top-p", "0"}, diag.ExitUsage, "top_p"},
+		{"log-synthetic sparse logits", []string{"log-synthetic", "--source", "markov:V=4", "--out", filepath.Join(dir, "y.parquet"), "--sparse", "2", "--logits"}, diag.ExitUsage, "sparse"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
@@ -97,7 +96,7 @@ func TestLogCommands(t *testing.T) {
 		"--out", logits, "--seed", "8", "--logits", "--temperature", "0.6", "--top-k", "3", "--steps-per-prompt", "50"); code != 0 {
 		t.Fatalf("log-synthetic logits: %s", errs)
 	}
-	if code, out, _ := runCLI("replay", "--log", logits, "--seed", "4", "--bug", "p-raw", "--fail-on-violation"); code != cliutil.ExitViolated {
+	if code, out, _ := runCLI("replay", "--log", logits, "--seed", "4", "--bug", "p-raw", "--fail-on-violation"); code != diag.ExitViolated {
 		t.Errorf("p-raw with --fail-on-violation: exit %d, want 3\n%s", code, out)
 	}
 	if code, out, _ := runCLI("replay", "--log", logits, "--seed", "4", "--fail-on-violation"); code != 0 {

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 func init() { register(logSyntheticCommand) }
@@ -44,12 +43,12 @@ func logSyntheticCommand() *cli.Command {
 			defer cancel()
 			out, err := data.LogSynthetic(ctx, opt)
 			switch {
-			case errors.Is(err, data.ErrConfig):
-				return cliutil.Usage(err)
+			case errors.Is(err, data.ErrConfig): // a usage error
+				return err
 			case err != nil && ctx.Err() != nil:
-				return cliutil.Interrupted(fmt.Errorf("log-synthetic interrupted before all %d steps were logged to %s", opt.Run.Steps, opt.Out))
+				return diag.Interrupted(fmt.Errorf("log-synthetic interrupted before all %d steps were logged to %s", opt.Run.Steps, opt.Out))
 			case err != nil:
-				return cliutil.IO(err)
+				return diag.IO(err)
 			}
 			return printResult(c, out, func(w io.Writer) {
 				fmt.Fprintf(w, "wrote %s: %d steps of %s (V = %d, gamma = %d, %s %s, seed %d), %d bytes\n",

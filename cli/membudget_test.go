@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // TestMemBudgetFlag: --mem-budget reaches every command that builds a
@@ -19,7 +19,7 @@ func TestMemBudgetFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "m.parquet")
-	if code, _, errs := runCLI("log-synthetic", "--source", "dirichlet:V=100,contexts=1", "--steps", "5", "--gamma", "2", "--out", log); code != cliutil.ExitOK {
+	if code, _, errs := runCLI("log-synthetic", "--source", "dirichlet:V=100,contexts=1", "--steps", "5", "--gamma", "2", "--out", log); code != diag.ExitOK {
 		t.Fatalf("log-synthetic: exit %d: %s", code, errs)
 	}
 	spec := filepath.Join(dir, "s.toml")
@@ -27,7 +27,7 @@ func TestMemBudgetFlag(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI("replay", log); code != cliutil.ExitOK {
+	if code, _, errs := runCLI("replay", log); code != diag.ExitOK {
 		t.Fatalf("replay under the default budget: exit %d: %s", code, errs)
 	}
 	for _, args := range [][]string{
@@ -45,7 +45,7 @@ func TestMemBudgetFlag(t *testing.T) {
 		{"bench", "--algo", "specinfer", "--vocab", "100", "--seconds", "0.01"},
 	} {
 		code, _, errs := runCLI(append([]string{"--mem-budget", "0.000001"}, args...)...)
-		if code != cliutil.ExitUsage || !strings.Contains(errs, "above the memory budget of 1.0 KiB") {
+		if code != diag.ExitUsage || !strings.Contains(errs, "above the memory budget of 1.0 KiB") {
 			t.Errorf("%s under 1 KiB: exit %d, want usage naming the budget: %s", strings.Join(args, " "), code, errs)
 		}
 	}

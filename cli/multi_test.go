@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // runJSON runs simulate in-process and returns its stdout decoded as a
@@ -13,7 +13,7 @@ import (
 func runJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 	t.Helper()
 	code, out, errs := runCLI(args...)
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		return nil, code, errs
 	}
 	return decodeJSON(t, fmt.Sprint(args), out), code, errs
@@ -25,11 +25,11 @@ func runJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 func TestExactTreeAndBoundCommands(t *testing.T) {
 	p, q := "1/3,1/3,1/3", "1/3,0.1,17/30"
 	ex, code, stderr := runJSON(t, "exact", "--algo", "specinfer", "--k", "3", "--gamma", "1", "--p", p, "--q", q, "--seed", "1", "--json")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, code, stderr := runJSON(t, "bound", "--k", "3", "--replacement=true", "--p", p, "--q", q, "--json")
-	if code != cliutil.ExitOK {
+	if code != diag.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	acc, opt := ex["acceptance"].(float64), b["optimal_acceptance"].(float64)
@@ -41,11 +41,11 @@ func TestExactTreeAndBoundCommands(t *testing.T) {
 		t.Errorf("acceptance %.12g, optimal %.12g (exact reports %v)", acc, opt, ex["optimal_acceptance"])
 	}
 	wantKeys(t, "exact", ex, "expected_emitted", "acceptance", "max_abs_error", "lossless")
-	if _, code, _ := runJSON(t, "exact", "--algo", "token", "--k", "2", "--p", p, "--q", q); code != cliutil.ExitUsage {
-		t.Errorf("token with --k 2: exit %d, want %d", code, cliutil.ExitUsage)
+	if _, code, _ := runJSON(t, "exact", "--algo", "token", "--k", "2", "--p", p, "--q", q); code != diag.ExitUsage {
+		t.Errorf("token with --k 2: exit %d, want %d", code, diag.ExitUsage)
 	}
-	if _, code, _ := runJSON(t, "bound", "--k", "0", "--p", p, "--q", q); code != cliutil.ExitUsage {
-		t.Errorf("bound --k 0: exit %d, want %d", code, cliutil.ExitUsage)
+	if _, code, _ := runJSON(t, "bound", "--k", "0", "--p", p, "--q", q); code != diag.ExitUsage {
+		t.Errorf("bound --k 0: exit %d, want %d", code, diag.ExitUsage)
 	}
 }
 
@@ -55,7 +55,7 @@ func TestExactTreeAndBoundCommands(t *testing.T) {
 func TestScenarioCommand(t *testing.T) {
 	for algo, want := range map[string]float64{"naive": 1513.0 / 2048, "shared-uniform": 0.5} {
 		m, code, stderr := runJSON(t, "scenario", "fms-example", "--algo", algo, "--trials", "20000", "--seed", "3", "--workers", "1", "--json")
-		if code != cliutil.ExitOK {
+		if code != diag.ExitOK {
 			t.Fatalf("%s: exit %d: %s", algo, code, stderr)
 		}
 		exact := m["p_first_a_exact"].(float64)
@@ -64,7 +64,7 @@ func TestScenarioCommand(t *testing.T) {
 		}
 		wantKeys(t, "scenario", m, "p_first_a", "trials", "seed")
 	}
-	if _, code, _ := runJSON(t, "scenario", "nope"); code != cliutil.ExitUsage {
+	if _, code, _ := runJSON(t, "scenario", "nope"); code != diag.ExitUsage {
 		t.Errorf("unknown scenario: exit %d", code)
 	}
 }

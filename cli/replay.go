@@ -8,39 +8,36 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/internal/job"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 func init() { register(replayCommand) }
 
-// logErr maps a data error to an exit code: invalid content is a usage
-// error (2), anything else reading the file an I/O error (5).
+// logErr is a data error with its kind: the library's where it gave one
+// (data.ErrInvalid content: usage; data.ErrCorrupt: I/O), else I/O (the
+// file could not be read).
 func logErr(err error) error {
-	if job.Kind(err) != nil { // the library already said what kind of failure it is
+	if diag.KindOf(err) != nil {
 		return err
 	}
-	if errors.Is(err, data.ErrInvalid) {
-		return cliutil.Usage(err)
-	}
-	return cliutil.IO(err)
+	return diag.IO(err)
 }
 
-// replayErr maps an error of experiments.ReplayLog to its exit code.
+// replayErr is an error of experiments.ReplayLog with its kind: bad
+// options (experiments.ErrBadInput, usage) and a failed check with
+// FailOnViolation (experiments.ErrViolated) as marked, else interrupted
+// when ctx was cancelled, else the log's (logErr).
 func replayErr(ctx context.Context, err error) error {
 	var pe *fs.PathError
 	switch {
-	case errors.Is(err, experiments.ErrBadInput):
-		return cliutil.Usage(err)
-	case errors.Is(err, experiments.ErrViolated):
-		return cliutil.Violated(err)
+	case errors.Is(err, experiments.ErrBadInput), errors.Is(err, experiments.ErrViolated):
+		return err
 	case ctx.Err() != nil:
-		return cliutil.Interrupted(err)
+		return diag.Interrupted(err)
 	case errors.Is(err, data.ErrInvalid), errors.Is(err, data.ErrCorrupt), errors.As(err, &pe):
 		return logErr(err)
 	}
@@ -75,7 +72,7 @@ func replayCommand() *cli.Command {
 				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation"), MemBudget: memBudget(c)}
 			if c.Bool("decode-only") {
 				if err := opt.Validate(); err != nil {
-					return cliutil.Usage(err)
+					return diag.Usage(err)
 				}
 				return decodeOnly(c, log)
 			}
@@ -85,7 +82,7 @@ func replayCommand() *cli.Command {
 			out, err := experiments.ReplayLog(ctx, opt)
 			if out != nil {
 				if werr := printResult(c, out, func(w io.Writer) { out.WriteText(w, c.App.ErrWriter) }); werr != nil {
-					return cliutil.IO(werr)
+					return diag.IO(werr)
 				}
 			}
 			if err != nil {

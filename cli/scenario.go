@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 
 	"github.com/urfave/cli/v2"
 
@@ -47,16 +48,16 @@ func scenarioCommand() *cli.Command {
 					werr = cliutil.PrintRows(c.App.Writer, []table.Row{row})
 				}
 				if werr != nil && err == nil {
-					return cliutil.IO(werr)
+					return diag.IO(werr)
 				}
 			}
 			switch {
 			case err == nil:
 				return nil
 			case ctx.Err() != nil:
-				return cliutil.Interrupted(err)
+				return diag.Interrupted(err)
 			}
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		},
 	}
 }

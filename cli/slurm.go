@@ -45,7 +45,8 @@ func slurmAction(c *cli.Context) error {
 	res, err := sweep.Slurm(c.Context, sweep.SlurmOptions{Target: target, Out: c.String("out"),
 		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
-		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit"), Log: c.App.ErrWriter})
+		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit")})
+	res.Warnings.Print(c.App.ErrWriter, c.App.Name)
 	if err != nil {
 		return err
 	}

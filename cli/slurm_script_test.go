@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/experiments/sweep"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // 'simulate slurm' writes the array and merge scripts and, with --submit,
@@ -66,7 +66,7 @@ func TestSlurmScripts(t *testing.T) {
 	}
 	// Bad input is a usage error naming the flag.
 	se.Reset()
-	if code := run(&so, &se, []string{"simulate", "slurm", spec, "--shards", "0", "--out", dir}); code != cliutil.ExitUsage || !strings.Contains(se.String(), "--shards") {
+	if code := run(&so, &se, []string{"simulate", "slurm", spec, "--shards", "0", "--out", dir}); code != diag.ExitUsage || !strings.Contains(se.String(), "--shards") {
 		t.Errorf("--shards 0: exit %d %s", code, se.String())
 	}
 }
@@ -97,7 +97,7 @@ func TestRunJSONAndOut(t *testing.T) {
 		}
 	}
 	se.Reset()
-	if code := run(&so, &se, []string{"simulate", "run", spec, "--shard", "3/3"}); code != cliutil.ExitUsage || !strings.Contains(se.String(), "--shard") {
+	if code := run(&so, &se, []string{"simulate", "run", spec, "--shard", "3/3"}); code != diag.ExitUsage || !strings.Contains(se.String(), "--shard") {
 		t.Errorf("--shard 3/3: exit %d %s", code, se.String())
 	}
 }

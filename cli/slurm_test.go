@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/experiments/sweep"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 
 	"github.com/specsim/specsim/data/results"
 )
@@ -136,8 +136,8 @@ func TestRunSIGINTResume(t *testing.T) {
 	if code == 0 && len(files) == 18 {
 		t.Skip("the sweep finished before the signal arrived (machine too fast); nothing to resume")
 	}
-	if code != cliutil.ExitInterrupted {
-		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, cliutil.ExitInterrupted, log.String(), rest.String())
+	if code != diag.ExitInterrupted {
+		t.Fatalf("interrupted run exited %d, want %d\n%s%s", code, diag.ExitInterrupted, log.String(), rest.String())
 	}
 	if !strings.Contains(rest.String(), "interrupted") {
 		t.Errorf("stderr does not say interrupted: %s", rest.String())
@@ -178,11 +178,12 @@ func TestRunSIGINTResume(t *testing.T) {
 // 3-task job array plus the merge job with 'simulate slurm --submit',
 // waits, and checks the merged table equals the one-process run byte for
 // byte. It installs slurm-wlm and munge with apt-get when they are
-// missing, which needs root; it skips where it cannot run, and when
-// SPECSIM_SKIP_SLURM=1.
+// missing and starts system daemons, which needs root, so it is opt-in:
+// it runs only with SPECSIM_SLURM=1 (.ci/run sets it) and skips where it
+// cannot run.
 func TestSlurmIntegration(t *testing.T) {
-	if os.Getenv("SPECSIM_SKIP_SLURM") == "1" {
-		t.Skip("SPECSIM_SKIP_SLURM=1")
+	if os.Getenv("SPECSIM_SLURM") != "1" {
+		t.Skip("the Slurm test installs slurm-wlm and munge and starts their daemons; set SPECSIM_SLURM=1 to run it (as root, on Linux)")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the Slurm test runs on Linux only")

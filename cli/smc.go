@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/smc"
 )
 
@@ -42,7 +41,7 @@ func smcCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			prompt, err := smc.ParseTokens(c.String("prompt"))
 			if err != nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			seed := masterSeed(c)
 			cfg := smc.CheckConfig{ModelSpec: smc.ModelSpec{Source: c.String("source"), LM: c.String("lm"), Prompt: prompt, EOS: c.Int("eos"),
@@ -61,16 +60,16 @@ func smcCommand() *cli.Command {
 			rep, err := smc.Check(ctx, cfg)
 			bar.done(err != nil && ctx.Err() == nil)
 			if err != nil && ctx.Err() == nil {
-				return cliutil.Usage(err)
+				return diag.Usage(err)
 			}
 			if werr := printResult(c, rep, func(w io.Writer) { fmt.Fprint(w, rep.Text()) }); werr != nil {
 				return werr
 			}
 			switch {
 			case ctx.Err() != nil:
-				return cliutil.Interrupted(fmt.Errorf("interrupted after %d of %d runs; no verdict", rep.Runs, cfg.Runs))
+				return diag.Interrupted(fmt.Errorf("interrupted after %d of %d runs; no verdict", rep.Runs, cfg.Runs))
 			case rep.Verdict == smc.Violated:
-				return cliutil.Violated(fmt.Errorf("smc %s: %s", rep.Scheme, rep.Reasons[0]))
+				return diag.Violated(fmt.Errorf("smc %s: %s", rep.Scheme, rep.Reasons[0]))
 			}
 			return nil
 		},

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -75,7 +75,7 @@ func TestNewKindEverywhere(t *testing.T) {
 	ok := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(args...)
-		if code != cliutil.ExitOK {
+		if code != diag.ExitOK {
 			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs)
 		}
 		return out
@@ -118,7 +118,7 @@ func TestNewKindEverywhere(t *testing.T) {
 	if ck.Source != canon || ck.Verdict != "preserved" || math.Abs(ck.AlphaHat-0.7) > 0.02 {
 		t.Errorf("check token: %+v, want %s preserved with alpha_hat near 0.7", ck, canon)
 	}
-	if code, _, _ := runCLI("check", "--algo", "mutant-always-accept", "--source", spec, "--gamma", "2", "--trials", "20000", "--seed", "3"); code != cliutil.ExitViolated {
+	if code, _, _ := runCLI("check", "--algo", "mutant-always-accept", "--source", spec, "--gamma", "2", "--trials", "20000", "--seed", "3"); code != diag.ExitViolated {
 		t.Errorf("check mutant-always-accept: exit %d, want violated", code)
 	}
 

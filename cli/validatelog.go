@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 func init() { register(validateLogCommand) }
@@ -38,7 +37,7 @@ func validateLogCommand() *cli.Command {
 					fmt.Fprintf(w, "%s: %s\n", path, p)
 				}
 			}); err != nil {
-				return cliutil.IO(err)
+				return diag.IO(err)
 			}
 			if res != nil {
 				return logErr(res)

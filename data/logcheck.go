@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -139,7 +139,7 @@ const MaxVocab = 1 << 22
 func checkRowMem(g, v int, budget int64) error {
 	if err := sim.CheckMem(fmt.Sprintf("a step with γ = %d over V = %d", g, v),
 		sim.MulBytes(int64(2*g+1), int64(v), 4*3), budget, "check the log's vocab_size"); err != nil {
-		return job.Usage(err)
+		return diag.Usage(err)
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
-	"github.com/specsim/specsim/internal/job"
 )
 
 // ImportJSONL reads JSON lines, one LogRow per line with the parquet
@@ -48,7 +48,7 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 // match ErrInvalid.
 func ImportFile(inPath, outPath string, pv Provenance, budget int64) (int64, error) {
 	if err := fsutil.CheckNotInput(outPath, inPath); err != nil {
-		return 0, job.Usage(err)
+		return 0, diag.Usage(err)
 	}
 	in, err := os.Open(inPath)
 	if err != nil {

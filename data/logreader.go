@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -198,11 +199,11 @@ func (r *Reader) Raw() *LogRow { return &r.cur[0] }
 
 // Warnings reports approximations met so far (sparse tails spread
 // uniformly); they are not errors.
-func (r *Reader) Warnings() []string {
+func (r *Reader) Warnings() diag.Warnings {
 	if r.sparseRows == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("sparse rows: the tail mass (mean %.3g per row over %d rows) is spread uniformly over the tokens not stored; replay uses these approximate rows",
+	return diag.Warnings{fmt.Errorf("sparse rows: the tail mass (mean %.3g per row over %d rows) is spread uniformly over the tokens not stored; replay uses these approximate rows",
 		r.tails/float64(r.sparseRows), r.sparseRows)}
 }
 

@@ -1,12 +1,13 @@
 package data
 
 import (
-	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/gitrev"
 )
 
 // SchemaVersion is the version of the log schema this package writes and
@@ -104,12 +105,14 @@ var Columns = []string{"schema_version", "run_id", "prompt_id", "step", "gamma",
 
 // ErrInvalid is wrapped by every error about a log's content (shapes,
 // values, versions); errors that wrap it mean "the file was read but is
-// not a valid log", as opposed to I/O or decoding failures.
-var ErrInvalid = errors.New("invalid log")
+// not a valid log", as opposed to I/O or decoding failures. It is a usage
+// error (diag.ErrUsage): the input is the user's to fix.
+var ErrInvalid = diag.New(diag.ErrUsage, "invalid log")
 
 // ErrCorrupt is wrapped by errors about files that cannot be decoded as
-// parquet at all (truncated, corrupt, not parquet).
-var ErrCorrupt = errors.New("unreadable log")
+// parquet at all (truncated, corrupt, not parquet). It is an I/O error
+// (diag.ErrIO).
+var ErrCorrupt = diag.New(diag.ErrIO, "unreadable log")
 
 // StepError locates a problem in one step of a log: the row's position in
 // the file, its identifiers and the offending field.
@@ -163,21 +166,11 @@ type Provenance struct {
 }
 
 // BuildProvenance fills Revision and GoVersion from the running binary's
-// build information.
+// build information (internal/gitrev: the stamped revision, "+dirty" when
+// modified, else the working directory's checkout from git, else
+// "unknown").
 func BuildProvenance(writer, source string, seed uint64) Provenance {
-	pv := Provenance{Writer: writer, Source: source, Seed: seed}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		pv.GoVersion = bi.GoVersion
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				pv.Revision = s.Value
-			}
-		}
-	}
-	if pv.Revision == "" {
-		pv.Revision = "unknown"
-	}
-	return pv
+	return Provenance{Writer: writer, Source: source, Seed: seed, Revision: gitrev.Revision(), GoVersion: gitrev.Current().GoVersion}
 }
 
 // pairs renders the provenance as key/value metadata, keys sorted.

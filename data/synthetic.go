@@ -2,18 +2,18 @@ package data
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
 
 // ErrConfig marks errors in the configuration of a synthetic run (steps,
 // sparsity, source spec, sampling, or a run the configuration cannot
-// log), as opposed to I/O errors.
-var ErrConfig = errors.New("invalid run configuration")
+// log), as opposed to I/O errors. It is a usage error (diag.ErrUsage).
+var ErrConfig = diag.New(diag.ErrUsage, "invalid run configuration")
 
 // SyntheticOptions configure LogSynthetic ('simulate log-synthetic').
 type SyntheticOptions struct {
@@ -51,10 +51,10 @@ type SyntheticSummary struct {
 func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary, error) {
 	cfg := opt.Run
 	if cfg.Steps < 1 {
-		return nil, fmt.Errorf("%w: --steps = %d; log at least one step", ErrConfig, cfg.Steps)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, diag.Param("steps", " = %d; log at least one step", cfg.Steps))
 	}
 	if opt.Sparse < 0 {
-		return nil, fmt.Errorf("%w: --sparse = %d; use 0 (dense) or a positive count", ErrConfig, opt.Sparse)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, diag.Param("sparse", " = %d; use 0 (dense) or a positive count", opt.Sparse))
 	}
 	src, err := source.New(opt.Source, cfg.Gamma, cfg.Seed, opt.MemBudget)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // ValidateReport is the result of Validate (the JSON form of 'simulate
@@ -18,7 +20,7 @@ type ValidateReport struct {
 	RowGroups  int               `json:"row_groups"`
 	Provenance map[string]string `json:"provenance"`
 	Problems   []string          `json:"problems"`
-	Warnings   []string          `json:"warnings"`
+	Warnings   diag.Warnings     `json:"warnings"`
 }
 
 // invalidError is an error about a log's content: it reads as msg and
@@ -35,7 +37,7 @@ func (e invalidError) Unwrap() error { return ErrInvalid }
 // Each step's rows are checked against budget bytes (0:
 // sim.DefaultMemBudget), as a replay of the log would check them.
 func Validate(path string, maxProblems int, budget int64) (*ValidateReport, error) {
-	out := &ValidateReport{File: path, Problems: []string{}, Warnings: []string{}}
+	out := &ValidateReport{File: path, Problems: []string{}}
 	r, err := Open(path, ReadOptions{MemBudget: budget})
 	if err != nil {
 		out.Problems = append(out.Problems, err.Error())

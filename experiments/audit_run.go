@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // AuditOptions configures RunAudit ('simulate audit').
@@ -24,10 +24,10 @@ type AuditOptions struct {
 
 // RunAudit runs every cell of the audit in order and returns its rows,
 // each prefixed with the experiment and the cell and ending with the
-// seed. Errors are marked with their kind (internal/job): usage for a bad
+// seed. Errors are marked with their kind (internal/diag): usage for a bad
 // scale, interrupted when ctx is cancelled.
 func RunAudit(ctx context.Context, o AuditOptions) ([]Row, error) {
-	if err := CheckScale("--scale", o.Scale); err != nil {
+	if err := CheckScale("scale", o.Scale); err != nil {
 		return nil, err
 	}
 	if o.Log != nil {
@@ -47,7 +47,7 @@ func RunAudit(ctx context.Context, o AuditOptions) ([]Row, error) {
 		rs, err := e.Run(ctx, cfg, cell, CellSeed(o.Seed, e.Name, cell))
 		if err != nil {
 			if ctx.Err() != nil {
-				return rows, job.Interrupted(fmt.Errorf("interrupted after %d of %d rules", i, len(cells)))
+				return rows, diag.Interrupted(fmt.Errorf("interrupted after %d of %d rules", i, len(cells)))
 			}
 			return rows, err
 		}
@@ -81,7 +81,7 @@ func AuditVerdict(rows []Row) error {
 		}
 	}
 	if len(bad) > 0 {
-		return job.Violated(fmt.Errorf("audit: %d verdicts differ from expectation: %s", len(bad), strings.Join(bad, "; ")))
+		return diag.Violated(fmt.Errorf("audit: %d verdicts differ from expectation: %s", len(bad), strings.Join(bad, "; ")))
 	}
 	return nil
 }

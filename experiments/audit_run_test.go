@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // The audit's verdict: nil when every row is ok, a Violated error naming
@@ -20,10 +20,10 @@ func TestAuditVerdict(t *testing.T) {
 		t.Errorf("all ok: %v", err)
 	}
 	err := experiments.AuditVerdict([]experiments.Row{ok, bad})
-	if !errors.Is(err, job.ErrViolated) || !strings.Contains(err.Error(), "mutant-x") || !strings.Contains(err.Error(), "1 verdicts") {
+	if !errors.Is(err, diag.ErrViolated) || !strings.Contains(err.Error(), "mutant-x") || !strings.Contains(err.Error(), "1 verdicts") {
 		t.Errorf("one bad row: %v", err)
 	}
-	if _, err := experiments.RunAudit(context.Background(), experiments.AuditOptions{Scale: 0}); !errors.Is(err, job.ErrUsage) {
+	if _, err := experiments.RunAudit(context.Background(), experiments.AuditOptions{Scale: 0}); !errors.Is(err, diag.ErrUsage) {
 		t.Errorf("scale 0: %v", err)
 	}
 	if n := experiments.AuditRules(); n < 10 {

@@ -1,10 +1,8 @@
 package experiments
 
 import (
-	"fmt"
-
 	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -23,10 +21,10 @@ type BoundResult struct {
 // Bound computes α* = min_A [1 − p(A) + P(draft set meets A)] for k drafts
 // of q (i.i.d. with replacement, else without) against p by method: auto
 // (exhaustive for V ≤ algos.MaxExhaustiveV, else max-flow), exhaustive or
-// flow. Errors are usage errors (internal/job).
+// flow. Errors are usage errors (internal/diag).
 func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult, error) {
 	if err := sim.ValidatePair(p, q); err != nil {
-		return BoundResult{}, job.Usage(err)
+		return BoundResult{}, diag.Usage(err)
 	}
 	if method == "auto" {
 		method = "exhaustive"
@@ -42,10 +40,10 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 	case "flow":
 		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
 	default:
-		return BoundResult{}, job.Usage(fmt.Errorf("--method %q: use auto, exhaustive or flow", method))
+		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive or flow", method)
 	}
 	if err != nil {
-		return BoundResult{}, job.Usage(err)
+		return BoundResult{}, diag.Usage(err)
 	}
 	return BoundResult{V: len(p), K: k, Replacement: replacement, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
 }

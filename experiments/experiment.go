@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/table"
@@ -43,11 +43,11 @@ type Config struct {
 // count stays within sim.MaxTrials.
 const MaxScale = 1e6
 
-// CheckScale returns a usage error naming flag unless s is a finite
-// factor in (0, MaxScale].
-func CheckScale(flag string, s float64) error {
+// CheckScale returns a usage error naming name (a diag.ParamError) unless
+// s is a finite factor in (0, MaxScale].
+func CheckScale(name string, s float64) error {
 	if !(s > 0) || s > MaxScale {
-		return job.Usage(fmt.Errorf("%s = %g; use a positive factor up to %g (at most %d trials per count)", flag, s, MaxScale, int64(sim.MaxTrials)))
+		return diag.Param(name, " = %g; use a positive factor up to %g (at most %d trials per count)", s, MaxScale, int64(sim.MaxTrials))
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/algos"
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
@@ -82,7 +82,7 @@ const ScenarioConfidence = 1 - 1e-6
 // report the exact law of the first emitted token and its TV to p.
 // trials must lie in [1, sim.MaxTrials]. When ctx is cancelled after some
 // trials finished, the row reports those (its trials column says how
-// many) and the error is marked job.ErrInterrupted.
+// many) and the error is marked diag.ErrInterrupted.
 func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64, workers int) (Row, error) {
 	var model fmsModel
 	var cands [][]int
@@ -95,8 +95,8 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	default:
 		return nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
 	}
-	if err := sim.CheckTrials("--trials", trials); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+	if err := sim.CheckTrials("trials", trials); err != nil {
+		return nil, fmt.Errorf("scenario: %w", diag.ParamOf("trials", err))
 	}
 	e, err := algos.LookupTree(algo)
 	if err != nil {
@@ -157,7 +157,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 			return nil, err
 		}
 		// Interrupted: the row reports the n finished trials.
-		err = job.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
+		err = diag.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
 	}
 	lo, hi := stattest.Wilson(*total, n, ScenarioConfidence)
 	exact := res.FirstAccepted

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -26,7 +26,7 @@ func TestTrialsAndScaleLimits(t *testing.T) {
 		}
 	}
 	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1), 1e12, 4.6e14, MaxScale * 1.01} {
-		if err := CheckScale("--scale", s); !errors.Is(err, job.ErrUsage) {
+		if err := CheckScale("--scale", s); !errors.Is(err, diag.ErrUsage) {
 			t.Errorf("CheckScale(%g) = %v, want a usage error", s, err)
 		}
 	}

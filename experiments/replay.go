@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,8 +17,8 @@ import (
 
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
-	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
@@ -116,7 +115,7 @@ type ReplayReport struct {
 	LoggedCI95        [2]float64
 	LoggedLossless    check.LosslessCheck
 	Rules             []RuleReport
-	Warnings          []string
+	Warnings          diag.Warnings
 }
 
 type ruleAcc struct {
@@ -334,13 +333,14 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 }
 
 // ErrBadInput marks errors in the options of ReplayLog (an unknown rule or
-// bug, reps or level out of range): the caller's input, not the log.
-var ErrBadInput = errors.New("bad input")
+// bug, reps or level out of range): the caller's input, not the log. It
+// is a usage error (diag.ErrUsage).
+var ErrBadInput = diag.New(diag.ErrUsage, "bad input")
 
 // ErrViolated is returned by ReplayLog, with its complete output, when
 // FailOnViolation is set and a rule that is neither a mutant nor lossy
-// fails the losslessness check.
-var ErrViolated = errors.New("losslessness check failed")
+// fails the losslessness check. Its kind is diag.ErrViolated.
+var ErrViolated = diag.New(diag.ErrViolated, "losslessness check failed")
 
 // ReplayOptions are the inputs of ReplayLog ('simulate replay').
 type ReplayOptions struct {
@@ -402,7 +402,7 @@ type ReplayOutput struct {
 	Positions   []PositionStats   `json:"positions"`
 	Logged      ReplayLoggedJSON  `json:"logged"`
 	Rules       []ReplayRuleJSON  `json:"rules"`
-	Warnings    []string          `json:"warnings"`
+	Warnings    diag.Warnings     `json:"warnings"`
 	ElapsedS    float64           `json:"elapsed_s"`
 	StepsPerSec float64           `json:"steps_per_s"`
 	MBPerSec    float64           `json:"mb_per_s"`
@@ -442,7 +442,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 	}
 	if opt.StepsOut != "" {
 		if err := fsutil.CheckNotInput(opt.StepsOut, opt.Log); err != nil {
-			return nil, fmt.Errorf("%w: --steps-out: %w", ErrBadInput, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("steps-out", ": %w", err))
 		}
 	}
 	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug, MemBudget: opt.MemBudget})
@@ -484,9 +484,6 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 			p.MeanTV = 0
 		}
 	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
-	}
 	if el > 0 {
 		out.StepsPerSec = float64(rep.Steps) / el
 		if m.Rows > 0 {
@@ -508,7 +505,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		}
 	}
 	if interrupted {
-		return out, job.Interrupted(fmt.Errorf("replay interrupted after %d steps; the report covers those", rep.Steps))
+		return out, diag.Interrupted(fmt.Errorf("replay interrupted after %d steps; the report covers those", rep.Steps))
 	}
 	if opt.FailOnViolation && len(out.Violated) > 0 {
 		return out, fmt.Errorf("%w for %s", ErrViolated, strings.Join(out.Violated, ", "))
@@ -529,10 +526,10 @@ func (opt ReplayOptions) parse() (data.Bug, []ReplayRule, []algos.Entry, error) 
 		return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	if opt.Reps < 1 {
-		return bug, nil, nil, fmt.Errorf("%w: --reps = %d; use at least 1", ErrBadInput, opt.Reps)
+		return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("reps", " = %d; use at least 1", opt.Reps))
 	}
 	if l := opt.Level; !(l > 0 && l < 1) {
-		return bug, nil, nil, fmt.Errorf("%w: --level = %g; use a value in (0, 1)", ErrBadInput, l)
+		return bug, nil, nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("level", " = %g; use a value in (0, 1)", l))
 	}
 	rules, entries, err := replayRules(opt.Algos)
 	return bug, rules, entries, err
@@ -635,9 +632,7 @@ func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 			r.Algorithm, f(r.MeanAcceptedExact), f(r.MeanEmittedExact), f(r.MeanAcceptedSampled), f(r.MeanEmittedSampled),
 			f(r.CI95[0]), f(r.CI95[1]), r.Lossless.Verdict, r.Lossless.PValue)
 	}
-	for _, s := range out.Warnings {
-		fmt.Fprintf(errw, "simulate: warning: %s\n", s)
-	}
+	out.Warnings.Print(errw, "simulate")
 }
 
 // ReplayName is the registered name of the replay of the embedded sample

@@ -215,7 +215,7 @@ func isIO(err error) bool {
 func (p *proc) ioErr(what string, err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		p.kill()
-		return fmt.Errorf("no answer within the timeout of %v (the implementation was killed; raise --timeout if it is just slow)%s", p.timeout, p.tail.quote())
+		return fmt.Errorf("no answer within the timeout of %v (the implementation was killed; raise the timeout if it is just slow)%s", p.timeout, p.tail.quote())
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
 		select {

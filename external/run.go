@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
@@ -46,14 +47,10 @@ type Report struct {
 	StepsPerSecond float64 `json:"steps_per_second"`
 }
 
-// UsageError marks a configuration the harness refuses before starting
-// anything (bad mode, flags, source or sampling parameters).
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error) error { return &UsageError{err} }
+// usage marks a configuration the harness refuses before starting
+// anything (bad mode, command, source or sampling parameters) as a usage
+// error (diag.ErrUsage).
+func usage(err error) error { return diag.Usage(err) }
 
 // Run starts the implementation, checks it with check.Check on src (a
 // pool: rows sent once, batches carry context indices; a model pair: rows
@@ -73,7 +70,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	rep := Report{Command: cfg.Command, ExternalMode: cfg.Mode, Batch: cfg.Check.Batch, Sampling: cfg.Sampling}
 	rep.Source, rep.Gamma = src.Spec, cfg.Check.Gamma
 	if cfg.Mode != Verify && cfg.Mode != Step {
-		return rep, usage(fmt.Errorf("mode %q; use %q or %q", cfg.Mode, Verify, Step))
+		return rep, diag.Param("mode", " %q; use %q or %q", cfg.Mode, Verify, Step)
 	}
 	var s *data.Sampling
 	if cfg.Sampling != nil {
@@ -86,7 +83,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		}
 	}
 	if pool == nil && cfg.Mode == Step {
-		return rep, usage(fmt.Errorf("step mode needs a pool source (rows that do not depend on the drafts); use --source dirichlet:... or --mode verify"))
+		return rep, usage(fmt.Errorf("step mode needs a pool source (rows that do not depend on the drafts); use a pool such as dirichlet:... or verify mode"))
 	}
 	checked := src
 	switch {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/table"
@@ -35,7 +35,7 @@ func LoadBundle(dir string) (*Bundle, error) {
 	c, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	paths := append(a, c...)
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s holds no merged results (runs/*/merged.parquet or *.parquet); run 'report reproduce --out %s' or 'report merge' first", dir, dir)
+		return nil, fmt.Errorf("%s holds no merged results (runs/*/merged.parquet or *.parquet); run 'report reproduce' into %s or 'report merge' first", dir, dir)
 	}
 	from := map[string]string{}
 	for _, p := range paths {
@@ -244,11 +244,11 @@ func BuildDir(dir, out string) ([]string, error) {
 	}
 	b, err := LoadBundle(dir)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	files, err := Build(b, out)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	return files, nil
 }

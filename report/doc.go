@@ -9,6 +9,8 @@
 // and Export (a table as CSV or JSON).
 //
 // The commands of cmd/report parse flags and call one function here (Job,
-// Merge, BuildDir, Paper, ExportFile); their errors carry exit codes
-// (internal/cliutil).
+// Merge, BuildDir, Paper, ExportFile); their errors are marked with their
+// kind (internal/diag), which fixes the exit code, and name the option
+// field at fault ("workers = -1; …"), never a flag: cmd/report shows the
+// flag instead.
 package report

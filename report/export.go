@@ -3,10 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
@@ -44,24 +43,24 @@ func Export(w io.Writer, t results.Table, format string) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	}
-	return fmt.Errorf("--format %q; use csv or json", format)
+	return diag.Param("format", " %q; use csv or json", format)
 }
 
 // ExportFile is the 'report export' command: it writes the parquet table
 // at path as format (csv or json) to out, atomically, or to w when out is
-// empty. Errors carry their exit code (cliutil.CodeOf).
+// empty. Errors are marked with their kind (internal/diag).
 func ExportFile(w io.Writer, path, format, out string) error {
 	if format != "csv" && format != "json" {
-		return cliutil.Usage(fmt.Errorf("--format %q; use csv or json", format))
+		return diag.Param("format", " %q; use csv or json", format)
 	}
 	if out != "" {
 		if err := fsutil.CheckNotInput(out, path); err != nil {
-			return cliutil.Usage(err)
+			return diag.Usage(err)
 		}
 	}
 	t, err := results.ReadFile(path)
 	if err != nil {
-		return cliutil.IO(err)
+		return diag.IO(err)
 	}
 	var b bytes.Buffer
 	if err := Export(&b, t, format); err != nil {
@@ -69,7 +68,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 	}
 	if out != "" {
 		if err := results.AtomicWrite(out, b.Bytes()); err != nil {
-			return cliutil.IO(err)
+			return diag.IO(err)
 		}
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
@@ -82,23 +82,23 @@ func Summarize(t results.Table) []ColumnSummary {
 
 // Merge checks and merges every cell file under dir (sweep.MergeDir),
 // writes the merged table to out (default dir/merged.parquet) and returns
-// its summary (errors carry their exit code, cliutil.CodeOf); withRows also puts the rows in the summary.
+// its summary (errors are marked with their kind, internal/diag); withRows also puts the rows in the summary.
 func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return MergeSummary{}, cliutil.Usage(fmt.Errorf("%s is not a directory; give the --out DIR of 'simulate run'", dir))
+		return MergeSummary{}, diag.Usage(fmt.Errorf("%s is not a directory; give the directory 'simulate run' wrote into", dir))
 	}
 	if out == "" {
 		out = filepath.Join(dir, "merged.parquet")
 	}
 	if err := checkMergeOut(dir, out); err != nil {
-		return MergeSummary{}, cliutil.Usage(err)
+		return MergeSummary{}, diag.Usage(err)
 	}
 	t, rep, err := sweep.MergeDir(dir)
 	if err != nil {
-		return MergeSummary{}, cliutil.IO(err)
+		return MergeSummary{}, diag.IO(err)
 	}
 	if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
-		return MergeSummary{}, cliutil.IO(err)
+		return MergeSummary{}, diag.IO(err)
 	}
 	s := MergeSummary{Out: out, Experiment: t.Meta[results.KeyExperiment], SpecHash: t.Meta[results.KeySpecHash],
 		Seed: t.Meta[results.KeySeed], Cells: rep.Cells, Rows: len(t.Rows), Files: rep.Files, Duplicates: rep.Duplicates,
@@ -117,8 +117,8 @@ func checkMergeOut(dir, out string) error {
 	cells := filepath.Join(dir, results.CellsDir)
 	if ci, err := os.Stat(cells); err == nil {
 		if oi, err := os.Stat(filepath.Dir(out)); err == nil && os.SameFile(ci, oi) {
-			return fmt.Errorf("%w: --out %s is inside the sweep's cells directory %s; write the merged table elsewhere (default %s)",
-				fsutil.ErrOutputIsInput, out, cells, filepath.Join(dir, "merged.parquet"))
+			return fmt.Errorf("%w: %w", fsutil.ErrOutputIsInput, diag.Param("out", " %s is inside the sweep's cells directory %s; write the merged table elsewhere (default %s)",
+				out, cells, filepath.Join(dir, "merged.parquet")))
 		}
 	}
 	var inputs []string
@@ -165,7 +165,7 @@ func (s MergeSummary) WriteText(w io.Writer) error {
 	}
 	if s.Table != nil {
 		fmt.Fprintln(w)
-		return cliutil.PrintRows(w, s.Table)
+		return table.PrintRows(w, s.Table)
 	}
 	return nil
 }

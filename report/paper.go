@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 
 	"github.com/specsim/specsim/data/results"
@@ -135,25 +135,25 @@ func tail(s string, n int) string {
 
 // Paper is the 'report paper' command: it writes the paper's generated
 // inputs from the results directory results into dir and, with pdf, builds
-// dir/paper.pdf; it returns the paths to print. Errors carry their exit
-// code.
+// dir/paper.pdf; it returns the paths to print. Errors are marked with
+// their kind (internal/diag).
 func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error) {
 	if pdf {
 		if _, err := exec.LookPath("latexmk"); err != nil {
-			return nil, cliutil.Usage(fmt.Errorf("--pdf: latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)"))
+			return nil, diag.Param("pdf", ": latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)")
 		}
 	}
 	b, err := LoadBundle(results)
 	if err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	if err := WritePaper(b, dir); err != nil {
-		return nil, cliutil.IO(err)
+		return nil, diag.IO(err)
 	}
 	out := []string{filepath.Join(dir, "generated")}
 	if pdf {
 		if err := BuildPDF(ctx, dir); err != nil {
-			return out, cliutil.IO(err)
+			return out, diag.IO(err)
 		}
 		out = append(out, filepath.Join(dir, "paper.pdf"))
 	}

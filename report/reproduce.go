@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/job"
 
 	"github.com/specsim/specsim/data/results"
@@ -88,7 +88,7 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 		}
 	}
 	if opt.Paper && len(missing) > 0 {
-		logf("no paper: it needs every experiment, and %s has none of %v (run without --only)", opt.Out, missing)
+		logf("no paper: it needs every experiment, and %s has none of %v (run them all)", opt.Out, missing)
 	} else if opt.Paper {
 		pdir := filepath.Join(opt.Out, "paper")
 		if err := WritePaper(b, pdir); err != nil {
@@ -172,30 +172,31 @@ func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt Rep
 }
 
 // Job is the 'report reproduce' command: it checks opt (a positive scale,
-// workers ≥ 0, known --only names; an empty list is MainExperiments), runs
-// Reproduce and returns the path of report.md. Errors carry their exit
-// code (cliutil.CodeOf): usage, interrupted (finished cells kept) or I/O.
+// workers ≥ 0, known experiment names; an empty list is MainExperiments),
+// runs Reproduce and returns the path of report.md. Errors are marked with
+// their kind (internal/diag): usage (bad options name their field:
+// scale, workers, experiments), interrupted (finished cells kept) or I/O.
 func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
-	if err := experiments.CheckScale("--scale", opt.Scale); err != nil {
+	if err := experiments.CheckScale("scale", opt.Scale); err != nil {
 		return "", err
 	}
 	if opt.Workers < 0 {
-		return "", cliutil.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", opt.Workers))
+		return "", diag.Param("workers", " = %d; use 0 (all cores) or more", opt.Workers)
 	}
 	if len(opt.Experiments) == 0 {
 		opt.Experiments = MainExperiments
 	}
 	for _, n := range opt.Experiments {
 		if _, err := experiments.Lookup(n); err != nil {
-			return "", cliutil.Usage(fmt.Errorf("--only: %w", err))
+			return "", diag.Param("experiments", ": %w", err)
 		}
 	}
 	err := Reproduce(ctx, opt)
 	if err != nil && ctx.Err() != nil {
-		return "", cliutil.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
+		return "", diag.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
 	}
 	if err != nil {
-		return "", cliutil.IO(err)
+		return "", diag.IO(err)
 	}
 	return filepath.Join(opt.Out, "report.md"), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
@@ -59,13 +60,6 @@ type Report struct {
 // LawTestAutoMaxV is the largest pool vocabulary on which Run includes
 // the sampler-vs-law test unless Request.LawTest asks for it.
 const LawTestAutoMaxV = 4096
-
-// ErrUsage wraps errors in a Request (unknown names, bad parameters or
-// sources); other errors are internal.
-type ErrUsage struct{ Err error }
-
-func (e ErrUsage) Error() string { return e.Err.Error() }
-func (e ErrUsage) Unwrap() error { return e.Err }
 
 // ParseDraftKind parses iid, wor, topk or greedy.
 func ParseDraftKind(s string) (sim.DraftKind, error) {
@@ -122,9 +116,11 @@ func build[A any](e algos.Rule[A], given algos.Params) (A, algos.Params, error) 
 }
 
 // Run builds the rule, the source and (with Conform) the law a Request
-// names and runs check.Check.
+// names and runs Check. Errors in the Request (unknown names, bad
+// parameters or sources) are usage errors (diag.ErrUsage); other errors
+// are internal, or the context's when it was cancelled.
 func Run(ctx context.Context, req Request) (Report, error) {
-	usage := func(err error) (Report, error) { return Report{}, ErrUsage{err} }
+	usage := func(err error) (Report, error) { return Report{}, diag.Usage(err) }
 	rep := Report{Algorithm: req.Algo}
 	var rule check.Rule
 	greedy := false
@@ -144,7 +140,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 			}
 		}
 		if req.K < 1 || req.K > 64 {
-			return usage(fmt.Errorf("k = %d; use 1 <= k <= 64 candidates", req.K))
+			return usage(diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K))
 		}
 		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: req.K, Branch: req.Branch, LawName: e.Name}
 		if lw, ok := a.(sim.TreeLawer); ok {
@@ -195,7 +191,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		src.BlockSource = ch
 	} else {
 		if gamma < 1 || gamma > sim.MaxGamma {
-			return usage(fmt.Errorf("gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
+			return usage(diag.Param("gamma", " = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
 		s, err := newSource(ctx, req.Source, gamma, cfg.Seed, req.MemBudget)
 		if err != nil {
@@ -214,7 +210,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	res, err := check.Check(ctx, src, rule, cfg)
 	rep.Result = res
 	if err != nil && ctx.Err() == nil && res.Verdict == "" {
-		return rep, ErrUsage{err}
+		return rep, diag.Usage(err)
 	}
 	return rep, err
 }

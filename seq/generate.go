@@ -122,7 +122,7 @@ func buildRule(c *Config) (rule, error) {
 		return rule{tree: a, greedy: e.Greedy, kind: e.Draft}, err
 	}
 	if algos.IsTree(c.Algo) {
-		return rule{}, fmt.Errorf("algorithm %s is a tree rule; use --drafter tree", c.Algo)
+		return rule{}, fmt.Errorf("algorithm %s is a tree rule; use drafter tree", c.Algo)
 	}
 	e, err := algos.Lookup(c.Algo)
 	if err != nil {
@@ -156,7 +156,7 @@ func (c *Config) check() error {
 	}
 	switch {
 	case len(c.Prompts) == 0:
-		return fmt.Errorf("generate: no prompts; use --prompts >= 1")
+		return fmt.Errorf("generate: no prompts; give at least one prompt")
 	case c.Tokens < 1:
 		return fmt.Errorf("generate: tokens = %d; generate at least 1 token per prompt", c.Tokens)
 	case c.Gamma < 1 || c.Gamma > sim.MaxGamma:

@@ -191,16 +191,12 @@ func (t *tally) verdict(level, power float64) Verdict {
 	ps := make([]float64, len(tabs))
 	for i, tb := range tabs {
 		r, _ := tb.Test(0)
-		ws := make([]string, len(r.Warnings))
-		for j, w := range r.Warnings {
-			ws[j] = w.Error()
-		}
 		mdt := 0.0
 		if r.DF > 0 && r.N > 0 {
 			mdt = stattest.MinDetectableTV(r.N, r.DF, level, power)
 		}
 		tvs = append(tvs, mdt)
-		vd.Tests = append(vd.Tests, check.Test{Name: names[i], Stat: r.Stat, DF: r.DF, PValue: r.PValue, Cells: r.Cells, Pooled: r.Pooled, MinDetTV: mdt, Warnings: ws})
+		vd.Tests = append(vd.Tests, check.Test{Name: names[i], Stat: r.Stat, DF: r.DF, PValue: r.PValue, Cells: r.Cells, Pooled: r.Pooled, MinDetTV: mdt, Warnings: r.Warnings})
 		ps[i] = r.PValue
 	}
 	holm := stattest.Holm(ps)

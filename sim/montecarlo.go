@@ -26,11 +26,12 @@ const mcWindow = 4
 // O(workers) accumulators).
 const MaxTrials = 1_000_000_000_000
 
-// CheckTrials returns an error naming flag when n is not a trial count in
-// [1, MaxTrials].
-func CheckTrials(flag string, n int64) error {
+// CheckTrials returns an error "<name> = n; …" when n is not a trial
+// count in [1, MaxTrials]; name is the caller's (a field, or a flag on
+// the command line).
+func CheckTrials(name string, n int64) error {
 	if n < 1 || n > MaxTrials {
-		return fmt.Errorf("%s = %d; use 1 to %d (1e12) trials", flag, n, int64(MaxTrials))
+		return fmt.Errorf("%s = %d; use 1 to %d (1e12) trials", name, n, int64(MaxTrials))
 	}
 	return nil
 }

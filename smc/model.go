@@ -1,19 +1,20 @@
 package smc
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
 // ErrBadModel is wrapped by every error about a Feynman–Kac model's
-// parameters; the message names the field and the fix.
-var ErrBadModel = errors.New("smc: bad model")
+// parameters; the message names the field and the fix. It is a usage
+// error (diag.ErrUsage).
+var ErrBadModel = diag.New(diag.ErrUsage, "smc: bad model")
 
 // MaxT bounds the horizon T of a Model (every string ends within T tokens).
 const MaxT = 64

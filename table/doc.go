@@ -3,10 +3,11 @@
 // queries over a list of rows (Find, Where, Eq, And, Num, Distinct,
 // DistinctS), the one NaN-safe encoding of rows and values to JSON
 // (non-finite floats as the strings "NaN", "+Inf", "-Inf") and CSV (Go's
-// shortest round-trip float form, NaN, +Inf, -Inf as such), and what a
-// report makes of rows: formatted tables (Text, rendered as Markdown,
-// LaTeX or CSV) and the numbers a paper quotes (Number: a filter and an
-// aggregate, evaluated to text).
+// shortest round-trip float form, NaN, +Inf, -Inf as such), the aligned
+// plain-text table (PrintRows), and what a report makes of rows:
+// formatted tables (Text, rendered as Markdown, LaTeX or CSV) and the
+// numbers a paper quotes (Number: a filter and an aggregate, evaluated to
+// text).
 //
 // It is a leaf: it imports only the standard library, so the experiments
 // that produce rows (and declare the tables and numbers made of them), the

@@ -635,6 +635,11 @@ func flagNames(fs []cli.Flag) map[string]cli.Flag {
 // (or the app, before the subcommand) defines.
 func checkApp(app *cli.App, args []string) error {
 	global := flagNames(app.Flags)
+	if app.Version != "" && !app.HideVersion { // urfave/cli adds --version (-v)
+		for k, f := range flagNames([]cli.Flag{cli.VersionFlag}) {
+			global[k] = f
+		}
+	}
 	var cmd *cli.Command
 	i := 0
 	for ; i < len(args); i++ {

@@ -6,9 +6,12 @@
 //	$ report merge /scratch/sweep                     # check, merge to DIR/merged.parquet, print a summary
 //	$ report merge /scratch/sweep --out table.parquet --json
 //
-// Exit codes match simulate's: 0 ok, 1 internal error, 2 usage or bad
-// input, 4 interrupted, 5 I/O (an unreadable file, missing cells, files of
-// different sweeps, or duplicates that disagree).
+// report --version prints the module version, VCS revision and Go version
+// from the build information.
+//
+// Exit codes match simulate's (internal/diag): 0 ok, 1 internal error, 2
+// usage or bad input, 4 interrupted, 5 I/O (an unreadable file, missing
+// cells, files of different sweeps, or duplicates that disagree).
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"os"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
 )
@@ -26,6 +30,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "report",
 		Usage:     "merge sweep results; build figures, tables, report.md and the paper; the main job (reproduce)",
+		Version:   gitrev.Current().String(), // --version: from the build info, not the working directory
 		Commands:  []*cli.Command{mergeCommand(), reproduceCommand(), buildCommand(), exportCommand(), paperCommand()},
 		Writer:    stdout,
 		ErrWriter: stderr,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/report"
 
 	"github.com/specsim/specsim/data/results"
@@ -71,16 +71,16 @@ func TestMergeCommand(t *testing.T) {
 	}
 	part := sweepDir(t, sweep.Shard{I: 0, N: 2})
 	se.Reset()
-	if code := run(&so, &se, []string{"report", "merge", part}); code != cliutil.ExitIO || !strings.Contains(se.String(), "9 of 18 cells are missing: 1 (source=") {
+	if code := run(&so, &se, []string{"report", "merge", part}); code != diag.ExitIO || !strings.Contains(se.String(), "9 of 18 cells are missing: 1 (source=") {
 		t.Fatalf("missing cells: exit %d %s", code, se.String())
 	}
 	os.WriteFile(filepath.Join(part, "cells", "cell-000001.parquet"), []byte("x"), 0o644)
 	se.Reset()
-	if code := run(&so, &se, []string{"report", "merge", part}); code != cliutil.ExitIO || !strings.Contains(se.String(), "unreadable shard file") || !strings.Contains(se.String(), "cell-000001.parquet") {
+	if code := run(&so, &se, []string{"report", "merge", part}); code != diag.ExitIO || !strings.Contains(se.String(), "unreadable shard file") || !strings.Contains(se.String(), "cell-000001.parquet") {
 		t.Fatalf("unreadable: exit %d %s", code, se.String())
 	}
 	se.Reset()
-	if code := run(&so, &se, []string{"report", "merge"}); code != cliutil.ExitUsage {
+	if code := run(&so, &se, []string{"report", "merge"}); code != diag.ExitUsage {
 		t.Fatalf("no dir: exit %d %s", code, se.String())
 	}
 }

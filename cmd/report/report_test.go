@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/table"
@@ -69,11 +70,11 @@ func TestExportRoundTrip(t *testing.T) {
 	if _, ok := j.Rows[3]["n"]; ok {
 		t.Error("a null came back as a value")
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != cliutil.ExitUsage {
-		t.Errorf("--format xml: exit %d, want %d", code, cliutil.ExitUsage)
+	if code := run(&out, os.Stderr, []string{"report", "export", path, "--format", "xml"}); code != diag.ExitUsage {
+		t.Errorf("--format xml: exit %d, want %d", code, diag.ExitUsage)
 	}
-	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != cliutil.ExitIO {
-		t.Errorf("missing file: exit %d, want %d", code, cliutil.ExitIO)
+	if code := run(&out, os.Stderr, []string{"report", "export", filepath.Join(t.TempDir(), "none.parquet")}); code != diag.ExitIO {
+		t.Errorf("missing file: exit %d, want %d", code, diag.ExitIO)
 	}
 }
 
@@ -86,11 +87,21 @@ func TestReproduceUsage(t *testing.T) {
 		{"report", "build"},
 		{"report", "paper"},
 	} {
-		if code := run(&out, &errb, args); code != cliutil.ExitUsage {
-			t.Errorf("%v: exit %d, want %d (%s)", args, code, cliutil.ExitUsage, errb.String())
+		if code := run(&out, &errb, args); code != diag.ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, diag.ExitUsage, errb.String())
 		}
 	}
-	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != cliutil.ExitIO {
-		t.Errorf("build of an empty dir: exit %d, want %d", code, cliutil.ExitIO)
+	if code := run(&out, &errb, []string{"report", "build", t.TempDir()}); code != diag.ExitIO {
+		t.Errorf("build of an empty dir: exit %d, want %d", code, diag.ExitIO)
+	}
+}
+
+// TestVersion: 'report --version' prints the build information's version
+// line and exits 0.
+func TestVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	want := "report version " + gitrev.Current().String() + "\n"
+	if code := run(&out, &errb, []string{"report", "--version"}); code != 0 || out.String() != want || errb.Len() != 0 {
+		t.Fatalf("report --version: exit %d, stdout %q, stderr %q; want exit 0 and %q", code, out.String(), errb.String(), want)
 	}
 }

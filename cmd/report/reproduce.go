@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/report"
 )
@@ -29,14 +29,16 @@ OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return cliutil.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
+				return diag.Usage(fmt.Errorf("reproduce takes no arguments; use --out DIR"))
 			}
 			ctx, stop := job.SignalContext(c.Context)
 			defer stop()
 			path, err := report.Job(ctx, report.ReproduceOptions{Out: c.String("out"), Seed: c.Uint64("seed"), Scale: c.Float64("scale"),
 				Workers: c.Int("workers"), Paper: c.Bool("paper"), Experiments: c.StringSlice("only"), Log: c.App.ErrWriter})
 			if err != nil {
-				return err
+				// The option report.Job calls experiments is --only here;
+				// the other fields share their flags' names (cliutil.FlagNames).
+				return diag.Rename(err, func(name string) (string, bool) { return "--only", name == "experiments" })
 			}
 			fmt.Fprintln(c.App.Writer, path)
 			return nil

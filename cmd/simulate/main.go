@@ -11,7 +11,11 @@
 //	$ simulate bench --algo token --vocab 32000 --gamma 4 --seconds 5 --json
 //	$ simulate audit
 //
-// Exit codes are the constants of internal/cliutil; they are never renumbered.
+// simulate --version prints the module version, VCS revision and Go version
+// from the build information.
+//
+// Exit codes are the diag.Exit* constants of internal/diag; they are never
+// renumbered.
 package main
 
 import (

@@ -73,10 +73,10 @@ func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
 	}
 	if ok {
 		if old.SpecHash != m.SpecHash || old.Experiment != m.Experiment {
-			return nil, fmt.Errorf("%s holds a sweep of another spec (experiment %s, spec hash %.12s; this run: %s, %.12s); use a fresh --out directory", dir, old.Experiment, old.SpecHash, m.Experiment, m.SpecHash)
+			return nil, fmt.Errorf("%s holds a sweep of another spec (experiment %s, spec hash %.12s; this run: %s, %.12s); use a fresh output directory", dir, old.Experiment, old.SpecHash, m.Experiment, m.SpecHash)
 		}
 		if old.Seed != m.Seed {
-			return nil, fmt.Errorf("%s holds a sweep with master seed %d, this run has seed %d; resume with --seed %d or use a fresh --out directory", dir, old.Seed, m.Seed, old.Seed)
+			return nil, fmt.Errorf("%s holds a sweep with master seed %d, this run has seed %d; resume with seed %d or use a fresh output directory", dir, old.Seed, m.Seed, old.Seed)
 		}
 	} else {
 		b, _ := json.MarshalIndent(m, "", "  ")
@@ -112,7 +112,7 @@ func (d *Dir) Done(idx int, c table.Cell) (bool, error) {
 	m := t.Meta
 	switch {
 	case m[KeySpecHash] != d.hash:
-		return false, fmt.Errorf("%s: metadata %s = %.12s differs from this sweep's %.12s; use a fresh --out directory", path, KeySpecHash, m[KeySpecHash], d.hash)
+		return false, fmt.Errorf("%s: metadata %s = %.12s differs from this sweep's %.12s; use a fresh output directory", path, KeySpecHash, m[KeySpecHash], d.hash)
 	case m[KeySeed] != d.base[KeySeed]:
 		return false, fmt.Errorf("%s: metadata %s = %s differs from this sweep's %s", path, KeySeed, m[KeySeed], d.base[KeySeed])
 	case m[KeyCellID] != c.ID():

@@ -79,7 +79,7 @@ func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 			continue
 		}
 		if t.Meta[KeyKind] != "cell" {
-			return Table{}, rep, fmt.Errorf("%s: metadata %s = %q; expected a cell file written by 'simulate run --out'", p, KeyKind, t.Meta[KeyKind])
+			return Table{}, rep, fmt.Errorf("%s: metadata %s = %q; expected a cell file written by 'simulate run' into a directory", p, KeyKind, t.Meta[KeyKind])
 		}
 		rep.Files++
 		if firstPath == "" {
@@ -106,7 +106,7 @@ func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 		gos[t.Meta[KeyGoVersion]] = true
 	}
 	if rep.Files == 0 {
-		return Table{}, rep, fmt.Errorf("%s holds no cell files (*.parquet); run 'simulate run NAME|SPEC --out %s' first", dir, dir)
+		return Table{}, rep, fmt.Errorf("%s holds no cell files (*.parquet); run 'simulate run NAME|SPEC' into %s first", dir, dir)
 	}
 	n, err := strconv.Atoi(first.Meta[KeyCells])
 	if err != nil || n < 1 {
@@ -125,7 +125,7 @@ func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them (simulate run ... --out %s resumes)", len(missing), n, describeCells(first.Meta, missing, cells), dir)
+		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them ('simulate run' into %s resumes)", len(missing), n, describeCells(first.Meta, missing, cells), dir)
 	}
 	out := Table{Meta: Meta{}}
 	for _, k := range []string{KeyExperiment, KeySpecHash, KeySpec, KeySeed, KeyCells} {

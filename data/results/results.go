@@ -9,8 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -79,29 +77,12 @@ type Table struct {
 }
 
 // Provenance returns the git revision and Go version of the running
-// binary from debug.ReadBuildInfo ("unknown" revision when not built from
-// a VCS checkout, as under 'go test').
+// binary (internal/gitrev): the revision stamped by the toolchain
+// ("+dirty" when modified), else, where none was stamped (go run, go test,
+// a git worktree), that of the working directory's checkout from git, else
+// "unknown".
 func Provenance() (revision, goVersion string) {
-	revision, goVersion = "unknown", runtime.Version()
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return
-	}
-	goVersion = bi.GoVersion
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if dirty && revision != "unknown" {
-		revision += "+dirty"
-	}
-	revision = gitrev.Or(revision) // unstamped (go run, go test): ask git
-	return
+	return gitrev.Revision(), gitrev.Current().GoVersion
 }
 
 func typeOf(v any) (string, error) {

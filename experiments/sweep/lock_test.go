@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
-	"github.com/specsim/specsim/internal/job"
 )
 
 // TestExecuteLocksOut (issue 12): while one run of a shard holds --out D,
@@ -24,7 +24,7 @@ func TestExecuteLocksOut(t *testing.T) {
 	}
 	defer unlock()
 	_, err = Execute(context.Background(), RunOptions{Target: "../specs/small.toml", Out: dir, Seed: 2, Scale: 1})
-	if !errors.Is(err, fsutil.ErrLocked) || !errors.Is(err, job.ErrUsage) {
+	if !errors.Is(err, fsutil.ErrLocked) || !errors.Is(err, diag.ErrUsage) {
 		t.Fatalf("second run: %v, want ErrLocked marked as a usage error", err)
 	}
 	ents, _ := os.ReadDir(dir)

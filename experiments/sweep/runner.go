@@ -12,6 +12,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
@@ -78,13 +79,13 @@ func LoadTarget(arg string) (*Spec, error) {
 	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".toml") {
 		s, err := LoadSpec(arg)
 		if err != nil {
-			return nil, job.Usage(err)
+			return nil, diag.Usage(err)
 		}
 		return s, nil
 	}
 	s, err := DefaultSpec(arg)
 	if err != nil {
-		return nil, job.Usage(err)
+		return nil, diag.Usage(err)
 	}
 	return s, nil
 }
@@ -101,7 +102,7 @@ func ResolveSeed(seed uint64, spec *Spec, out string, clock func() uint64) (uint
 	if out != "" {
 		m, ok, err := results.ReadManifest(out)
 		if err != nil {
-			return 0, job.IO(err)
+			return 0, diag.IO(err)
 		}
 		if ok {
 			return m.Seed, nil
@@ -113,19 +114,20 @@ func ResolveSeed(seed uint64, spec *Spec, out string, clock func() uint64) (uint
 	return clock(), nil
 }
 
-// ApplyScale sets spec's scale from a --scale flag: when set, or when the
-// spec has none (then scale is the flag's default).
+// ApplyScale sets spec's scale from the caller's scale (a command's
+// --scale): when set, or when the spec has none (then scale is the
+// caller's default).
 func ApplyScale(spec *Spec, scale float64, set bool) error {
 	if set || spec.Scale == 0 {
 		spec.Scale = scale
-		return experiments.CheckScale("--scale", scale)
+		return experiments.CheckScale("scale", scale)
 	}
 	return experiments.CheckScale("the spec's scale", spec.Scale)
 }
 
 // Execute is 'simulate run': it resolves the spec, seed and shard, runs
 // the sweep (storing and resuming cells under Out when set) and returns
-// its report. Errors are marked with their kind (internal/job): usage,
+// its report. Errors are marked with their kind (internal/diag): usage,
 // I/O (a store or cell file) or interrupted (finished cells kept).
 func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if o.Log == nil {
@@ -136,13 +138,13 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		return RunReport{}, err
 	}
 	if err := spec.CheckMem(o.MemBudget); err != nil {
-		return RunReport{}, job.Usage(err)
+		return RunReport{}, diag.Usage(err)
 	}
 	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
 		return RunReport{}, err
 	}
 	if o.Workers < 0 {
-		return RunReport{}, job.Usage(fmt.Errorf("--workers = %d; use 0 (all cores) or more", o.Workers))
+		return RunReport{}, diag.Param("workers", " = %d; use 0 (all cores) or more", o.Workers)
 	}
 	workers := sim.Workers(o.Workers)
 	var shard Shard
@@ -156,7 +158,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		shard, _, err = ShardFromEnv(getenv)
 	}
 	if err != nil {
-		return RunReport{}, job.Usage(err)
+		return RunReport{}, diag.Usage(err)
 	}
 	// Two locks guard --out. The shard's own lock is held for the whole
 	// run, so a second run of the same shard fails at once; the directory
@@ -169,13 +171,13 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		unlock, err := fsutil.Lock(o.Out, fmt.Sprintf("%s-shard-%d-of-%d", fsutil.LockName, shard.I, shard.N), false)
 		if err != nil {
 			if errors.Is(err, fsutil.ErrLocked) {
-				return RunReport{}, job.Usage(err)
+				return RunReport{}, diag.Usage(err)
 			}
-			return RunReport{}, job.IO(err)
+			return RunReport{}, diag.IO(err)
 		}
 		defer unlock()
 		if unlockManifest, err = fsutil.Lock(o.Out, fsutil.LockName, true); err != nil {
-			return RunReport{}, job.IO(err)
+			return RunReport{}, diag.IO(err)
 		}
 	}
 	defer func() { unlockManifest() }()
@@ -185,7 +187,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	}
 	plan, err := NewPlan(spec, seed)
 	if err != nil {
-		return RunReport{}, job.Usage(err)
+		return RunReport{}, diag.Usage(err)
 	}
 	plan.Config.MemBudget = o.MemBudget
 	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
@@ -194,7 +196,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if o.Out != "" {
 		dir, err := OpenStore(o.Out, plan, shard)
 		if err != nil {
-			return RunReport{}, job.IO(err)
+			return RunReport{}, diag.IO(err)
 		}
 		opt.Store = dir
 	}
@@ -216,14 +218,14 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			if o.Out != "" {
-				return RunReport{Summary: sum}, job.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, o.Out, res.Skipped))
+				return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, o.Out, res.Skipped))
 			}
-			return RunReport{Summary: sum}, job.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (use --out DIR to keep finished cells)", res.Computed, owned))
+			return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (give an output directory to keep finished cells)", res.Computed, owned))
 		}
-		if job.Kind(err) != nil {
+		if diag.KindOf(err) != nil {
 			return RunReport{Summary: sum}, err
 		}
-		return RunReport{Summary: sum}, job.Usage(err)
+		return RunReport{Summary: sum}, diag.Usage(err)
 	}
 	if o.Out != "" {
 		fmt.Fprintf(o.Log, "simulate: shard %s done: %d cells computed, %d already stored, in %s\n", shard, res.Computed, res.Skipped, o.Out)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // Shard is the part i of n of a sweep: the cells whose index ≡ i (mod n).
@@ -34,11 +36,11 @@ func ParseShard(text string) (Shard, error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("--shard %q: write i/n, e.g. 0/4 (0-based)", text)
+		return Shard{}, diag.Param("shard", " %q: write i/n, e.g. 0/4 (0-based)", text)
 	}
 	s := Shard{i, n}
 	if err := s.Check(); err != nil {
-		return Shard{}, fmt.Errorf("--shard %q: %w", text, err)
+		return Shard{}, diag.Param("shard", " %q: %w", text, err)
 	}
 	return s, nil
 }
@@ -72,7 +74,7 @@ func ShardFromEnv(getenv func(string) string) (s Shard, ok bool, err error) {
 			return s, false, err
 		}
 		if getenv("SLURM_ARRAY_TASK_COUNT") == "" {
-			return s, false, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (Slurm >= 20.02 sets both); pass --shard i/n")
+			return s, false, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (Slurm >= 20.02 sets both); give the shard i/n instead")
 		}
 		n, err := num("SLURM_ARRAY_TASK_COUNT")
 		if err != nil {
@@ -96,7 +98,7 @@ func ShardFromEnv(getenv func(string) string) (s Shard, ok bool, err error) {
 			return s, false, err
 		}
 		if getenv(EnvShardCount) == "" {
-			return s, false, fmt.Errorf("JOB_COMPLETION_INDEX is set but %s is not; set it to the job's completions (or pass --shard i/n)", EnvShardCount)
+			return s, false, fmt.Errorf("JOB_COMPLETION_INDEX is set but %s is not; set it to the job's completions (or give the shard i/n instead)", EnvShardCount)
 		}
 		n, err := num(EnvShardCount)
 		if err != nil {

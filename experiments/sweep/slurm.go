@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/template"
 	"unicode"
+
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // SlurmJob describes the two batch scripts of a sharded sweep on Slurm: a
@@ -32,11 +34,11 @@ func ShellQuote(s string) string {
 // (a newline or another control character would end the directive and
 // start a shell line), or that holds a space or quote sbatch would not
 // read back.
-func checkSbatchValue(flag, v string) error {
+func checkSbatchValue(name, v string) error {
 	for _, r := range v {
 		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\'' || r == '"' || r == '\\' {
-			return fmt.Errorf("--%s %q holds %q, which cannot stand in an #SBATCH line; give a plain value such as --%s %s",
-				flag, v, r, flag, map[string]string{"partition": "gpu", "time": "01:00:00"}[flag])
+			return diag.Param(name, " %q holds %q, which cannot stand in an #SBATCH line; give a plain value such as %s",
+				v, r, map[string]string{"partition": "gpu", "time": "01:00:00"}[name])
 		}
 	}
 	return nil
@@ -73,7 +75,10 @@ func (j SlurmJob) Scripts() (sweep, merge string, err error) {
 	if err := checkSbatchValue("time", j.Time); err != nil {
 		return "", "", err
 	}
-	for _, p := range []struct{ what, v string }{{"--out", j.Out}, {"the simulate path", j.Simulate}, {"the report path", j.Report}} {
+	if strings.ContainsAny(j.Out, "\n\r") {
+		return "", "", diag.Param("out", " %q holds a line break; use a path without one", j.Out)
+	}
+	for _, p := range []struct{ what, v string }{{"the simulate path", j.Simulate}, {"the report path", j.Report}} {
 		if strings.ContainsAny(p.v, "\n\r") {
 			return "", "", fmt.Errorf("%s %q holds a line break; use a path without one", p.what, p.v)
 		}

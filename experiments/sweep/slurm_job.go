@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/specsim/specsim/internal/fsutil"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 )
 
 // SlurmResult describes the scripts Slurm wrote (and the jobs it
@@ -30,6 +30,9 @@ type SlurmResult struct {
 	Submitted   bool     `json:"submitted"`
 	ArrayJobID  string   `json:"array_job_id,omitempty"`
 	MergeJobID  string   `json:"merge_job_id,omitempty"`
+	// Warnings say what may not be what was meant (more shards than
+	// cells); the front end prints them on stderr, outside the JSON.
+	Warnings diag.Warnings `json:"-"`
 
 	sweep, merge string // the scripts' texts
 }
@@ -50,25 +53,24 @@ type SlurmOptions struct {
 	Partition, Time, Report, Sbatch string
 	// Submit submits both jobs with sbatch.
 	Submit bool
-	// Log receives warnings.
-	Log io.Writer
 }
 
 // Slurm is 'simulate slurm': it writes Out/slurm/sweep.sbatch (a job array
 // with one task per shard running 'simulate run') and merge.sbatch
 // ('report merge' after every task succeeded) and, with Submit, submits
-// both. Errors are marked with their kind (internal/job).
+// both. Errors are marked with their kind (internal/diag); the result
+// carries its warnings, with an error too.
 func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	var res SlurmResult
 	n := o.Shards
 	if n < 1 {
-		return res, job.Usage(fmt.Errorf("--shards = %d; give the number of array tasks (at least 1)", n))
+		return res, diag.Param("shards", " = %d; give the number of array tasks (at least 1)", n)
 	}
 	if o.Out == "" {
-		return res, job.Usage(fmt.Errorf("--out is required: a directory every node can reach"))
+		return res, diag.Param("out", " is required: a directory every node can reach")
 	}
 	if o.Workers < 1 {
-		return res, job.Usage(fmt.Errorf("--workers = %d; use at least 1", o.Workers))
+		return res, diag.Param("workers", " = %d; use at least 1", o.Workers)
 	}
 	arg := o.Target
 	spec, err := LoadTarget(arg)
@@ -80,7 +82,7 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	}
 	out, err := filepath.Abs(o.Out)
 	if err != nil {
-		return res, job.IO(err)
+		return res, diag.IO(err)
 	}
 	seed, err := ResolveSeed(o.Seed, spec, out, o.ClockSeed)
 	if err != nil {
@@ -88,51 +90,51 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	}
 	plan, err := NewPlan(spec, seed)
 	if err != nil {
-		return res, job.Usage(err)
+		return res, diag.Usage(err)
 	}
 	if n > len(plan.Cells) {
-		fmt.Fprintf(o.Log, "simulate: warning: %d shards for %d cells; %d tasks will have nothing to do\n", n, len(plan.Cells), n-len(plan.Cells))
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d shards for %d cells; %d tasks will have nothing to do", n, len(plan.Cells), n-len(plan.Cells)))
 	}
 	target := arg
 	if _, err := os.Stat(arg); err == nil {
 		if target, err = filepath.Abs(arg); err != nil {
-			return res, job.IO(err)
+			return res, diag.IO(err)
 		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return res, job.IO(fmt.Errorf("locating the simulate binary: %w", err))
+		return res, diag.IO(fmt.Errorf("locating the simulate binary: %w", err))
 	}
 	report := o.Report
 	if report == "" {
 		report = filepath.Join(filepath.Dir(self), "report")
 		if _, err := os.Stat(report); err != nil {
 			if report, err = exec.LookPath("report"); err != nil {
-				return res, job.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or pass --report PATH", self))
+				return res, diag.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or give its path", self))
 			}
 		}
 	}
 	if report, err = filepath.Abs(report); err != nil {
-		return res, job.IO(err)
+		return res, diag.IO(err)
 	}
 	sdir := filepath.Join(out, "slurm")
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		return res, job.IO(err)
+		return res, diag.IO(err)
 	}
 	sweep, merge, err := SlurmJob{Plan: plan, Target: target, Out: out, Simulate: self, Report: report,
 		Shards: n, Workers: o.Workers, Partition: o.Partition, Time: o.Time}.Scripts()
 	if err != nil {
-		return res, job.Usage(err)
+		return res, diag.Usage(err)
 	}
 	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
 		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
-			return res, job.IO(err)
+			return res, diag.IO(err)
 		}
 	}
 	sb := o.Sbatch
 	res = SlurmResult{Experiment: plan.Exp.Name, Seed: seed, SpecHash: spec.Hash(), Cells: len(plan.Cells), Shards: n, Out: out,
-		SweepScript: sweepPath, MergeScript: mergePath,
+		SweepScript: sweepPath, MergeScript: mergePath, Warnings: res.Warnings,
 		Commands: []string{sb + " --parsable " + ShellQuote(sweepPath), sb + " --parsable --dependency=afterok:<array_job_id> " + ShellQuote(mergePath)}}
 	res.sweep, res.merge = sweep, merge
 	if !o.Submit {
@@ -144,11 +146,11 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		cmd.Stderr = &stderr
 		b, err := cmd.Output()
 		if err != nil {
-			return "", job.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
+			return "", diag.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
 		}
 		id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";") // --parsable: "id" or "id;cluster"
 		if id == "" || strings.ContainsAny(id, " \n") {
-			return "", job.IO(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
+			return "", diag.IO(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
 		}
 		return id, nil
 	}

@@ -1,14 +1,17 @@
 package sweep_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/experiments/sweep"
+	"github.com/specsim/specsim/internal/diag"
 )
 
 // A partition or time limit that would break out of its #SBATCH line is
-// rejected with the flag's name; a plain one lands on its own line.
+// rejected naming the field (diag.ParamError, which the command line shows
+// as its flag); a plain one lands on its own line.
 func TestSlurmScriptsQuote(t *testing.T) {
 	s, err := sweep.DefaultSpec("leviathan-table1")
 	if err != nil {
@@ -20,9 +23,11 @@ func TestSlurmScriptsQuote(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := sweep.SlurmJob{Plan: p, Target: "leviathan-table1", Out: "/o", Simulate: "/b/simulate", Report: "/b/report", Shards: 3, Workers: 2}
-	for _, bad := range []struct{ part, time, flag string }{{"gpu\nrm -rf /", "", "--partition"}, {"", "1:00\n", "--time"}, {"a b", "", "--partition"}} {
+	for _, bad := range []struct{ part, time, field string }{{"gpu\nrm -rf /", "", "partition"}, {"", "1:00\n", "time"}, {"a b", "", "partition"}} {
 		j.Partition, j.Time = bad.part, bad.time
-		if _, _, err := j.Scripts(); err == nil || !strings.Contains(err.Error(), bad.flag) {
+		_, _, err := j.Scripts()
+		var pe *diag.ParamError
+		if !errors.As(err, &pe) || pe.Name != bad.field || !strings.HasPrefix(err.Error(), bad.field+" ") || !errors.Is(err, diag.ErrUsage) {
 			t.Errorf("partition %q time %q: %v", bad.part, bad.time, err)
 		}
 	}

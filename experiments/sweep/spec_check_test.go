@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -88,7 +88,7 @@ func TestSpecNoGrid(t *testing.T) {
 		t.Errorf("ParseSpec: %v, want %q", err, want)
 	}
 	_, err := Execute(context.Background(), RunOptions{Target: "fms-scenarios", Scale: 1})
-	if !errors.Is(err, job.ErrUsage) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, diag.ErrUsage) || !strings.Contains(err.Error(), want) {
 		t.Errorf("Execute: %v, want a usage error %q", err, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/experiments"
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/table"
 )
 
@@ -188,7 +188,7 @@ func (p *Plan) Run(ctx context.Context, opt Options) (Result, error) {
 		if opt.Store != nil {
 			done, err := opt.Store.Done(i, c)
 			if err != nil {
-				return res, job.IO(err)
+				return res, diag.IO(err)
 			}
 			if done {
 				res.Skipped++
@@ -225,7 +225,7 @@ func (p *Plan) Run(ctx context.Context, opt Options) (Result, error) {
 				r, err := p.RunCell(ctx, idx, inner)
 				if err == nil && opt.Store != nil {
 					if err = opt.Store.Save(idx, p.Cells[idx], r); err != nil {
-						err = job.IO(err)
+						err = diag.IO(err)
 					}
 				}
 				mu.Lock()

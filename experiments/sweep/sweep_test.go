@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -311,7 +312,7 @@ func TestMergeErrors(t *testing.T) {
 		t.Errorf("other seed: %v", err)
 	}
 	// Resuming a directory with another seed is refused.
-	if _, err := sweep.OpenStore(a, p2, sweep.All); err == nil || !strings.Contains(err.Error(), "--seed") {
+	if _, err := sweep.OpenStore(a, p2, sweep.All); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("resume with seed %d", p.Seed)) {
 		t.Errorf("OpenDir with another seed: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/urfave/cli/v2"
 )
 
@@ -65,7 +66,7 @@ func Interspersed(app *cli.App, args []string) []string {
 // than one.
 func OneArg(c *cli.Context, what string) (string, error) {
 	if c.NArg() != 1 {
-		return "", Usage(fmt.Errorf("%s needs one %s", c.Command.Name, what))
+		return "", diag.Usage(fmt.Errorf("%s needs one %s", c.Command.Name, what))
 	}
 	return c.Args().First(), nil
 }

@@ -2,13 +2,17 @@ package cliutil
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,9 +56,13 @@ func TestCodeOf(t *testing.T) {
 		err  error
 		code int
 	}{
-		{Usage(errors.New("x")), ExitUsage}, {IO(errors.New("x")), ExitIO}, {Violated(errors.New("x")), ExitViolated},
-		{Interrupted(errors.New("x")), ExitInterrupted}, {errors.New("flag provided but not defined: -z"), ExitUsage},
-		{errors.New("boom"), ExitError},
+		{diag.Usage(errors.New("x")), diag.ExitUsage}, {diag.IO(errors.New("x")), diag.ExitIO}, {diag.Violated(errors.New("x")), diag.ExitViolated},
+		{diag.Interrupted(errors.New("x")), diag.ExitInterrupted}, {errors.New("flag provided but not defined: -z"), diag.ExitUsage},
+		{errors.New("boom"), diag.ExitError},
+		{diag.Inconclusive(errors.New("x")), diag.ExitInconclusive},
+		{fmt.Errorf("source: %w", sim.ErrBadDist), diag.ExitUsage}, {fmt.Errorf("pool: %w", sim.ErrMemBudget), diag.ExitUsage},
+		{fmt.Errorf("log: %w", diag.New(diag.ErrIO, "unreadable log")), diag.ExitIO},
+		{fmt.Errorf("run: %w", context.Canceled), diag.ExitInterrupted}, {diag.IO(context.Canceled), diag.ExitIO},
 	} {
 		if got := CodeOf(c.err); got != c.code {
 			t.Errorf("CodeOf(%v) = %d, want %d", c.err, got, c.code)
@@ -68,8 +76,8 @@ func TestRunCrash(t *testing.T) {
 	var out, errb bytes.Buffer
 	app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "boom",
 		Action: func(*cli.Context) error { var m map[string]int; m["a"] = 1; return nil }}}}
-	if code := Run(app, &errb, []string{"x", "boom"}); code != ExitError {
-		t.Fatalf("exit %d, want %d", code, ExitError)
+	if code := Run(app, &errb, []string{"x", "boom"}); code != diag.ExitError {
+		t.Fatalf("exit %d, want %d", code, diag.ExitError)
 	}
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "internal error") || out.Len() != 0 {
@@ -97,8 +105,34 @@ func TestRunUsageOneLine(t *testing.T) {
 			Action: func(*cli.Context) error { return nil }}}}
 		code := Run(app, &errb, args)
 		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-		if code != ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "--help") || out.Len() != 0 {
+		if code != diag.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "--help") || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
+		}
+	}
+}
+
+// A library error naming a field that is one of the command's flags (or
+// the app's) shows the flag, one dash for one letter; a field that is no
+// flag keeps its name; the kind, and so the exit code, stays.
+func TestRunFlagNames(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		want string
+	}{
+		{diag.Param("workers", " = %d; use 0 (all cores) or more", -1), diag.ExitUsage, "x: --workers = -1; use 0 (all cores) or more"},
+		{fmt.Errorf("scenario: %w", diag.Param("k", " = 0; use 1 or more")), diag.ExitUsage, "x: scenario: -k = 0; use 1 or more"},
+		{diag.IO(fmt.Errorf("cell 3: %w", diag.Param("mem", " = 0"))), diag.ExitIO, "x: cell 3: --mem = 0"},
+		{diag.Param("the spec's scale", " = 0; use a positive factor"), diag.ExitUsage, "x: the spec's scale = 0; use a positive factor"},
+		{diag.Param("seed", ": bad"), diag.ExitUsage, "x: seed: bad"},
+	} {
+		var out, errb bytes.Buffer
+		app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Flags: []cli.Flag{&cli.IntFlag{Name: "mem"}},
+			Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{&cli.IntFlag{Name: "workers"}, &cli.IntFlag{Name: "k"}},
+				Action: func(*cli.Context) error { return c.err }}}}
+		code := Run(app, &errb, []string{"x", "run"})
+		if code != c.code || errb.String() != c.want+"\n" {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d, %q", c.err, code, errb.String(), c.code, c.want)
 		}
 	}
 }
@@ -138,7 +172,7 @@ func TestOneArg(t *testing.T) {
 			return err
 		}}}}
 		code := Run(app, &errb, c.args)
-		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == ExitUsage) {
+		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == diag.ExitUsage) {
 			t.Errorf("%q: got %q, exit %d, stderr %q", c.args, got, code, errb.String())
 		}
 	}

@@ -12,82 +12,39 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specsim/specsim/internal/job"
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
-// Exit codes of simulate and report. Scripts depend on them: never
-// renumber.
-const (
-	// ExitOK: the command ran and, for checks, found what was expected.
-	ExitOK = 0
-	// ExitError: an unexpected internal failure.
-	ExitError = 1
-	// ExitUsage: bad flags or bad input (a malformed distribution, source,
-	// parameter or spec). Nothing was computed.
-	ExitUsage = 2
-	// ExitViolated: a check ran and found the target law violated
-	// ('check'), or the audit found a verdict other than expected.
-	ExitViolated = 3
-	// ExitInterrupted: stopped by SIGINT/SIGTERM; finished results were
-	// reported or kept.
-	ExitInterrupted = 4
-	// ExitIO: reading or writing a file failed.
-	ExitIO = 5
-	// ExitInconclusive: a check ran and found no violation, but some of
-	// its tests had no power (no degrees of freedom, or too few trials to
-	// detect even a total deviation); rerun with more trials.
-	ExitInconclusive = 6
-)
-
-// Usage, IO, Violated and Interrupted mark an error with its kind
-// (job.ErrUsage, …), which fixes the exit code; they are job's.
-var (
-	Usage        = job.Usage
-	IO           = job.IO
-	Violated     = job.Violated
-	Interrupted  = job.Interrupted
-	Inconclusive = job.Inconclusive
-)
-
-// kindCodes maps the kinds of failure to exit codes.
-var kindCodes = []struct {
-	kind error
-	code int
-}{{job.ErrUsage, ExitUsage}, {job.ErrIO, ExitIO}, {job.ErrViolated, ExitViolated}, {job.ErrInterrupted, ExitInterrupted}, {job.ErrInconclusive, ExitInconclusive}}
-
-// CodeOf maps an error to its exit code: its kind (the outermost one when
-// marked twice), else urfave/cli's exit coder, else sim's data conditions
-// (ErrMemBudget, ErrBadDist: usage), else a cancelled context
-// (interrupted), else urfave/cli's own flag errors (usage; urfave/cli v2
-// gives them no type, so its messages are matched), else ExitError.
+// CodeOf maps an error to its exit code (the diag.Exit* table): its kind
+// (diag.KindOf, the outermost one when marked twice), else urfave/cli's
+// exit coder, else package sim's data conditions (sim imports no other
+// project package, so its sentinels carry no kind: a source over the
+// memory budget or a bad distribution is the user's input, usage), else a
+// cancelled context (interrupted), else urfave/cli's own flag errors
+// (usage; urfave/cli v2 gives them no type, so its messages are matched),
+// else diag.ExitError.
 func CodeOf(err error) int {
-	if k := job.Kind(err); k != nil {
-		for _, kc := range kindCodes {
-			if k == kc.kind {
-				return kc.code
-			}
-		}
+	if k := diag.KindOf(err); k != nil {
+		return k.Code()
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
-	// Data conditions of package sim, which knows no exit codes: a source
-	// over the memory budget or a bad distribution is the user's input.
 	if errors.Is(err, sim.ErrMemBudget) || errors.Is(err, sim.ErrBadDist) {
-		return ExitUsage
+		return diag.ExitUsage
 	}
 	if errors.Is(err, context.Canceled) {
-		return ExitInterrupted
+		return diag.ExitInterrupted
 	}
 	msg := err.Error()
 	for _, m := range cliUsageMessages {
 		if strings.Contains(msg, m) {
-			return ExitUsage
+			return diag.ExitUsage
 		}
 	}
-	return ExitError
+	return diag.ExitError
 }
 
 // cliUsageMessages are urfave/cli's untyped usage errors.
@@ -97,24 +54,26 @@ var cliUsageMessages = []string{"flag provided but not defined", "Required flag"
 // its error to an exit code, printing one line "<app name>: <error>" to
 // stderr. It is the process boundary of both front ends:
 //
+//   - an error naming a field that is one of the command's flags
+//     (diag.ParamError) names the flag instead (FlagNames);
 //   - a flag error (an unknown or malformed flag, a missing required flag,
 //     an unknown command) is one line with a pointer to --help, exit
-//     ExitUsage, and never the help text on stdout;
+//     diag.ExitUsage, and never the help text on stdout;
 //   - a panic on the calling goroutine is an internal error: the stack goes
 //     to a file in os.TempDir, stderr gets one line saying it is a bug and
-//     naming the file, and the exit code is ExitError.
+//     naming the file, and the exit code is diag.ExitError.
 func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	oneLineUsage(app)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintln(stderr, crashLine(app.Name, r, debug.Stack()))
-			code = ExitError
+			code = diag.ExitError
 		}
 	}()
 	err := app.Run(Interspersed(app, args))
 	if err == nil {
-		return ExitOK
+		return diag.ExitOK
 	}
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, oneLine(msg))
@@ -162,12 +121,12 @@ func oneLine(s string) string {
 // error, a missing required flag and an unknown command.
 func oneLineUsage(app *cli.App) {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return Usage(fmt.Errorf("%v; see '%s --help'", err, app.Name))
+		return diag.Usage(fmt.Errorf("%v; see '%s --help'", err, app.Name))
 	}
 	if app.Action == nil {
 		app.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
-				return Usage(fmt.Errorf("unknown command %q; see '%s --help'", c.Args().First(), app.Name))
+				return diag.Usage(fmt.Errorf("unknown command %q; see '%s --help'", c.Args().First(), app.Name))
 			}
 			return cli.ShowAppHelp(c)
 		}
@@ -176,8 +135,11 @@ func oneLineUsage(app *cli.App) {
 	walk = func(path string, cmds []*cli.Command) {
 		for _, cmd := range cmds {
 			full := path + " " + cmd.Name
+			if act := cmd.Action; act != nil {
+				cmd.Action = func(c *cli.Context) error { return FlagNames(c, act(c)) }
+			}
 			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-				return Usage(fmt.Errorf("%v; see '%s --help'", err, full))
+				return diag.Usage(fmt.Errorf("%v; see '%s --help'", err, full))
 			}
 			var required []string
 			for _, f := range cmd.Flags {
@@ -192,7 +154,7 @@ func oneLineUsage(app *cli.App) {
 				cmd.Before = func(c *cli.Context) error {
 					for _, n := range required {
 						if !c.IsSet(n) {
-							return Usage(fmt.Errorf("missing --%s; see '%s --help'", n, full))
+							return diag.Usage(fmt.Errorf("missing --%s; see '%s --help'", n, full))
 						}
 					}
 					if before != nil {
@@ -205,6 +167,44 @@ func oneLineUsage(app *cli.App) {
 		}
 	}
 	walk(app.Name, app.Commands)
+}
+
+// FlagNames returns err with each field or parameter it names
+// (diag.ParamError) that is also the name of a flag of the running
+// command, its parents or the app shown as that flag, as the user typed
+// it: "workers = -1; …" becomes "--workers = -1; …" ("-k" for a
+// one-letter flag). Libraries name fields, never flags; Run applies
+// FlagNames to the error of every command's Action, so the front ends
+// need not. A name that is no flag stays as it is (a spec's field).
+func FlagNames(c *cli.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	flags := map[string]bool{}
+	add := func(fs []cli.Flag) {
+		for _, f := range fs {
+			for _, n := range f.Names() {
+				flags[n] = true
+			}
+		}
+	}
+	for _, l := range c.Lineage() {
+		if l.Command != nil {
+			add(l.Command.Flags)
+		}
+	}
+	if c.App != nil {
+		add(c.App.Flags)
+	}
+	return diag.Rename(err, func(name string) (string, bool) {
+		if !flags[name] {
+			return "", false
+		}
+		if len(name) == 1 {
+			return "-" + name, true
+		}
+		return "--" + name, true
+	})
 }
 
 // clearRequired clears the Required field that every urfave/cli v2 flag

@@ -1,15 +1,17 @@
 package fsutil
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/specsim/specsim/internal/diag"
 )
 
-// ErrOutputIsInput is returned when an output path names one of the inputs.
-var ErrOutputIsInput = errors.New("output is an input")
+// ErrOutputIsInput is returned when an output path names one of the
+// inputs; it is a usage error (diag.ErrUsage).
+var ErrOutputIsInput = diag.New(diag.ErrUsage, "output is an input")
 
 // CheckNotInput returns an error wrapping ErrOutputIsInput if out is the
 // same file as any of inputs (by identity: the same device and inode), or

@@ -1,12 +1,13 @@
 package fsutil
 
-import "errors"
+import "github.com/specsim/specsim/internal/diag"
 
 // LockName is the lock file LockDir creates in a locked directory.
 const LockName = ".lock"
 
-// ErrLocked is returned by LockDir when another process holds the lock.
-var ErrLocked = errors.New("directory is in use by another run")
+// ErrLocked is returned by LockDir when another process holds the lock;
+// it is a usage error (diag.ErrUsage).
+var ErrLocked = diag.New(diag.ErrUsage, "directory is in use by another run")
 
 // LockDir takes an exclusive advisory lock (flock) on dir/.lock, creating
 // dir if needed, and returns the function that releases it. The lock is

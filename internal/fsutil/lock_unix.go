@@ -29,7 +29,7 @@ func Lock(dir, name string, wait bool) (unlock func(), err error) {
 	if err := unix.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s is locked (%s); wait for that run to end or use another --out", ErrLocked, dir, path)
+			return nil, fmt.Errorf("%w: %s is locked (%s); wait for that run to end or use another directory", ErrLocked, dir, path)
 		}
 		return nil, err
 	}

@@ -1,12 +1,11 @@
-// Package gitrev finds the git revision of the working directory's
-// checkout, for provenance when the Go toolchain did not stamp VCS
-// information into the binary (go run, go test, a build outside a
-// checkout's root module).
 package gitrev
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -16,22 +15,110 @@ import (
 // knows it.
 const Unknown = "unknown"
 
-var (
-	once sync.Once
-	rev  string
-)
+// Build is what the toolchain stamped into a binary.
+type Build struct {
+	// Module is the main module's path and Version its version: a
+	// pseudo-version such as v0.0.0-20261125221833-18d6fa7b2063+dirty
+	// under 'go build' in a checkout, "(devel)" otherwise.
+	Module, Version string
+	// GoVersion is the toolchain that built the binary.
+	GoVersion string
+	// Revision is vcs.revision, "" when none was stamped; Modified is
+	// vcs.modified (the checkout had uncommitted changes).
+	Revision string
+	Modified bool
+	// Time is vcs.time, the commit time of Revision (RFC 3339), "" when
+	// absent. The toolchain stamps no build time.
+	Time string
+}
 
-// Or returns stamped unless it is Unknown or empty; then the revision of
-// the checkout holding the working directory from `git rev-parse HEAD`,
-// suffixed "+dirty" when `git status --porcelain` lists any change, or
-// Unknown when git is absent or the directory is not a checkout. The git
-// lookup runs once per process.
-func Or(stamped string) string {
-	if stamped != "" && stamped != Unknown {
+// FromInfo reads a Build from build information (nil: none, as
+// debug.ReadBuildInfo reports for a binary built without module support).
+func FromInfo(bi *debug.BuildInfo) Build {
+	b := Build{GoVersion: runtime.Version()}
+	if bi == nil {
+		return b
+	}
+	b.Module, b.Version = bi.Main.Path, bi.Main.Version
+	if bi.GoVersion != "" {
+		b.GoVersion = bi.GoVersion
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Revision = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		case "vcs.time":
+			b.Time = s.Value
+		}
+	}
+	return b
+}
+
+// Current returns the running binary's Build.
+var Current = sync.OnceValue(func() Build {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return FromInfo(bi)
+})
+
+// Stamped returns the stamped revision, suffixed "+dirty" when modified,
+// or "" when none was stamped.
+func (b Build) Stamped() string {
+	if b.Revision == "" {
+		return ""
+	}
+	if b.Modified {
+		return b.Revision + "+dirty"
+	}
+	return b.Revision
+}
+
+// String is the version line of --version (after "NAME version "): the
+// module version, the revision with "(modified)", its commit time and the
+// Go version; for an unstamped binary it says why there is no revision.
+func (b Build) String() string {
+	v := b.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var s strings.Builder
+	s.WriteString(v)
+	if b.Revision == "" {
+		s.WriteString(", revision not stamped (go run, go test, -buildvcs=false or a git worktree; build with 'go build' in a clone to stamp it)")
+	} else {
+		s.WriteString(", revision " + b.Revision)
+		if b.Modified {
+			s.WriteString(" (modified)")
+		}
+		if b.Time != "" {
+			s.WriteString(", committed " + b.Time)
+		}
+	}
+	fmt.Fprintf(&s, ", %s", b.GoVersion)
+	return s.String()
+}
+
+var lookupOnce = sync.OnceValue(lookup)
+
+// Revision returns the revision for provenance: the stamped one
+// (Current().Stamped()), else that of the checkout holding the working
+// directory from `git rev-parse HEAD`, suffixed "+dirty" when `git status
+// --porcelain` lists any change, else Unknown (git absent, or not a
+// checkout). The git lookup runs at most once per process.
+func Revision() string {
+	return orLookup(Current().Stamped())
+}
+
+// orLookup returns stamped, or the git lookup when it is "".
+func orLookup(stamped string) string {
+	if stamped != "" {
 		return stamped
 	}
-	once.Do(func() { rev = lookup() })
-	return rev
+	return lookupOnce()
 }
 
 func lookup() string {

@@ -1,11 +1,8 @@
 // Package job holds what every long-running command shares, once: the
-// kinds of failure as sentinel errors (ErrUsage, ErrIO, ErrViolated,
-// ErrInterrupted; test them with errors.Is, wrap with Usage, IO, …), the
-// context cancelled by SIGINT/SIGTERM (SignalContext), and progress
+// context cancelled by SIGINT/SIGTERM (SignalContext) and progress
 // reporting (Progress: a bar with ETA on a terminal, plain lines at most
 // every interval otherwise, as in a batch job's log).
 //
-// It imports no command-line library: library packages (experiments,
-// report) classify their errors here, and internal/cliutil maps the kinds
-// to exit codes.
+// It imports no command-line library. The kinds of failure that libraries
+// mark their errors with are internal/diag's.
 package job

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
 )
@@ -81,11 +82,13 @@ type Test struct {
 	Cells    int     `json:"cells"`
 	// LevelShare is the level the minimum detectable TV is computed at:
 	// Level/m, Holm's first step over the m tests.
-	LevelShare float64  `json:"level_share"`
-	MinDetTV   float64  `json:"min_detectable_tv"`
-	Pooled     int      `json:"pooled"`
-	N          int64    `json:"n"`
-	Warnings   []string `json:"warnings,omitempty"`
+	LevelShare float64 `json:"level_share"`
+	MinDetTV   float64 `json:"min_detectable_tv"`
+	Pooled     int     `json:"pooled"`
+	N          int64   `json:"n"`
+	// Warnings are the test's statistical caveats (a list of messages in
+	// JSON).
+	Warnings diag.Warnings `json:"warnings,omitempty"`
 }
 
 // Result reports a statistical check.
@@ -178,7 +181,7 @@ func finish(r *Result, cfg Config, tests []pending) error {
 			t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = h.Stat, h.DF, h.PValue, h.Cells, h.Pooled, h.N
 			t.MinDetTV = h.MinDetectableTV(share, cfg.Power)
 			if h.Impossible > 0 {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("%d outcomes of probability zero under the rule's law", h.Impossible))
+				t.Warnings = append(t.Warnings, fmt.Errorf("%d outcomes of probability zero under the rule's law", h.Impossible))
 			}
 		} else {
 			res, err := pt.table.Test(stattest.DefaultMinExpected)
@@ -197,9 +200,7 @@ func finish(r *Result, cfg Config, tests []pending) error {
 			default:
 				t.MinDetTV = math.Inf(1)
 			}
-			for _, w := range res.Warnings {
-				t.Warnings = append(t.Warnings, w.Error())
-			}
+			t.Warnings = append(t.Warnings, res.Warnings...)
 		}
 		r.Tests = append(r.Tests, t)
 		ps[i] = t.PValue

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/internal/diag"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -77,7 +78,7 @@ type Result struct {
 	// Warnings lists statistical caveats about the result. They are
 	// never fatal; each wraps one of ErrNoData, ErrTooFewCells or
 	// ErrImpossible.
-	Warnings []error
+	Warnings diag.Warnings
 }
 
 // Pool merges adjacent cells so that each merged cell has a large enough
@@ -228,7 +229,7 @@ func pearson(obs []int64, probs []float64, minExpected float64) group {
 }
 
 // pvalue returns P(χ²(df) > stat), adding a warning to w if df is 0.
-func pvalue(stat float64, df int, w *[]error) float64 {
+func pvalue(stat float64, df int, w *diag.Warnings) float64 {
 	switch {
 	case math.IsInf(stat, 1):
 		return 0

@@ -1,0 +1,35 @@
+package table
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// PrintRows writes rows as an aligned text table with the columns of the
+// first row; floats are printed with 6 significant digits.
+func PrintRows(w io.Writer, rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, kv := range rows[0] {
+		head = append(head, kv.K)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		var cells []string
+		for _, k := range head {
+			v, _ := r.Get(k)
+			if f, ok := v.(float64); ok {
+				cells = append(cells, fmt.Sprintf("%.6g", f))
+			} else {
+				cells = append(cells, fmt.Sprint(v))
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
