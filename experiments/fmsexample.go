@@ -10,6 +10,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -117,7 +118,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	if !ok {
 		return nil, fmt.Errorf("scenario: %s has no exact law", algo)
 	}
-	d, err := sim.NewFixedDrafter(cands)
+	d, err := draft.NewFixed(cands)
 	if err != nil {
 		return nil, err
 	}

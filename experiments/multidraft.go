@@ -6,6 +6,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/stattest"
 	"gonum.org/v1/gonum/stat/distmv"
 )
@@ -136,7 +137,7 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 		if err != nil {
 			return nil, err
 		}
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: k, Depth: depth})
+		d, err := draft.NewTree(e.Draft, draft.Config{Q: pair.Q, K: k, Depth: depth})
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
@@ -406,39 +407,20 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 		return l, nil
 	}
 	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
-	td := &treeDrafts{w: w}
-	qs := w.posQ // a pool: one drafter per context
+	qs, ps := w.posQ, w.posP // a pool: one drafter per context
 	if w.pool == nil {
-		qs = []sim.Model{w.pair.Q}
+		qs, ps = []sim.Model{w.pair.Q}, []sim.Model{w.target}
 	}
-	for _, q := range qs {
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: r.Draft, Q: q, K: r.K, Depth: w.g, Branch: r.Branch})
+	ds := make([]sim.Drafter, len(qs))
+	for i, q := range qs {
+		d, err := draft.NewTree(r.Draft, draft.Config{Q: q, K: r.K, Depth: w.g, Branch: r.Branch})
 		if err != nil {
 			return nil, err
 		}
-		td.d = append(td.d, d)
+		ds[i] = d
 	}
-	l.Trees = td
+	l.Trees = draft.CycleTrees(ds, ps)
 	return l, nil
-}
-
-// treeDrafts drafts the tree of trial t from context t mod contexts's
-// drafter and fills its target rows.
-type treeDrafts struct {
-	w *world
-	d []sim.Drafter
-}
-
-func (td *treeDrafts) DraftTree(r *run.Round, dst *sim.Tree) error {
-	w, c := td.w, 0
-	var tm sim.Model = w.target
-	if w.pool != nil {
-		c = int(r.Trial % int64(w.nc))
-		tm = w.posP[c]
-	}
-	td.d[c].Draft(r.Rand(run.Draft), nil, dst)
-	dst.FillTarget(tm, nil)
-	return nil
 }
 
 // record checks and counts one round.

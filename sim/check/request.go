@@ -62,16 +62,6 @@ type ErrUsage struct{ Err error }
 func (e ErrUsage) Error() string { return e.Err.Error() }
 func (e ErrUsage) Unwrap() error { return e.Err }
 
-// ParseDraftKind parses iid, wor, topk or greedy.
-func ParseDraftKind(s string) (sim.DraftKind, error) {
-	for _, k := range []sim.DraftKind{sim.DraftIID, sim.DraftWOR, sim.DraftTopK, sim.DraftGreedy} {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("draft kind %q: use iid, wor, topk or greedy", s)
-}
-
 // ChainLaw returns the exact law of the chain rule the algos registry
 // names, with its default parameters: the law a conformance test
 // (Rule.Conform) compares steps with.
@@ -134,7 +124,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		}
 		kind := e.Draft
 		if req.Draft != "" {
-			if kind, err = ParseDraftKind(req.Draft); err != nil {
+			if kind, err = sim.ParseDraftKind(req.Draft); err != nil {
 				return usage(err)
 			}
 		}
