@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -64,11 +65,11 @@ func treeFit(t *testing.T, rng *rand.Rand, e TreeEntry, pair sim.Pair, k, n int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: k, Depth: 2}
+	cfg := draft.Config{Q: pair.Q, K: k, Depth: 2}
 	if e.Draft != sim.DraftIID {
 		cfg.Branch = []int{k, 2}
 	}
-	d, err := sim.NewDrafter(cfg)
+	d, err := draft.NewTree(e.Draft, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // Exact acceptance of the lossless multi-draft rules on the three-symbol
@@ -16,7 +17,7 @@ func Example_multiDraft() {
 	for _, name := range []string{"specinfer", "kseq", "rrs-wor", "greedy-draft"} {
 		e, _ := algos.LookupTree(name)
 		a, _ := e.Build(nil)
-		d, _ := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: q, K: 2, Depth: 1})
+		d, _ := draft.NewTree(e.Draft, draft.Config{Q: q, K: 2, Depth: 1})
 		res, _ := sim.ExactTree(p, d, a.(sim.TreeLawer), sim.TreeExactConfig{})
 		fmt.Printf("%-12s %-6s acceptance %.4f lossless %v\n", name, e.Draft, res.Acceptance, res.Lossless)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -22,7 +23,7 @@ func treePair(t *testing.T, seed uint64, v int, quality float64) sim.Pair {
 
 func drafterFor(t *testing.T, kind sim.DraftKind, q sim.Model, k, depth int) sim.Drafter {
 	t.Helper()
-	d, err := sim.NewDrafter(sim.DrafterConfig{Kind: kind, Q: q, K: k, Depth: depth})
+	d, err := draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ func TestTreeRulesExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg := sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: c.k, Depth: c.d}
+				cfg := draft.Config{Q: pair.Q, K: c.k, Depth: c.d}
 				if c.branched && e.Draft != sim.DraftIID {
 					cfg.Branch = []int{2, 2}
 				}
-				d, err := sim.NewDrafter(cfg)
+				d, err := draft.NewTree(e.Draft, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

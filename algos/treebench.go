@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -98,7 +99,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	nodes := 0
 	drng := sim.NewRand(cfg.Seed, sim.StreamID("treebench/draft"))
 	for c := range trees {
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: depthModel{pl, c, false}, K: cfg.K, Depth: cfg.Depth})
+		d, err := draft.NewTree(e.Draft, draft.Config{Q: depthModel{pl, c, false}, K: cfg.K, Depth: cfg.Depth})
 		if err != nil {
 			return TreeBenchResult{}, err
 		}

@@ -11,15 +11,25 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // treeFlags are the flags 'simulate exact' gains for tree rules.
 func treeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "k", Value: 1, Usage: "number of draft candidates (tree rules; > 1 needs a tree rule such as specinfer)"},
-		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind iid|wor|topk|greedy (default: the rule's own)"},
+		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind " + draftKinds("|") + " (default: the rule's own)"},
 		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma)"},
 	}
+}
+
+// draftKinds joins the names of sim.DraftKinds with sep.
+func draftKinds(sep string) string {
+	var names []string
+	for _, k := range sim.DraftKinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, sep)
 }
 
 // isTreeRun reports whether 'simulate exact' should run the tree engine.
@@ -52,15 +62,6 @@ type exactTreeJSON struct {
 	Gap               float64   `json:"gap"`
 	First             []float64 `json:"first"`
 	TargetFirst       []float64 `json:"target_first"`
-}
-
-func parseDraftKind(s string) (sim.DraftKind, error) {
-	for _, k := range []sim.DraftKind{sim.DraftIID, sim.DraftWOR, sim.DraftTopK, sim.DraftGreedy} {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("--draft %q: use iid, wor, topk or greedy", s)
 }
 
 func parseBranch(s string) ([]int, error) {
@@ -100,8 +101,8 @@ func exactTree(c *cli.Context) error {
 	depth := c.Int("gamma")
 	kind := e.Draft
 	if c.IsSet("draft") {
-		if kind, err = parseDraftKind(c.String("draft")); err != nil {
-			return diag.Usage(err)
+		if kind, err = sim.ParseDraftKind(c.String("draft")); err != nil {
+			return diag.Usage(fmt.Errorf("--draft: %w", err))
 		}
 	}
 	var branch []int
@@ -119,7 +120,7 @@ func exactTree(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := sim.NewDrafter(sim.DrafterConfig{Kind: kind, Q: pair.Q, K: k, Depth: depth, Branch: branch})
+	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: depth, Branch: branch})
 	if err != nil {
 		return diag.Usage(err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 func init() { register(generateCommand) }
@@ -21,7 +23,7 @@ func generateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target", Value: "code:order=6,cache=0.5", Usage: "target model: code|prose:order=N,cache=lambda,match=M,T=t,frac=f,V=vocab,bytes=B,root=DIR"},
 			&cli.StringFlag{Name: "draft", Value: "order=2", Usage: "draft model (shares the target's corpus and tokenizer): order=N,cache=lambda,T=t,frac=f"},
-			&cli.StringFlag{Name: "drafter", Value: "chain", Usage: "chain, heads, lookup or tree"},
+			&cli.StringFlag{Name: "drafter", Value: draft.ChainName, Usage: "drafter: " + strings.Join(seq.DrafterNames(), ", ") + " (tree: the tree drafter of the --algo tree rule's kind)"},
 			algoFlag("token"), paramFlag(),
 			gammaFlag("draft length gamma (the cap for conf/oracle; the tree's depth)"),
 			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree drafter: children kept per layer (EAGLE-2) or chains/branching"},
@@ -42,7 +44,7 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return diag.Usage(err)
 			}
-			pol, err := seq.ParsePolicy(c.String("policy"))
+			pol, err := draft.ParsePolicy(c.String("policy"))
 			if err != nil {
 				return diag.Usage(err)
 			}

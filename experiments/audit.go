@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
@@ -168,7 +169,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	if lw, ok := a.(sim.TreeLawer); ok {
 		maxErr, maxKL = 0, 0
 		for i, pr := range pairs[1:] {
-			d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pr.Q, K: auditK, Depth: auditDepth})
+			d, err := draft.NewTree(e.Draft, draft.Config{Q: pr.Q, K: auditK, Depth: auditDepth})
 			if err != nil {
 				return nil, err
 			}
@@ -195,7 +196,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	batch := NA
 	if ba, ok := a.(algos.BatchTreeAlgorithm); ok {
 		pr := pairs[1]
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pr.Q, K: auditK, Depth: 1})
+		d, err := draft.NewTree(e.Draft, draft.Config{Q: pr.Q, K: auditK, Depth: 1})
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/seq"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
 )
@@ -69,21 +70,21 @@ func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([
 		return nil, err
 	}
 	type run struct {
-		pol   seq.Policy
+		pol   draft.Policy
 		gamma int
 		r     seq.Report
 	}
 	var runs []run
 	for g := 1; g <= seqMaxGamma; g++ {
-		runs = append(runs, run{pol: seq.Policy{Kind: seq.Fixed}, gamma: g})
+		runs = append(runs, run{pol: draft.Policy{Kind: draft.PolicyFixed}, gamma: g})
 	}
 	for _, t := range DynamicGammaThresholds {
-		runs = append(runs, run{pol: seq.Policy{Kind: seq.Conf, Threshold: t}, gamma: seqMaxGamma})
+		runs = append(runs, run{pol: draft.Policy{Kind: draft.PolicyConf, Threshold: t}, gamma: seqMaxGamma})
 	}
-	runs = append(runs, run{pol: seq.Policy{Kind: seq.Oracle}, gamma: seqMaxGamma})
+	runs = append(runs, run{pol: draft.Policy{Kind: draft.PolicyOracle}, gamma: seqMaxGamma})
 	best := -1
 	for i := range runs {
-		r, err := seq.RunPair(ctx, pr, seqSpec(cfg, seed, seq.Config{Drafter: seq.Chain, Algo: "token", Gamma: runs[i].gamma,
+		r, err := seq.RunPair(ctx, pr, seqSpec(cfg, seed, seq.Config{Drafter: draft.ChainName, Algo: "token", Gamma: runs[i].gamma,
 			Policy: runs[i].pol, Cost: cost}))
 		if err != nil {
 			return nil, err
@@ -92,7 +93,7 @@ func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([
 			return nil, fmt.Errorf("dynamic-gamma %s: interrupted", cell.ID())
 		}
 		runs[i].r = r
-		if runs[i].pol.Kind == seq.Fixed && (best < 0 || r.Speedup > runs[best].r.Speedup) {
+		if runs[i].pol.Kind == draft.PolicyFixed && (best < 0 || r.Speedup > runs[best].r.Speedup) {
 			best = i
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
@@ -119,7 +120,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	if !ok {
 		return nil, fmt.Errorf("scenario: %s has no exact law", algo)
 	}
-	d, err := sim.NewFixedDrafter(cands)
+	d, err := draft.NewFixed(cands)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	}
 	// Trial i drafts its tree and verifies it on the one stream
 	// sim.StreamID("scenario/"+name+"/"+algo, i).
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("scenario/" + name + "/" + algo), Trees: run.Trees(d, model),
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("scenario/" + name + "/" + algo), Trees: draft.TreeRounds(d, model, nil),
 		Verifiers: []run.Verifier{run.Tree(a)}}
 	total, n, err := run.Rounds(ctx, trials, l, sim.MCOptions{Workers: workers},
 		func() *int64 { return new(int64) },

@@ -7,6 +7,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
@@ -139,7 +140,7 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 		if err != nil {
 			return nil, err
 		}
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: e.Draft, Q: pair.Q, K: k, Depth: depth})
+		d, err := draft.NewTree(e.Draft, draft.Config{Q: pair.Q, K: k, Depth: depth})
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +177,7 @@ func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafte
 	type accum struct{ hits, emitted int64 }
 	// Trial i drafts its tree and verifies it on the one stream
 	// sim.StreamID("multidraft/mc/"+rule, i).
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("multidraft/mc/" + rule), Trees: run.Trees(d, pair.P),
+	l := &run.Loop{Seed: seed, Keys: run.OneStream("multidraft/mc/" + rule), Trees: draft.TreeRounds(d, pair.P, nil),
 		Verifiers: []run.Verifier{run.Tree(a)}}
 	total, n, err := run.Rounds(ctx, cfg.Trials(20000), l, cfg.MC(),
 		func() *accum { return &accum{} },

@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/source"
 )
 
@@ -60,16 +61,6 @@ type Report struct {
 // LawTestAutoMaxV is the largest pool vocabulary on which Run includes
 // the sampler-vs-law test unless Request.LawTest asks for it.
 const LawTestAutoMaxV = 4096
-
-// ParseDraftKind parses iid, wor, topk or greedy.
-func ParseDraftKind(s string) (sim.DraftKind, error) {
-	for _, k := range []sim.DraftKind{sim.DraftIID, sim.DraftWOR, sim.DraftTopK, sim.DraftGreedy} {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("draft kind %q: use iid, wor, topk or greedy", s)
-}
 
 // ChainLaw returns the exact law of the chain rule the algos registry
 // names, with its default parameters: the law a conformance test
@@ -135,14 +126,18 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		}
 		kind := e.Draft
 		if req.Draft != "" {
-			if kind, err = ParseDraftKind(req.Draft); err != nil {
+			if kind, err = sim.ParseDraftKind(req.Draft); err != nil {
 				return usage(err)
 			}
 		}
 		if req.K < 1 || req.K > 64 {
 			return usage(diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K))
 		}
-		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: req.K, Branch: req.Branch, LawName: e.Name}
+		k, branch := req.K, req.Branch
+		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: k, Branch: branch, LawName: e.Name,
+			Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
+				return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch})
+			}}
 		if lw, ok := a.(sim.TreeLawer); ok {
 			rule.TreeLaw = lw
 		}

@@ -26,7 +26,7 @@ func BenchmarkGenerate(b *testing.B) {
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	b.ResetTimer()
-	r, err := Generate(context.Background(), Config{Pair: pr.Pair, Prompts: ps, Tokens: max(1, b.N/4), Drafter: Chain,
+	r, err := Generate(context.Background(), Config{Pair: pr.Pair, Prompts: ps, Tokens: max(1, b.N/4), Drafter: chain,
 		Algo: "token", Gamma: 4, Workers: 1, Seed: 1})
 	if err != nil {
 		b.Fatal(err)

@@ -4,34 +4,20 @@
 // algos) keeps a prefix of them and adds one token, and the context grows
 // by what was emitted, until each prompt has its number of new tokens.
 //
-// Drafters (each a block source over the growing context):
+// Drafters come from package sim/draft, named by Config.Drafter: chain
+// (the draft model sampled autoregressively, x_i ~ q(.|ctx, x_<i)), heads
+// (Medusa-style heads, x_i ~ q_i(.|ctx)), lookup (prompt lookup decoding:
+// deterministic candidates with one-hot draft rows, which token
+// verification then accepts with probability p(x), the membership rule),
+// the tree drafters by name, and tree: the tree drafter of the rule's
+// kind, EAGLE-2's dynamic tree for rules over deterministic top-k
+// children. Chains are verified by chain rules, trees by tree rules
+// (package algos).
 //
-//   - chain: the draft model sampled autoregressively, x_i ~ q(.|ctx, x_<i)
-//     (draft models, EAGLE, MLP speculators);
-//   - heads: independent heads, x_i ~ q_i(.|ctx), the law of head i
-//     depending on the prefix only (Medusa, Cai et al. 2024, arXiv
-//     2401.10774);
-//   - lookup: prompt lookup decoding (Saxena 2023,
-//     apoorvumang/prompt-lookup-decoding; transformers'
-//     find_candidate_pred_tokens, seed 004): the continuation of the first
-//     earlier match of the context's last n tokens, n = max_ngram_size
-//     down to 1, num_pred_tokens long. The candidates are deterministic
-//     given the context, so their draft rows are one-hot: token
-//     verification then accepts x with probability p(x) and resamples from
-//     p with x removed (the membership rule);
-//   - tree: a draft tree verified by a tree rule (package algos): for rules
-//     over deterministic top-k children the dynamic tree of EAGLE-2 (Li et
-//     al. 2024, arXiv 2406.16858: each layer keeps the k children of
-//     largest cumulative draft probability Π q among the top-k children of
-//     the previous layer), otherwise the drafter of the rule's kind
-//     (i.i.d. chains, draws without replacement, greedy-draft trees).
-//
-// Draft length policies: fixed γ; conf:τ, which stops drafting after a
-// token whose draft probability q_i(x_i) is below τ (the assistant-
-// confidence family: Mamou et al. 2024, arXiv 2405.04304, DISCO; the
-// transformers assistant_confidence_threshold); and oracle, which is
-// charged for exactly the accepted draft (an upper bound: it knows the
-// accepted length in advance).
+// Draft length policies (draft.Policy): fixed γ; conf:τ, which stops
+// drafting after a token whose draft probability q_i(x_i) is below τ; and
+// oracle, which is charged for exactly the accepted draft (an upper
+// bound).
 //
 // Walltime model (Leviathan et al. 2023, Thm 3.8, generalised): with the
 // target's cost for one token as the unit, a step costs
@@ -39,9 +25,10 @@
 //	c·(draft forward passes) + 1 + v·(target rows verified - 1),
 //
 // and the speedup is the emitted tokens divided by the summed step costs
-// (autoregressive decoding costs 1 per token). Draft passes: γ for chain,
-// 1 for heads (all heads in one pass), 0 for lookup (string matching),
-// and one per tree layer for trees (a layer is one batched pass). With
+// (autoregressive decoding costs 1 per token). Draft passes are the chain
+// drafter's own count (draft.ChainDrafter.Passes: γ for chain, 1 for
+// heads, all heads in one pass, 0 for lookup's string matching) and one
+// per tree layer for trees (a layer is one batched pass). With
 // v = 0, the chain drafter and a fixed γ this is Leviathan's
 // E[tokens]/(cγ + 1).
 //

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
 )
@@ -25,17 +28,20 @@ type Config struct {
 	Prompts [][]int
 	// Tokens is the number of new tokens per prompt.
 	Tokens int
-	// Drafter is chain, heads, lookup or tree.
+	// Drafter is tree (the tree drafter of the rule's kind: EAGLE-2's
+	// dynamic tree for rules over top-k children) or a drafter of package
+	// sim/draft by name (DrafterNames): chain, heads and lookup draft
+	// chains for chain rules, the others trees for tree rules.
 	Drafter string
-	// Algo is a chain rule (chain, heads, lookup) or a tree rule (tree);
-	// Params its parameters.
+	// Algo is a chain rule (chain drafters) or a tree rule (tree
+	// drafters); Params its parameters.
 	Algo   string
 	Params algos.Params
 	// Gamma is the draft length (the cap for conf and oracle; the depth
 	// for trees); K the tree's branching (default 4); MaxNgram lookup's
 	// max_ngram_size (default 3).
 	Gamma, K, MaxNgram int
-	Policy             Policy
+	Policy             draft.Policy
 	// Cost is c, the draft's cost per forward pass, and VerifyCost v, the
 	// extra cost per verified row beyond the first, both in units of one
 	// target forward pass on one token.
@@ -104,32 +110,91 @@ type Result struct {
 	Interrupted     bool          `json:"interrupted"`
 }
 
+// Tree names the tree drafter of the rule's kind (Config.Drafter).
+const Tree = "tree"
+
+// Drafters lists the drafters the drafters experiment compares: chain,
+// heads, lookup and tree (Config.Drafter takes any of DrafterNames).
+func Drafters() []string { return []string{draft.ChainName, draft.HeadsName, draft.LookupName, Tree} }
+
+// DrafterNames lists the values of Config.Drafter: tree, then the drafters
+// of package sim/draft that draft from the pair (all but fixed, whose
+// candidates a generation has none to give).
+func DrafterNames() []string {
+	names := []string{Tree}
+	for _, n := range draft.Names() {
+		if n != sim.DraftFixed.String() {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // rule is the verifier of a generation: a chain or a tree rule.
 type rule struct {
 	chain  sim.Algorithm
 	tree   sim.TreeAlgorithm
 	greedy bool
-	kind   sim.DraftKind
 }
 
-func buildRule(c *Config) (rule, error) {
-	if c.Drafter == Tree {
+// build returns the drafter and the rule of c: tree drafts with the
+// rule's kind of tree, a named drafter with a rule of its shape.
+func (c *Config) build() (draft.Drafter, rule, error) {
+	var none draft.Drafter
+	name := c.Drafter
+	if name == Tree {
 		e, err := algos.LookupTree(c.Algo)
 		if err != nil {
-			return rule{}, fmt.Errorf("drafter tree needs a tree rule: %w", err)
+			return none, rule{}, fmt.Errorf("drafter tree needs a tree rule: %w", err)
 		}
 		a, err := e.Build(c.Params)
-		return rule{tree: a, greedy: e.Greedy, kind: e.Draft}, err
+		if err != nil {
+			return none, rule{}, err
+		}
+		name = e.Draft.String()
+		if e.Draft == sim.DraftTopK {
+			name = draft.DynamicName
+		}
+		d, err := c.drafter(name)
+		return d, rule{tree: a, greedy: e.Greedy}, err
+	}
+	if !slices.Contains(DrafterNames(), name) {
+		return none, rule{}, fmt.Errorf("generate: unknown drafter %q; use one of %s", name, strings.Join(DrafterNames(), ", "))
+	}
+	d, err := c.drafter(name)
+	if err != nil {
+		return none, rule{}, err
+	}
+	if d.Tree != nil {
+		e, err := algos.LookupTree(c.Algo)
+		if err != nil {
+			return none, rule{}, fmt.Errorf("drafter %s drafts trees and needs a tree rule: %w", name, err)
+		}
+		a, err := e.Build(c.Params)
+		return d, rule{tree: a, greedy: e.Greedy}, err
 	}
 	if algos.IsTree(c.Algo) {
-		return rule{}, fmt.Errorf("algorithm %s is a tree rule; use drafter tree", c.Algo)
+		return none, rule{}, fmt.Errorf("algorithm %s is a tree rule; use drafter tree", c.Algo)
 	}
 	e, err := algos.Lookup(c.Algo)
 	if err != nil {
-		return rule{}, err
+		return none, rule{}, err
 	}
 	a, err := e.Build(c.Params)
-	return rule{chain: a, greedy: e.Greedy}, err
+	return d, rule{chain: a, greedy: e.Greedy}, err
+}
+
+// drafter builds the drafter of package sim/draft called name from c.
+func (c *Config) drafter(name string) (draft.Drafter, error) {
+	d, err := draft.New(draft.Config{Name: name, Q: c.Pair.Q, Heads: c.Heads, K: c.K, Depth: c.Gamma,
+		MaxNgram: c.MaxNgram, Policy: c.Policy})
+	if err != nil {
+		return d, fmt.Errorf("generate: %w", err)
+	}
+	if d.Tree != nil && c.Policy.Kind != draft.PolicyFixed {
+		return d, fmt.Errorf("generate: policy %s applies to chain drafters; trees use a fixed depth", c.Policy)
+	}
+	return d, nil
 }
 
 func (c *Config) check() error {
@@ -152,7 +217,7 @@ func (c *Config) check() error {
 		c.Power = check.DefaultPower
 	}
 	if c.Policy.Kind == "" {
-		c.Policy.Kind = Fixed
+		c.Policy.Kind = draft.PolicyFixed
 	}
 	switch {
 	case len(c.Prompts) == 0:
@@ -167,39 +232,32 @@ func (c *Config) check() error {
 		return fmt.Errorf("generate: max ngram = %d; use >= 1", c.MaxNgram)
 	case !(c.Level > 0 && c.Level < 1) || !(c.Power > c.Level && c.Power < 1):
 		return fmt.Errorf("generate: level = %g, power = %g; use 0 < level < power < 1", c.Level, c.Power)
-	case c.Drafter == Heads && len(c.Heads) < c.Gamma:
-		return fmt.Errorf("generate: drafter heads needs %d heads, has %d", c.Gamma, len(c.Heads))
-	case c.Drafter == Tree && c.Policy.Kind != Fixed:
-		return fmt.Errorf("generate: policy %s applies to chain drafters; trees use a fixed depth", c.Policy)
-	case c.Drafter == Lookup && c.Policy.Kind == Conf:
-		return fmt.Errorf("generate: lookup candidates have no draft confidence; use policy fixed or oracle")
 	}
 	for i, p := range c.Prompts {
 		if len(p) == 0 {
 			return fmt.Errorf("generate: prompt %d is empty", i)
 		}
 	}
-	switch c.Drafter {
-	case Chain, Heads, Lookup, Tree:
-		return nil
-	}
-	return fmt.Errorf("generate: unknown drafter %q; use chain, heads, lookup or tree", c.Drafter)
+	return nil
 }
 
 // worker is one goroutine's state.
 type worker struct {
 	cfg    *Config
 	rule   rule
-	loop   *run.Worker // drafts with w's drafter, verifies with the rule
-	passes int         // draft forward passes of the last round
-	d      drafter
-	td     *treeDrafter
-	s      scratch
-	ts     treeScratch
+	loop   *run.Worker   // drafts with w's drafter, verifies with the rule
+	chains *draft.Chains // the chain drafter after w.ctx (chain rules)
+	trees  *draft.Trees  // the tree drafter after w.ctx (tree rules)
+	depth  int           // the trees' depth: their draft passes
+	// chainQ: the chain drafter's rows are the draft model's after the
+	// emitted prefix (draft.Chain), so emit need not recompute them.
+	chainQ bool
 	tally  *tally
 	ctx    []int
 	stream *sim.Stream
 	qemit  []float64
+	prow   []float64
+	path   []int
 }
 
 func grow(b []float64, n int) []float64 {
@@ -216,7 +274,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.check(); err != nil {
 		return Result{}, err
 	}
-	r0, err := buildRule(&cfg)
+	d0, r0, err := cfg.build()
 	if err != nil {
 		return Result{}, err
 	}
@@ -229,29 +287,20 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	res := Result{Drafter: cfg.Drafter, Algo: cfg.Algo, Gamma: cfg.Gamma, Policy: cfg.Policy.String(),
 		Prompts: len(cfg.Prompts), Tokens: cfg.Tokens, Cost: cfg.Cost, Verify: cfg.VerifyCost, Seed: cfg.Seed, V: v,
 		Workers: workers, PerPrompt: make([]PromptStats, len(cfg.Prompts))}
-	if cfg.Drafter == Tree {
+	if d0.Tree != nil {
 		res.K = cfg.K
 	}
+	_, chainQ := d0.Chain.(*draft.Chain)
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w := &worker{cfg: &cfg, rule: r0, s: scratch{v: v}, tally: newTally(v, r0.greedy), stream: sim.NewStream()}
-		switch cfg.Drafter {
-		case Chain:
-			w.d = chainDrafter{cfg.Pair.Q}
-		case Heads:
-			w.d = headsDrafter{cfg.Heads}
-		case Lookup:
-			w.d = lookupDrafter{cfg.MaxNgram}
-		case Tree:
-			if w.td, err = newTreeDrafter(cfg.Pair.Q, r0.kind, cfg.K, cfg.Gamma); err != nil {
-				return Result{}, err
-			}
-		}
+		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: newTally(v, r0.greedy), stream: sim.NewStream()}
 		l := &run.Loop{Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
-		if cfg.Drafter == Tree {
-			l.Trees = (*treeRounds)(w)
+		if d0.Tree != nil {
+			w.trees, w.depth = draft.TreeRounds(d0.Tree, cfg.Pair.P, &w.ctx), d0.Tree.Depth()
+			l.Trees = w.trees
 		} else {
-			l.Chains = (*chainRounds)(w)
+			w.chains = draft.ChainRounds(d0.Chain, cfg.Pair.P, cfg.Gamma, &w.ctx)
+			l.Chains = w.chains
 		}
 		if w.loop, err = l.NewWorker(); err != nil {
 			return Result{}, err
@@ -342,7 +391,7 @@ func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *at
 		if err != nil {
 			panic("seq: " + err.Error()) // the drafters return no errors
 		}
-		if cfg.Drafter == Tree {
+		if r.Tree != nil {
 			w.treeStep(rng, r, &st)
 		} else {
 			w.chainStep(rng, r, &st)
@@ -354,43 +403,16 @@ func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *at
 	return st
 }
 
-// chainRounds is a worker as the round loop's chain drafter: its drafter
-// after the worker's context, then the target rows.
-type chainRounds worker
-
-func (cr *chainRounds) DraftChain(r *run.Round, b *sim.Block) error {
-	w := (*worker)(cr)
-	w.passes = w.d.draft(r.Rand(run.Draft), &w.s, w.ctx, w.cfg.Gamma, w.cfg.Policy, b)
-	fillTarget(w.cfg.Pair.P, &w.s, w.ctx, b)
-	return nil
-}
-
-// treeRounds is a worker as the round loop's tree drafter.
-type treeRounds worker
-
-func (tr *treeRounds) DraftTree(r *run.Round, _ *sim.Tree) error {
-	w := (*worker)(tr)
-	w.passes = w.td.draft(r.Rand(run.Draft), &w.ts, w.ctx, w.cfg.Gamma)
-	w.ts.t.FillTarget(w.cfg.Pair.P, w.ctx)
-	r.Tree = &w.ts.t
-	return nil
-}
-
 // chainStep accounts a verified chain round and tests its emitted tokens.
 func (w *worker) chainStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	cfg := w.cfg
-	b, o, passes := r.Block, r.Outcome(), w.passes
+	b, o, passes := r.Block, r.Outcome(), w.chains.Passes()
 	n := o.Accepted
 	rows := len(b.P)
-	if cfg.Policy.Kind == Oracle {
+	if cfg.Policy.Kind == draft.PolicyOracle {
 		// charged as if exactly the accepted draft had been proposed:
-		// n draft passes (none for lookup), n+1 verified rows.
-		if passes > 0 {
-			passes = min(passes, n)
-			if cfg.Drafter == Heads {
-				passes = min(1, n)
-			}
-		}
+		// the drafter's passes for n tokens, n+1 verified rows.
+		passes = w.chains.Drafter().Passes(n)
 		rows = n + 1
 	}
 	st.Steps++
@@ -398,22 +420,22 @@ func (w *worker) chainStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	st.Accepted += int64(n)
 	st.Cost += cfg.Cost*float64(passes) + 1 + cfg.VerifyCost*float64(rows-1)
 	for i := 0; i <= n && i < len(b.Tokens); i++ {
-		st.BetaSum += betaOf(w.s.p[i], w.s.q[i])
+		st.BetaSum += betaOf(w.chains.P(i), w.chains.Q(i))
 		st.BetaN++
 	}
 	// the chain drafter's q_i is the draft model's row after the emitted
 	// prefix for every kept position and the one after them.
 	qOf := func(i int) []float64 {
-		if cfg.Drafter == Chain && i < len(b.Tokens) {
-			return w.s.q[i]
+		if w.chainQ && i < len(b.Tokens) {
+			return w.chains.Q(i)
 		}
 		return nil
 	}
 	for i := 0; i < n; i++ {
-		w.emit(rng, w.s.p[i], qOf(i), b.Tokens[i])
+		w.emit(rng, w.chains.P(i), qOf(i), b.Tokens[i])
 	}
 	if o.Next != sim.NoToken {
-		w.emit(rng, w.s.p[n], qOf(n), o.Next)
+		w.emit(rng, w.chains.P(n), qOf(n), o.Next)
 	}
 	st.Emitted += int64(o.Emitted())
 }
@@ -421,11 +443,11 @@ func (w *worker) chainStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 // treeStep accounts a verified tree round and tests its emitted tokens.
 func (w *worker) treeStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	cfg := w.cfg
-	t, o, passes := r.Tree, r.TreeOutcome(), w.passes
-	w.ts.path = t.Path(w.ts.path[:0], o.Node)
+	t, o, passes := r.Tree, r.TreeOutcome(), w.depth
+	w.path = t.Path(w.path[:0], o.Node)
 	st.Steps++
 	st.Drafted += int64(len(t.Nodes) - 1)
-	st.Accepted += int64(len(w.ts.path))
+	st.Accepted += int64(len(w.path))
 	st.Cost += cfg.Cost*float64(passes) + 1 + cfg.VerifyCost*float64(len(t.Nodes)-1)
 	// the rows along the accepted path: node n's P is p(.|ctx, path(n)).
 	n := o.Node
@@ -436,10 +458,10 @@ func (w *worker) treeStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 		n = t.Nodes[n].Parent
 	}
 	for k := 0; k < d; k++ {
-		w.emit(rng, rowOf(t.Nodes[nodes[k]].P, &w.s), nil, w.ts.path[k])
+		w.emit(rng, w.rowOf(t.Nodes[nodes[k]].P), nil, w.path[k])
 	}
 	if o.Next != sim.NoToken {
-		w.emit(rng, rowOf(t.Nodes[nodes[d]].P, &w.s), nil, o.Next)
+		w.emit(rng, w.rowOf(t.Nodes[nodes[d]].P), nil, o.Next)
 	}
 	st.Emitted += int64(d)
 	if o.Next != sim.NoToken {
@@ -447,11 +469,10 @@ func (w *worker) treeStep(rng *rand.Rand, r *run.Round, st *PromptStats) {
 	}
 }
 
-// rowOf returns r's float64 values (the tree's target rows are float64;
-// other storage is copied into scratch).
-func rowOf(r sim.Row, s *scratch) []float64 {
-	p := s.prow(0)
-	return r.Float64s(p[:0])
+// rowOf returns a copy of r's values in w's scratch row.
+func (w *worker) rowOf(r sim.Row) []float64 {
+	w.prow = r.Float64s(w.prow)
+	return w.prow
 }
 
 // emit tests and appends one emitted token.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/specsim/specsim/lm"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // Spec is a generation experiment named by model specs (package lm): the
@@ -52,7 +53,7 @@ func RunPair(ctx context.Context, pr *lm.Pair, s Spec) (Report, error) {
 	}
 	cfg := s.Config
 	cfg.Pair, cfg.Prompts = pr.Pair, ps
-	if cfg.Drafter == Heads {
+	if cfg.Drafter == draft.HeadsName {
 		if cfg.Heads, err = pr.Heads(cfg.Gamma); err != nil {
 			return Report{}, err
 		}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"flag"
 	"reflect"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/lm"
-	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 var long = flag.Bool("seq.long", false, "run the sequence verdicts of every rule and mutant at the CLI's default size (slow)")
@@ -58,42 +57,8 @@ func runSpec(t *testing.T, s Spec) Report {
 	return r
 }
 
-func TestFindCandidates(t *testing.T) {
-	for _, c := range []struct {
-		ids         []int
-		n, num      int
-		want        []int
-		description string
-	}{
-		{[]int{1, 2, 3, 4, 1, 2}, 3, 2, []int{3, 4}, "bigram 1 2 matches at 0, continuation 3 4"},
-		{[]int{1, 2, 3, 4, 1, 2}, 3, 5, nil, "continuation would run past the end: no candidates"},
-		{[]int{5, 1, 2, 9, 1, 2}, 2, 1, []int{9}, "first match wins"},
-		{[]int{7, 8, 9}, 3, 1, nil, "no earlier occurrence"},
-		{[]int{1, 1, 1, 1}, 1, 2, []int{1, 1}, "overlapping windows, self match excluded"},
-	} {
-		got := FindCandidates(nil, c.ids, c.n, c.num)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: FindCandidates(%v, %d, %d) = %v, want %v", c.description, c.ids, c.n, c.num, got, c.want)
-		}
-	}
-}
-
-func TestParsePolicy(t *testing.T) {
-	for in, want := range map[string]Policy{"fixed": {Kind: Fixed}, "oracle": {Kind: Oracle}, "conf:0.3": {Kind: Conf, Threshold: 0.3}} {
-		got, err := ParsePolicy(in)
-		if err != nil || got != want {
-			t.Errorf("ParsePolicy(%q) = %v, %v; want %v", in, got, err, want)
-		}
-		if got.String() != in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), in)
-		}
-	}
-	for _, bad := range []string{"conf:1", "conf:x", "dynamic"} {
-		if _, err := ParsePolicy(bad); err == nil {
-			t.Errorf("ParsePolicy(%q) accepted", bad)
-		}
-	}
-}
+// The drafters of package sim/draft by name.
+const chain, heads, lookup = draft.ChainName, draft.HeadsName, draft.LookupName
 
 // TestSequenceVerdicts runs whole generations: lossless rules with every
 // drafter are preserved, mutants violated. 4,000 tokens per run; the
@@ -105,23 +70,24 @@ func TestSequenceVerdicts(t *testing.T) {
 		drafter, algo, policy string
 		want                  string
 	}{
-		{Chain, "token", "", check.Preserved},
-		{Chain, "block", "", check.Preserved},
-		{Chain, "token", "conf:0.3", check.Preserved},
-		{Heads, "token", "", check.Preserved},
-		{Lookup, "token", "", check.Preserved},
+		{chain, "token", "", check.Preserved},
+		{chain, "block", "", check.Preserved},
+		{chain, "token", "conf:0.3", check.Preserved},
+		{heads, "token", "", check.Preserved},
+		{lookup, "token", "", check.Preserved},
 		{Tree, "target-only", "", check.Preserved},
 		{Tree, "specinfer", "", check.Preserved},
 		{Tree, "rrs-wor", "", check.Preserved},
-		{Chain, "mutant-always-accept", "", check.Violated},
-		{Chain, "mutant-resample-p", "", check.Violated},
-		{Chain, "mutant-q-mismatch", "", check.Violated},
-		{Chain, "mutant-bonus-row", "", check.Violated},
-		{Chain, "lenience", "", check.Violated},
+		{"greedy", "greedy-draft", "", check.Preserved},
+		{chain, "mutant-always-accept", "", check.Violated},
+		{chain, "mutant-resample-p", "", check.Violated},
+		{chain, "mutant-q-mismatch", "", check.Violated},
+		{chain, "mutant-bonus-row", "", check.Violated},
+		{chain, "lenience", "", check.Violated},
 		{Tree, "topk-ratio", "", check.Violated},
 	}
 	for _, c := range cases {
-		pol, _ := ParsePolicy(c.policy)
+		pol, _ := draft.ParsePolicy(c.policy)
 		r := runSpec(t, Spec{Config: Config{Drafter: c.drafter, Algo: c.algo, Policy: pol, Workers: 2}})
 		if r.Verdict.Verdict != c.want {
 			t.Errorf("%s/%s/%s: verdict %s (p = %.3g, tests %+v), want %s", c.drafter, c.algo, c.policy, r.Verdict.Verdict, r.Verdict.PValue, r.Verdict.Tests, c.want)
@@ -145,7 +111,7 @@ func TestSequenceVerdictsLong(t *testing.T) {
 		if e.Name == "mutant-zero-coin" || e.Greedy {
 			continue
 		}
-		r := runSpec(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: Chain, Algo: e.Name, Tokens: 1000}})
+		r := runSpec(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: chain, Algo: e.Name, Tokens: 1000}})
 		want := check.Preserved
 		if e.Mutant {
 			want = check.Violated
@@ -160,7 +126,7 @@ func TestSequenceVerdictsLong(t *testing.T) {
 // TestWorkersDeterministic: the same seed gives the same result for any
 // worker count.
 func TestWorkersDeterministic(t *testing.T) {
-	for _, d := range []string{Chain, Tree} {
+	for _, d := range []string{chain, Tree} {
 		algo := "token"
 		if d == Tree {
 			algo = "specinfer"
@@ -180,15 +146,15 @@ func TestWorkersDeterministic(t *testing.T) {
 // and is charged no more, so its speedup is at least fixed γ's; and with
 // c = v = 0 and the chain drafter speedup equals tokens per call.
 func TestOracleBound(t *testing.T) {
-	f := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6}})
-	o := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token", Cost: 0.2, Gamma: 6, Policy: Policy{Kind: Oracle}}})
+	f := runSpec(t, Spec{Config: Config{Drafter: chain, Algo: "token", Cost: 0.2, Gamma: 6}})
+	o := runSpec(t, Spec{Config: Config{Drafter: chain, Algo: "token", Cost: 0.2, Gamma: 6, Policy: draft.Policy{Kind: draft.PolicyOracle}}})
 	if f.Emitted != o.Emitted || f.TargetCalls != o.TargetCalls {
 		t.Fatalf("oracle changed the generation: %d/%d vs %d/%d", o.Emitted, o.TargetCalls, f.Emitted, f.TargetCalls)
 	}
 	if !(o.Speedup > f.Speedup) {
 		t.Errorf("oracle speedup %g <= fixed %g", o.Speedup, f.Speedup)
 	}
-	z := runSpec(t, Spec{Config: Config{Drafter: Chain, Algo: "token"}})
+	z := runSpec(t, Spec{Config: Config{Drafter: chain, Algo: "token"}})
 	if z.Speedup != z.TokensPerCall {
 		t.Errorf("c = v = 0: speedup %g != tokens per call %g", z.Speedup, z.TokensPerCall)
 	}
@@ -202,10 +168,15 @@ func TestConfigErrors(t *testing.T) {
 	ps, _ := p.Prompts(1, 8)
 	for _, c := range []Config{
 		{Drafter: "nope", Algo: "token", Gamma: 4, Tokens: 1},
-		{Drafter: Chain, Algo: "specinfer", Gamma: 4, Tokens: 1},
+		{Drafter: chain, Algo: "specinfer", Gamma: 4, Tokens: 1},
 		{Drafter: Tree, Algo: "token", Gamma: 4, Tokens: 1},
-		{Drafter: Chain, Algo: "token", Gamma: 0, Tokens: 1},
-		{Drafter: Lookup, Algo: "token", Gamma: 4, Tokens: 1, Policy: Policy{Kind: Conf, Threshold: 0.5}},
+		{Drafter: "wor", Algo: "token", Gamma: 4, Tokens: 1},
+		{Drafter: chain, Algo: "token", Gamma: 0, Tokens: 1},
+		{Drafter: lookup, Algo: "token", Gamma: 4, Tokens: 1, Policy: draft.Policy{Kind: draft.PolicyConf, Threshold: 0.5}},
+		{Drafter: chain, Algo: "token", Gamma: 4, Tokens: 1, Policy: draft.Policy{Kind: draft.PolicyConf, Threshold: 1.5}},
+		{Drafter: Tree, Algo: "specinfer", Gamma: 4, Tokens: 1, Policy: draft.Policy{Kind: draft.PolicyOracle}},
+		{Drafter: heads, Algo: "token", Gamma: 4, Tokens: 1},
+		{Drafter: "fixed", Algo: "shared-uniform", Gamma: 4, Tokens: 1},
 	} {
 		c.Pair, c.Prompts = p.Pair, ps
 		if _, err := Generate(context.Background(), c); err == nil {
@@ -214,44 +185,21 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestTopK(t *testing.T) {
-	q := []float64{0.1, 0.3, 0, 0.3, 0.05, 0.25}
-	for k := 1; k <= 6; k++ {
-		got := topK(nil, q, k)
-		want := sim.TopTokens(nil, q, k)
-		if !slices.Equal(got, want) {
-			t.Errorf("k = %d: topK = %v, sim.TopTokens = %v", k, got, want)
+// Drafter tree is the tree drafter of the rule's kind: EAGLE-2's dynamic
+// tree for rules over top-k children, the kind's drafter otherwise; naming
+// that drafter gives the same generation.
+func TestTreeIsTheRulesDrafter(t *testing.T) {
+	for _, c := range []struct{ algo, named string }{{"target-only", draft.DynamicName}, {"specinfer", "iid"}, {"rrs-wor", "wor"}} {
+		a := runSpec(t, Spec{NumPrompts: 3, Config: Config{Drafter: Tree, Algo: c.algo, Tokens: 150, Workers: 2}})
+		b := runSpec(t, Spec{NumPrompts: 3, Config: Config{Drafter: c.named, Algo: c.algo, Tokens: 150, Workers: 2}})
+		for _, r := range []*Report{&a, &b} {
+			r.Seconds, r.TokensPerSecond, r.Drafter = 0, 0, ""
 		}
-	}
-}
-
-// TestSequenceSource drives the BlockSource form by hand: valid blocks, a
-// context that grows by what each outcome emits.
-func TestSequenceSource(t *testing.T) {
-	p := testPair(t)
-	ps, _ := p.Prompts(1, 16)
-	sq, err := NewSequence(p.Pair, ps[0], 3, Policy{Kind: Fixed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := algos.New("token", nil)
-	rng := sim.NewRand(1, 2)
-	var b sim.Block
-	for range 20 {
-		before := len(sq.Context())
-		if err := sq.Next(rng, &b); err != nil {
-			t.Fatal(err)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: drafter tree and drafter %s differ:\n%+v\n%+v", c.algo, c.named, a.Result, b.Result)
 		}
-		if err := b.Check(); err != nil || b.Gamma() != 3 {
-			t.Fatalf("block: %v, gamma %d", err, b.Gamma())
+		if a.K != 4 || a.Emitted < 450 {
+			t.Errorf("%s: k = %d, emitted %d", c.algo, a.K, a.Emitted)
 		}
-		o := a.Accept(rng, &b)
-		sq.Commit(&b, o)
-		if got := len(sq.Context()) - before; got != o.Emitted() {
-			t.Fatalf("context grew by %d, outcome emitted %d", got, o.Emitted())
-		}
-	}
-	if _, err := NewSequence(p.Pair, ps[0], 0, Policy{}); err == nil {
-		t.Error("gamma 0 accepted")
 	}
 }

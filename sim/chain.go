@@ -11,6 +11,11 @@ import (
 // p(.|x_<i) for i = 1..γ+1. It implements BlockSource (it never runs out)
 // and PairSource. Chain is read-only after NewChain, so concurrent calls
 // with distinct rngs and dsts are safe as long as the models' Next are.
+//
+// Chain is the source of a pair's blocks (what a markov spec builds and
+// the exact engine finds through PairOf); the drafters of generations,
+// after a growing context and under a draft-length policy, are in package
+// sim/draft, whose draft.Chain draws the same blocks at the empty context.
 type Chain struct {
 	pair  Pair
 	gamma int

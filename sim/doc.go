@@ -9,7 +9,8 @@
 //
 //  1. a source yields the target rows p and the draft rows q (a model pair
 //     p(.|prefix), q(.|prefix), or a positional pool of synthetic rows);
-//  2. a drafter samples the draft tokens x_i ~ q_i;
+//  2. a drafter samples the draft tokens x_i ~ q_i (a chain, or a Tree
+//     drawn by a Drafter; package sim/draft holds the drafters);
 //  3. an Algorithm (a verifier, see package algos) maps the Block to an
 //     Outcome: how many draft tokens are kept and the one token it adds;
 //  4. metrics and verdicts come from outcomes (Monte Carlo) or from each

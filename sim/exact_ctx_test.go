@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -17,43 +19,27 @@ func (ctxLawer) Law(b *Block, l *Law) error {
 	return nil
 }
 
-// estimateTrees is exact when every draft row has the root's support: it
-// matches the number of trees ExactTree enumerates.
-func TestEstimateTreesExact(t *testing.T) {
-	q := Fixed{0.4, 0.3, 0.2, 0.1}
-	for _, c := range []DrafterConfig{
-		{Kind: DraftWOR, Q: q, Branch: []int{3, 2}},
-		{Kind: DraftWOR, Q: q, Branch: []int{2, 1, 1}},
-		{Kind: DraftGreedy, Q: q, Branch: []int{2, 2}},
-		{Kind: DraftGreedy, Q: q, Branch: []int{4, 1}},
-		{Kind: DraftTopK, Q: q, Branch: []int{3, 2}},
-		{Kind: DraftIID, Q: q, K: 2, Depth: 2},
-	} {
-		d, err := NewDrafter(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		if err := d.Enumerate(nil, func(*Tree, float64) error { n++; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if est := estimateTrees(d, nil); est < float64(n)-0.5 || est > float64(n)+0.5 {
-			t.Errorf("%v %v k=%d: estimate %g, enumerated %d", c.Kind, c.Branch, c.K, est, n)
-		}
-	}
+// hugeDrafter estimates more trees than MaxExactTrees and must not be
+// enumerated.
+type hugeDrafter struct{ t *testing.T }
+
+func (hugeDrafter) Kind() DraftKind                { return DraftWOR }
+func (hugeDrafter) Depth() int                     { return 6 }
+func (hugeDrafter) Draft(*rand.Rand, []int, *Tree) {}
+func (hugeDrafter) EstimateTrees([]int) float64    { return 1.2e19 }
+func (d hugeDrafter) Enumerate([]int, func(*Tree, float64) error) error {
+	d.t.Error("Enumerate called on a drafter estimated at 1.2e19 trees")
+	return nil
 }
 
-// The tree (wor, branching 3,2,1,1,1,1 on V = 4: about 1.2e19
-// trees) is refused before enumerating.
+// A drafter whose estimate exceeds MaxExactTrees (the tree: wor,
+// branching 3,2,1,1,1,1 on V = 4, about 1.2e19 trees) is refused before
+// enumerating.
 func TestExactTreeRefusesAtOnce(t *testing.T) {
 	q := Fixed{0.25, 0.25, 0.25, 0.25}
-	d, err := NewDrafter(DrafterConfig{Kind: DraftWOR, Q: q, Branch: []int{3, 2, 1, 1, 1, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = ExactTree(q, d, nil, TreeExactConfig{L: 2})
-	if err == nil {
-		t.Fatal("no error")
+	_, err := ExactTree(q, hugeDrafter{t}, nil, TreeExactConfig{L: 2})
+	if err == nil || !strings.Contains(err.Error(), "about 1.2e+19 draft trees") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Limits of a draft tree.
@@ -53,13 +54,16 @@ type Tree struct {
 	Nodes []Node
 	Cands []int
 
+	// DrafterState is the working storage of the drafter that last drafted
+	// into the tree (nil at first): a drafter keeps a value of its own type
+	// here, replacing whatever else it finds, so it stays safe for
+	// concurrent Draft on distinct trees and does not allocate once the
+	// tree has grown.
+	DrafterState any
+
 	pbuf, qbuf [][]float64
 	scratch    [][]float64
 	path       []int
-	// drafting scratch, so that drafters stay safe for concurrent Draft
-	drow  []float64
-	dpath []int
-	order []int
 }
 
 // Reset empties t for a vocabulary of v tokens, keeping only the root.
@@ -125,9 +129,10 @@ func (t *Tree) AddDraw(n, tok int) int {
 	return c
 }
 
-// undoDraw removes the last draw at node n; newNode says whether that draw
-// created its child (which must then be the last node).
-func (t *Tree) undoDraw(n int, created bool) {
+// UndoDraw removes the last draw at node n; created says whether that draw
+// created its child (which must then be the last node). Enumerators use it
+// to backtrack.
+func (t *Tree) UndoDraw(n int, created bool) {
 	nd := &t.Nodes[n]
 	nd.Draws = nd.Draws[:len(nd.Draws)-1]
 	if created {
@@ -136,11 +141,13 @@ func (t *Tree) undoDraw(n int, created bool) {
 	}
 }
 
-// setQ stores a copy of the draft row of node n.
-func (t *Tree) setQ(n int, q []float64) {
+// QRow returns the tree's own storage for the draft row of node n, of
+// length V, and points Nodes[n].Q at it: the drafter writes q(.|path to n)
+// into it. The storage is reused when the tree is drafted again.
+func (t *Tree) QRow(n int) []float64 {
 	t.qbuf[n] = grow(t.qbuf[n], t.V)
-	copy(t.qbuf[n], q)
 	t.Nodes[n].Q = F64(t.qbuf[n])
+	return t.qbuf[n]
 }
 
 // Path appends the tokens from the root to node n to dst and returns it.
@@ -167,8 +174,10 @@ func (t *Tree) MaxDepth() int {
 }
 
 // FillTarget writes p(.|ctx, path) of the target model m into every
-// node's P row.
+// node's P row. The tree takes m's vocabulary (a fixed candidate list does
+// not know V before).
 func (t *Tree) FillTarget(m Model, ctx []int) {
+	t.resizeV(m.Vocab())
 	for i := range t.Nodes {
 		t.path = t.Path(append(t.path[:0], ctx...), i)
 		m.Next(t.path, t.pbuf[i])
@@ -331,13 +340,33 @@ var draftNames = []string{"iid", "wor", "topk", "greedy", "fixed"}
 
 // String returns the kind's name: iid, wor, topk, greedy or fixed.
 func (k DraftKind) String() string {
-	if int(k) < len(draftNames) {
+	if k >= 0 && int(k) < len(draftNames) {
 		return draftNames[k]
 	}
 	return fmt.Sprintf("DraftKind(%d)", int(k))
 }
 
-// Drafter builds draft trees after a context.
+// DraftKinds lists the kinds a drafter draws from a draft model, in the
+// order of their constants: the kinds a name can select (ParseDraftKind).
+// DraftFixed is left out: its candidates are given, not drawn.
+func DraftKinds() []DraftKind { return []DraftKind{DraftIID, DraftWOR, DraftTopK, DraftGreedy} }
+
+// ParseDraftKind returns the kind of DraftKinds named s.
+func ParseDraftKind(s string) (DraftKind, error) {
+	names := make([]string, 0, len(draftNames))
+	for _, k := range DraftKinds() {
+		if k.String() == s {
+			return k, nil
+		}
+		names = append(names, k.String())
+	}
+	last := len(names) - 1
+	return 0, fmt.Errorf("draft kind %q: use %s or %s", s, strings.Join(names[:last], ", "), names[last])
+}
+
+// Drafter builds draft trees after a context. Package sim/draft holds the
+// drafters (one file per kind, and the EAGLE-2 dynamic tree); the exact
+// engine enumerates their trees through this interface.
 type Drafter interface {
 	// Kind returns how children are chosen.
 	Kind() DraftKind
@@ -354,154 +383,12 @@ type Drafter interface {
 	Enumerate(ctx []int, fn func(t *Tree, w float64) error) error
 }
 
-// DrafterConfig describes a drafter: its kind, the draft model (unused for
-// DraftFixed) and the shape.
-type DrafterConfig struct {
-	Kind DraftKind
-	Q    Model
-	// K is the number of chains (DraftIID) and Depth their length.
-	K, Depth int
-	// Branch[i] is the number of children of each node at depth i (tree
-	// kinds); nil means (K, 1, ..., 1) of length Depth: K candidates of
-	// length Depth.
-	Branch []int
-	// Cands are the candidate sequences of DraftFixed.
-	Cands [][]int
-}
-
-// NewDrafter checks c and returns its drafter.
-func NewDrafter(c DrafterConfig) (Drafter, error) {
-	if c.Kind == DraftFixed {
-		return NewFixedDrafter(c.Cands)
-	}
-	if c.Q == nil {
-		return nil, fmt.Errorf("drafter %s: no draft model", c.Kind)
-	}
-	if c.Kind == DraftIID {
-		if c.K < 1 || c.K > 64 {
-			return nil, fmt.Errorf("drafter iid: k = %d; use 1 <= k <= 64", c.K)
-		}
-		if c.Depth < 1 || c.Depth > MaxTreeDepth {
-			return nil, fmt.Errorf("drafter iid: depth = %d; use 1 <= depth <= %d", c.Depth, MaxTreeDepth)
-		}
-		return &iidChains{q: c.Q, k: c.K, depth: c.Depth}, nil
-	}
-	br := c.Branch
-	if br == nil {
-		if c.K < 1 || c.Depth < 1 || c.Depth > MaxTreeDepth {
-			return nil, fmt.Errorf("drafter %s: k = %d, depth = %d; use k >= 1 and 1 <= depth <= %d", c.Kind, c.K, c.Depth, MaxTreeDepth)
-		}
-		br = make([]int, c.Depth)
-		for i := range br {
-			br[i] = 1
-		}
-		br[0] = c.K
-	}
-	if len(br) < 1 || len(br) > MaxTreeDepth {
-		return nil, fmt.Errorf("drafter %s: %d branching factors; give 1 to %d", c.Kind, len(br), MaxTreeDepth)
-	}
-	nodes := 1
-	for i, b := range br {
-		if b < 1 || b > 64 {
-			return nil, fmt.Errorf("drafter %s: branch[%d] = %d; use 1 <= branch <= 64 (a node never gets more children than q has tokens with q > 0)", c.Kind, i, b)
-		}
-		b = min(b, c.Q.Vocab())
-		nodes *= b
-	}
-	if nodes > MaxTreeNodes/2 {
-		return nil, fmt.Errorf("drafter %s: branching %v gives too many nodes; keep the product below %d", c.Kind, br, MaxTreeNodes/2)
-	}
-	switch c.Kind {
-	case DraftWOR, DraftTopK, DraftGreedy:
-		return &branchTree{kind: c.Kind, q: c.Q, branch: append([]int(nil), br...)}, nil
-	}
-	return nil, fmt.Errorf("drafter: unknown kind %d", int(c.Kind))
-}
-
-// iidChains draws k chains i.i.d. from q.
-type iidChains struct {
-	q        Model
-	k, depth int
-	tree     Tree
-}
-
-func (d *iidChains) Kind() DraftKind { return DraftIID }
-func (d *iidChains) Depth() int      { return d.depth }
-
-func (d *iidChains) qAt(t *Tree, ctx []int, n int) {
-	if !t.Nodes[n].Q.IsZero() {
-		return
-	}
-	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
-	t.drow = grow(t.drow, t.V)
-	d.q.Next(t.dpath, t.drow)
-	t.setQ(n, t.drow)
-}
-
-func (d *iidChains) Draft(rng *rand.Rand, ctx []int, t *Tree) {
-	t.Reset(d.q.Vocab())
-	for range d.k {
-		n := 0
-		for range d.depth {
-			d.qAt(t, ctx, n)
-			n = t.AddDraw(n, SampleRow(rng.Float64(), t.Nodes[n].Q))
-		}
-		t.Cands = append(t.Cands, n)
-	}
-}
-
-func (d *iidChains) Enumerate(ctx []int, fn func(*Tree, float64) error) error {
-	t := &d.tree
-	t.Reset(d.q.Vocab())
-	var rec func(chain, depth, n int, w float64) error
-	rec = func(chain, depth, n int, w float64) error {
-		if depth == d.depth {
-			t.Cands = append(t.Cands, n)
-			var err error
-			if chain+1 == d.k {
-				err = fn(t, w)
-			} else {
-				err = rec(chain+1, 0, 0, w)
-			}
-			t.Cands = t.Cands[:len(t.Cands)-1]
-			return err
-		}
-		d.qAt(t, ctx, n)
-		q := t.qbuf[n]
-		for x, qx := range q {
-			if qx <= 0 {
-				continue
-			}
-			created := t.Child(n, x) < 0
-			c := t.AddDraw(n, x)
-			err := rec(chain, depth+1, c, w*qx)
-			t.undoDraw(n, created)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return rec(0, 0, 0, 1)
-}
-
-// branchTree builds trees with per-depth branching.
-type branchTree struct {
-	kind   DraftKind
-	q      Model
-	branch []int
-	tree   Tree
-}
-
-func (d *branchTree) Kind() DraftKind { return d.kind }
-func (d *branchTree) Depth() int      { return len(d.branch) }
-
-func (d *branchTree) loadQ(t *Tree, ctx []int, n int) []float64 {
-	t.dpath = t.Path(append(t.dpath[:0], ctx...), n)
-	t.drow = grow(t.drow, t.V)
-	d.q.Next(t.dpath, t.drow)
-	t.setQ(n, t.drow)
-	return t.qbuf[n]
+// TreeCounter is implemented by drafters that can estimate, before
+// enumerating, how many trees Enumerate(ctx, ·) visits; the exact engine
+// refuses at once when the estimate exceeds MaxExactTrees. Drafters
+// without it are taken to build one tree.
+type TreeCounter interface {
+	EstimateTrees(ctx []int) float64
 }
 
 // TopTokens appends to dst the indices of the b largest entries of q among
@@ -521,211 +408,8 @@ func TopTokens(dst []int, q []float64, b int) []int {
 	return dst
 }
 
-func (d *branchTree) Draft(rng *rand.Rand, ctx []int, t *Tree) {
-	t.Reset(d.q.Vocab())
-	for n := 0; n < len(t.Nodes); n++ {
-		dep := t.Nodes[n].Depth
-		if dep == len(d.branch) {
-			t.Cands = append(t.Cands, n)
-			continue
-		}
-		q := d.loadQ(t, ctx, n)
-		b := d.branch[dep]
-		switch d.kind {
-		case DraftTopK:
-			t.order = TopTokens(t.order[:0], q, b)
-			for _, x := range t.order {
-				t.AddDraw(n, x)
-			}
-		case DraftWOR:
-			b = min(b, Support(q))
-			rest := 1.0
-			for range b {
-				x := sampleExcluding(rng.Float64()*rest, q, t, n)
-				rest -= q[x]
-				t.AddDraw(n, x)
-			}
-		case DraftGreedy:
-			sup := Support(q)
-			t.order = TopTokens(t.order[:0], q, min(b-1, sup-1))
-			rest := 1.0
-			for _, x := range t.order {
-				t.AddDraw(n, x)
-				rest -= q[x]
-			}
-			if len(t.order) < sup {
-				t.AddDraw(n, sampleExcluding(rng.Float64()*rest, q, t, n))
-			}
-		}
-	}
-}
-
-// sampleExcluding returns the inverse-CDF sample at target of q with the
-// children of node n removed (target in [0, remaining mass)).
-func sampleExcluding(target float64, q []float64, t *Tree, n int) int {
-	c := 0.0
-	last := -1
-	for x, v := range q {
-		if v <= 0 || t.Child(n, x) >= 0 {
-			continue
-		}
-		c += v
-		last = x
-		if c > target {
-			return x
-		}
-	}
-	return last
-}
-
-func (d *branchTree) Enumerate(ctx []int, fn func(*Tree, float64) error) error {
-	t := &d.tree
-	t.Reset(d.q.Vocab())
-	var rec func(n int, w float64) error
-	rec = func(n int, w float64) error {
-		if n == len(t.Nodes) {
-			return fn(t, w)
-		}
-		dep := t.Nodes[n].Depth
-		if dep == len(d.branch) {
-			t.Cands = append(t.Cands, n)
-			err := rec(n+1, w)
-			t.Cands = t.Cands[:len(t.Cands)-1]
-			return err
-		}
-		q := append([]float64(nil), d.loadQ(t, ctx, n)...)
-		b := d.branch[dep]
-		switch d.kind {
-		case DraftTopK:
-			top := TopTokens(nil, q, b)
-			for _, x := range top {
-				t.AddDraw(n, x)
-			}
-			err := rec(n+1, w)
-			for range top {
-				t.undoDraw(n, true)
-			}
-			return err
-		case DraftWOR:
-			return d.worRec(t, n, q, min(b, Support(q)), 1, w, rec)
-		case DraftGreedy:
-			sup := Support(q)
-			top := TopTokens(nil, q, min(b-1, sup-1))
-			rest := 1.0
-			for _, x := range top {
-				t.AddDraw(n, x)
-				rest -= q[x]
-			}
-			var err error
-			if len(top) == sup {
-				err = rec(n+1, w)
-			} else {
-				for x, qx := range q {
-					if qx <= 0 || t.Child(n, x) >= 0 {
-						continue
-					}
-					t.AddDraw(n, x)
-					err = rec(n+1, w*qx/rest)
-					t.undoDraw(n, true)
-					if err != nil {
-						break
-					}
-				}
-			}
-			for range top {
-				t.undoDraw(n, true)
-			}
-			return err
-		}
-		return nil
-	}
-	return rec(0, 1)
-}
-
-// worRec enumerates the ordered draws without replacement of b children at
-// node n, then continues with the next node.
-func (d *branchTree) worRec(t *Tree, n int, q []float64, b int, rest, w float64, next func(int, float64) error) error {
-	if b == 0 {
-		return next(n+1, w)
-	}
-	for x, qx := range q {
-		if qx <= 0 || t.Child(n, x) >= 0 {
-			continue
-		}
-		t.AddDraw(n, x)
-		// Children of n are appended after the nodes already pending, so
-		// the recursion visits them later in breadth-first order.
-		err := d.worRec(t, n, q, b-1, rest-qx, w*qx/rest, next)
-		t.undoDraw(n, true)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fixedCands is a fixed candidate list.
-type fixedCands struct {
-	cands [][]int
-	v     int
-	depth int
-	tree  Tree
-}
-
-// NewFixedDrafter returns the drafter that always proposes the candidate
-// sequences cands (merged into a trie, candidate order kept), with no
-// draft probabilities: the fms-extras speculator's output. Its trees'
-// vocabulary is set by the target when the tree is filled, so the tokens
-// are checked by Tree.Check.
-func NewFixedDrafter(cands [][]int) (Drafter, error) {
-	if len(cands) == 0 {
-		return nil, fmt.Errorf("drafter fixed: no candidates; give at least one token sequence")
-	}
-	d := &fixedCands{}
-	for i, c := range cands {
-		if len(c) == 0 || len(c) > MaxTreeDepth {
-			return nil, fmt.Errorf("drafter fixed: candidate %d has %d tokens; use 1 to %d", i, len(c), MaxTreeDepth)
-		}
-		for _, x := range c {
-			if x < 0 {
-				return nil, fmt.Errorf("drafter fixed: candidate %d has a negative token %d", i, x)
-			}
-			d.v = max(d.v, x+1)
-		}
-		d.depth = max(d.depth, len(c))
-		d.cands = append(d.cands, append([]int(nil), c...))
-	}
-	return d, nil
-}
-
-func (d *fixedCands) Kind() DraftKind { return DraftFixed }
-func (d *fixedCands) Depth() int      { return d.depth }
-
-// build makes the trie with vocabulary v.
-func (d *fixedCands) build(t *Tree, v int) {
-	t.Reset(v)
-	for _, c := range d.cands {
-		n := 0
-		for _, x := range c {
-			if k := t.Child(n, x); k >= 0 {
-				n = k
-			} else {
-				n = t.AddDraw(n, x)
-			}
-		}
-		t.Cands = append(t.Cands, n)
-	}
-}
-
-func (d *fixedCands) Draft(_ *rand.Rand, _ []int, t *Tree) { d.build(t, d.v) }
-
-func (d *fixedCands) Enumerate(_ []int, fn func(*Tree, float64) error) error {
-	d.build(&d.tree, d.v)
-	return fn(&d.tree, 1)
-}
-
-// resizeV sets the vocabulary of a tree built by a fixed drafter before
-// its target rows are filled (fixed candidates do not know V).
+// resizeV sets the vocabulary of a tree before its target rows are filled
+// (a fixed candidate list does not know V).
 func (t *Tree) resizeV(v int) {
 	if t.V == v {
 		return
@@ -740,6 +424,5 @@ func (t *Tree) resizeV(v int) {
 // the one-call form for Monte Carlo loops.
 func DraftTree(rng *rand.Rand, d Drafter, m Model, ctx []int, dst *Tree) {
 	d.Draft(rng, ctx, dst)
-	dst.resizeV(m.Vocab())
 	dst.FillTarget(m, ctx)
 }

@@ -82,7 +82,6 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 		if res.Trees > MaxExactTrees {
 			return fmt.Errorf("exact tree: more than %d draft trees; use a smaller V, k or depth", MaxExactTrees)
 		}
-		t.resizeV(v)
 		t.FillTarget(m, cfg.Context)
 		if err := t.Check(); err != nil {
 			return err
@@ -130,49 +129,11 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 	return res, nil
 }
 
-// estimateTrees estimates how many trees d.Enumerate visits after ctx,
-// taking every node's draft row to have the support s of the root's: a
-// node at depth i with b = branch[i] children has P(s, b) = s!/(s-b)!
-// ordered draws without replacement (wor), s-b+1 for greedy (b-1 fixed
-// tops and one draw), 1 for top-k, and k i.i.d. chains of depth D have
-// s^(kD). The count is the product over nodes (computed in logarithms, so
-// it saturates at +Inf instead of overflowing). It is exact when every row
-// has the root's support and an estimate otherwise.
+// estimateTrees is d's own estimate of the trees it enumerates after ctx
+// (TreeCounter), 1 for a drafter without one.
 func estimateTrees(d Drafter, ctx []int) float64 {
-	var q Model
-	switch t := d.(type) {
-	case *branchTree:
-		q = t.q
-	case *iidChains:
-		q = t.q
-	default:
-		return 1
+	if c, ok := d.(TreeCounter); ok {
+		return c.EstimateTrees(ctx)
 	}
-	row := make([]float64, q.Vocab())
-	q.Next(ctx, row)
-	s := Support(row)
-	logN := 0.0
-	switch t := d.(type) {
-	case *iidChains:
-		logN = float64(t.k*t.depth) * math.Log(float64(s))
-	case *branchTree:
-		nodes := 1.0
-		for _, b := range t.branch {
-			b = min(b, s)
-			per := 0.0 // log of the choices at one node
-			switch t.kind {
-			case DraftWOR:
-				for j := 0; j < b; j++ {
-					per += math.Log(float64(s - j))
-				}
-			case DraftGreedy:
-				if b < s {
-					per = math.Log(float64(s - b + 1))
-				}
-			}
-			logN += nodes * per
-			nodes *= float64(b)
-		}
-	}
-	return math.Exp(logN)
+	return 1
 }

@@ -24,13 +24,16 @@ type Rule struct {
 	// Steps verifies single draft chains. Exactly one of Steps and Tree is
 	// set.
 	Steps Stepper
-	// Tree verifies draft trees built by a sim.Drafter of kind Draft with
-	// K candidates (Branch, if set, gives the children per depth and
-	// overrides K and the depth γ).
-	Tree   sim.TreeAlgorithm
-	Draft  sim.DraftKind
-	K      int
-	Branch []int
+	// Tree verifies draft trees, drafted in every context by the drafter
+	// Drafter builds over the context's draft model q (the caller resolves
+	// the drafter: package sim/draft). Draft, K and Branch describe it for
+	// the report; Branch, if set, gives the children per depth and
+	// overrides K and the depth γ.
+	Tree    sim.TreeAlgorithm
+	Drafter func(q sim.Model, depth int) (sim.Drafter, error)
+	Draft   sim.DraftKind
+	K       int
+	Branch  []int
 	// Law (chain) or TreeLaw (tree) is the exact conditional law the law
 	// test compares each step's outcome with: the rule's own law (the
 	// sampler-vs-law test) or, with Conform, a named rule's (the
@@ -406,39 +409,23 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 		return l, nil
 	}
 	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
-	td := &treeDrafts{w: w}
-	qs := w.posQ // a pool: one drafter per context
-	if w.pool == nil {
-		qs = []sim.Model{w.pair.Q}
+	if r.Drafter == nil {
+		return nil, fmt.Errorf("check: tree rule %s has no drafter", r.Name)
 	}
-	for _, q := range qs {
-		d, err := sim.NewDrafter(sim.DrafterConfig{Kind: r.Draft, Q: q, K: r.K, Depth: w.g, Branch: r.Branch})
+	qs, ps := w.posQ, w.posP // a pool: one drafter per context
+	if w.pool == nil {
+		qs, ps = []sim.Model{w.pair.Q}, []sim.Model{w.target}
+	}
+	ds := make([]sim.Drafter, len(qs))
+	for i, q := range qs {
+		d, err := r.Drafter(q, w.g)
 		if err != nil {
 			return nil, err
 		}
-		td.d = append(td.d, d)
+		ds[i] = d
 	}
-	l.Trees = td
+	l.Trees = run.CycleTrees(ds, ps)
 	return l, nil
-}
-
-// treeDrafts drafts the tree of trial t from context t mod contexts's
-// drafter and fills its target rows.
-type treeDrafts struct {
-	w *world
-	d []sim.Drafter
-}
-
-func (td *treeDrafts) DraftTree(r *run.Round, dst *sim.Tree) error {
-	w, c := td.w, 0
-	var tm sim.Model = w.target
-	if w.pool != nil {
-		c = int(r.Trial % int64(w.nc))
-		tm = w.posP[c]
-	}
-	td.d[c].Draft(r.Rand(run.Draft), nil, dst)
-	dst.FillTarget(tm, nil)
-	return nil
 }
 
 // record checks and counts one round.

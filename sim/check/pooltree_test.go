@@ -8,6 +8,7 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // smallPool is a pool of 4 contexts over V = 6 tokens with γ = 2, its rows
@@ -57,7 +58,10 @@ func TestPoolTreeVerdicts(t *testing.T) {
 	}{{"specinfer", algos.SpecInfer{}, check.Preserved}, {"naive", algos.Naive{}, check.Violated}} {
 		var prev check.Result
 		for i, w := range []int{1, 2} {
-			r := check.Rule{Name: c.name, Tree: c.a, Draft: sim.DraftIID, K: 2}
+			r := check.Rule{Name: c.name, Tree: c.a, Draft: sim.DraftIID, K: 2,
+				Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
+					return draft.NewTree(sim.DraftIID, draft.Config{Q: q, K: 2, Depth: depth})
+				}}
 			res, err := check.Check(context.Background(), sim.Source{Spec: pl.Name, BlockSource: pl}, r,
 				check.Config{Trials: 20000, Seed: 3, Workers: w})
 			wantVerdict(t, res, err, c.want, c.name)

@@ -23,17 +23,27 @@ func (c cycle) DraftChain(r *Round, dst *sim.Block) error {
 	return nil
 }
 
-// Trees returns the tree drafter that draws each round's tree from d
-// after the empty context (Draft stream) and fills its target rows from m.
-func Trees(d sim.Drafter, m sim.Model) TreeDrafter { return trees{d, m} }
-
-type trees struct {
-	d sim.Drafter
-	m sim.Model
+// CycleTrees returns the tree drafter that draws trial t's tree from
+// ds[t mod len(ds)] after the empty context (Draft stream) and fills its
+// target rows from targets[t mod len(ds)]: one drafter per context of a
+// pool, every context getting the same share of trials (Cycle's tree
+// form). A single drafter and target draw every round's tree. It panics
+// unless there is one target per drafter and at least one of each.
+func CycleTrees(ds []sim.Drafter, targets []sim.Model) TreeDrafter {
+	if len(ds) == 0 || len(ds) != len(targets) {
+		panic("run: CycleTrees needs one target per drafter")
+	}
+	return cycleTrees{ds, targets}
 }
 
-func (t trees) DraftTree(r *Round, dst *sim.Tree) error {
-	sim.DraftTree(r.Rand(Draft), t.d, t.m, nil, dst)
+type cycleTrees struct {
+	ds      []sim.Drafter
+	targets []sim.Model
+}
+
+func (c cycleTrees) DraftTree(r *Round, dst *sim.Tree) error {
+	i := int(r.Trial % int64(len(c.ds)))
+	sim.DraftTree(r.Rand(Draft), c.ds[i], c.targets[i], nil, dst)
 	return nil
 }
 

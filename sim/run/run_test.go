@@ -232,7 +232,7 @@ func TestLoopShape(t *testing.T) {
 	pl := testPool(t)
 	for _, l := range []*run.Loop{
 		{Keys: run.Named("a"), Verifiers: []run.Verifier{run.Chain(speculative{})}},
-		{Keys: run.Named("a"), Chains: run.Blocks(pl), Trees: run.Trees(nil, nil)},
+		{Keys: run.Named("a"), Chains: run.Blocks(pl), Trees: run.CycleTrees([]sim.Drafter{nil}, []sim.Model{nil})},
 		{Keys: run.Named("a"), Chains: run.Blocks(pl), Verifiers: []run.Verifier{{}}},
 		{Chains: run.Blocks(pl)},
 		{Keys: run.Named("a"), Chains: run.Blocks(pl), Batch: -1},

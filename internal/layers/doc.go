@@ -1,0 +1,37 @@
+// Package layers states the project's import layering: every package
+// stands on a floor (Floors), and a package imports only packages on
+// floors below its own, so no import points up. Its test parses the
+// imports of every non-test Go file of the module and fails on an import
+// that points sideways or up, and on a package that has no floor (a new
+// package must be placed). The architecture page (docs/architecture.md)
+// draws the same floors.
+package layers // import "github.com/specsim/specsim/internal/layers"
+
+// Floors maps each package (its path inside the module) to its floor; 0
+// is the ground.
+var Floors = map[string]int{
+	// the ground: packages that import no project package
+	"internal/diag": 0, "internal/gitrev": 0, "internal/job": 0, "internal/longtest": 0,
+	"internal/layers": 0, "internal/clitest": 0, "table": 0, "paper": 0, "notebooks": 0,
+	"data/samples": 0,
+	// the vocabulary, and file plumbing
+	"sim": 1, "internal/fsutil": 1,
+	// engines on the vocabulary: statistics, the round loop, sources,
+	// language models, result files
+	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "lm": 2, "data/results": 2,
+	// drafters, the verdict engine, SMC
+	"sim/draft": 3, "sim/check": 3, "smc": 3,
+	// the rules
+	"algos": 4,
+	// names resolved into values; logs; figures; what the front ends share
+	"resolve": 5, "data": 5, "plots": 5, "internal/cliutil": 5,
+	// whole sequences; the external protocol
+	"seq": 6, "external": 6,
+	// named experiments, then the sweep runner
+	"experiments":       7,
+	"experiments/sweep": 8,
+	// the front ends as libraries, and the main job
+	"report": 9, "cli": 9,
+	// programs
+	"cmd/report": 10, "cmd/simulate": 10, "data/samples/gen": 10,
+}

@@ -1,0 +1,129 @@
+package draft
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// A ChainDrafter writes one draft chain after a context: the chain
+// counterpart of sim.Drafter.
+type ChainDrafter interface {
+	// Draft writes up to gamma draft tokens after ctx into dst.Tokens and
+	// the row each was drawn from into dst.Q, with the rows' storage in
+	// rows; it leaves dst.P and dst.Ctx alone. It draws its randomness
+	// from rng. ctx may be appended to within its capacity (scratch).
+	Draft(rng *rand.Rand, ctx []int, gamma int, dst *sim.Block, rows *Rows)
+	// Passes returns the draft forward passes it takes to propose n
+	// tokens (the cost a generation charges for a draft).
+	Passes(n int) int
+}
+
+// Drafter is a drafter of either shape, as New returns it: exactly one of
+// its fields is set.
+type Drafter struct {
+	Chain ChainDrafter
+	Tree  sim.Drafter
+}
+
+// Config describes a drafter for New. Each drafter reads the fields it
+// needs and ignores the others.
+type Config struct {
+	// Name is the drafter (Names lists them).
+	Name string
+	// Q is the draft model (every drafter but lookup and fixed).
+	Q sim.Model
+	// Heads are the heads' models, head i drafting position i (heads).
+	Heads []sim.Model
+	// K is the number of chains (iid), of children of the root when
+	// Branch is nil (wor, topk, greedy) or of nodes kept per layer
+	// (dynamic); Depth is the trees' depth, or the number of heads a
+	// chain needs (heads).
+	K, Depth int
+	// Branch[i] is the number of children of each node at depth i (wor,
+	// topk, greedy); nil means (K, 1, ..., 1) of length Depth.
+	Branch []int
+	// Cands are the candidate sequences (fixed).
+	Cands [][]int
+	// MaxNgram is the longest n-gram prompt lookup matches (lookup).
+	MaxNgram int
+	// Policy decides how long a chain runs (chain, heads; lookup drafts
+	// no confidence, so it takes fixed or oracle only).
+	Policy Policy
+}
+
+// builders maps a drafter name to its constructor from a Config.
+var builders = map[string]func(Config) (Drafter, error){}
+
+// register adds the drafter name, built by build; each drafter file
+// registers itself in init.
+func register(name string, build func(Config) (Drafter, error)) {
+	if _, dup := builders[name]; dup {
+		panic("draft: drafter " + name + " registered twice")
+	}
+	builders[name] = build
+}
+
+// Names lists the drafters New builds, in alphabetical order.
+func Names() []string {
+	names := make([]string, 0, len(builders))
+	for n := range builders {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// New returns the drafter c.Name names, built from c.
+func New(c Config) (Drafter, error) {
+	build, ok := builders[c.Name]
+	if !ok {
+		return Drafter{}, fmt.Errorf("drafter %q: unknown; use one of %s", c.Name, strings.Join(Names(), ", "))
+	}
+	return build(c)
+}
+
+// NewTree returns the tree drafter of kind, built from c (c.Name is set
+// to the kind's name).
+func NewTree(kind sim.DraftKind, c Config) (sim.Drafter, error) {
+	c.Name = kind.String()
+	d, err := New(c)
+	if err != nil {
+		return nil, err
+	}
+	if d.Tree == nil {
+		return nil, fmt.Errorf("drafter %s: drafts chains, not trees", c.Name)
+	}
+	return d.Tree, nil
+}
+
+// Rows is the row storage of chain drafts: draft rows Q(i) and target
+// rows P(i) of length V, kept and reused across drafts.
+type Rows struct {
+	V    int
+	q, p [][]float64
+}
+
+// Q returns the storage of draft row i.
+func (s *Rows) Q(i int) []float64 { return rowAt(&s.q, i, s.V) }
+
+// P returns the storage of target row i.
+func (s *Rows) P(i int) []float64 { return rowAt(&s.p, i, s.V) }
+
+func rowAt(rows *[][]float64, i, v int) []float64 {
+	for len(*rows) <= i {
+		*rows = append(*rows, make([]float64, v))
+	}
+	return (*rows)[i]
+}
+
+// grow returns b with length n, reallocated when its capacity is short.
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
