@@ -85,10 +85,9 @@ func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string,
 	for i := range d.blk.P {
 		d.blk.P[i] = sim.F32(d.pp[i])
 	}
-	// The run is one sequence of steps drawn from the single stream
-	// StreamID("data/logrun"): every step's draft tokens, then the rule's
-	// coins.
-	wk, s, err := oneStreamRun(cfg, "data/logrun", d)
+	// Step k draws its draft and the rule's coins from the streams of
+	// unit k of run.Named("data/logrun").
+	wk, s, err := stepRun(cfg, "data/logrun", d)
 	if err != nil {
 		return err
 	}
@@ -106,6 +105,7 @@ func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string,
 				d.seq = append(d.seq, cfg.Prompts[int(st.PromptID)%len(cfg.Prompts)]...)
 			}
 		}
+		s.Reset(uint64(step))
 		r, err := wk.Round(s, int64(step))
 		if err != nil {
 			return err
@@ -126,13 +126,11 @@ func LogRun(ctx context.Context, w *Writer, pair sim.Pair, target, draft string,
 	return nil
 }
 
-// oneStreamRun returns a worker of the run whose steps are drafted by d
-// and decided by cfg.Rule, and its streams: every role is the one
-// generator sim.NewRand(cfg.Seed, sim.StreamID(name)), drawn from step
-// after step.
-func oneStreamRun(cfg RunConfig, name string, d run.ChainDrafter) (*run.Worker, *run.Streams, error) {
-	id := sim.StreamID(name)
-	l := &run.Loop{Seed: cfg.Seed, Keys: run.KeyFunc(func(run.Role, uint64) uint64 { return id }), Chains: d,
+// stepRun returns a worker of the run whose steps are drafted by d and
+// decided by cfg.Rule, and its streams, those of run.Named(name): the
+// caller moves them to unit k before step k.
+func stepRun(cfg RunConfig, name string, d run.ChainDrafter) (*run.Worker, *run.Streams, error) {
+	l := &run.Loop{Seed: cfg.Seed, Keys: run.Named(name), Chains: d,
 		Verifiers: []run.Verifier{run.Chain(cfg.Rule)}}
 	w, err := l.NewWorker()
 	if err != nil {
@@ -239,10 +237,9 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 	g := pl.Gamma
 	st := &Step{RunID: cfg.RunID, TargetModel: pl.Name + "/p", DraftModel: pl.Name + "/q", Sampling: cfg.Sampling,
 		Kind: KindProbs, Q: make([][]float32, g), P: make([][]float32, g+1)}
-	// The run is one sequence of steps drawn from the single stream
-	// StreamID("data/logpool"): every step's context and draft, then the
-	// rule's coins.
-	wk, s, err := oneStreamRun(cfg, "data/logpool", run.Blocks(pl))
+	// Step k draws its context, its draft and the rule's coins from the
+	// streams of unit k of run.Named("data/logpool").
+	wk, s, err := stepRun(cfg, "data/logpool", run.Blocks(pl))
 	if err != nil {
 		return err
 	}
@@ -253,6 +250,7 @@ func LogPool(ctx context.Context, w *Writer, pl *sim.Pool, cfg RunConfig) error 
 		if cfg.StepsPerPrompt > 0 && step%cfg.StepsPerPrompt == 0 {
 			st.PromptID, st.Step = int64(step/cfg.StepsPerPrompt), 0
 		}
+		s.Reset(uint64(step))
 		r, err := wk.Round(s, int64(step))
 		if err != nil {
 			return err

@@ -312,18 +312,10 @@ type bvtDrafter struct {
 }
 
 func (d bvtDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
-	_ = d.pl.Next(r.Rand(run.Draft), dst) // a pool never runs out
+	// the pool's context from the Source stream, its draft from Draft
+	d.pl.Fill(r.Rand(run.Draft), r.Rand(run.Source).IntN(d.pl.Contexts), dst)
 	dst.Tokens, dst.Q, dst.P = dst.Tokens[:d.g], dst.Q[:d.g], dst.P[:d.g+1]
 	return nil
-}
-
-// bvtKeys gives trial i at draft length g its draft stream
-// ("block-vs-token/draft", g, i) and its coins stream
-// ("block-vs-token/coins", g, i); the loop's other roles are unused.
-func bvtKeys(g uint64) run.Keys {
-	return run.KeyFunc(func(r run.Role, u uint64) uint64 {
-		return sim.StreamID("block-vs-token/"+r.String(), g, u)
-	})
 }
 
 func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {
@@ -332,7 +324,7 @@ func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, e
 	for g := 1; g <= bvtMaxGamma; g++ {
 		// Token then block verification on the same draft, each with a
 		// fresh generator on the trial's coins stream.
-		l := &run.Loop{Seed: seed, Keys: bvtKeys(uint64(g)), Chains: bvtDrafter{pl, g},
+		l := &run.Loop{Seed: seed, Keys: run.Named("block-vs-token", uint64(g)), Chains: bvtDrafter{pl, g},
 			Verifiers: []run.Verifier{run.Chain(algos.Token{}), run.Chain(algos.Block{})}}
 		acc, done, err := run.Rounds(ctx, n, l, cfg.MC(),
 			func() *bvtAcc { return &bvtAcc{} },

@@ -140,9 +140,10 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		}
 		return sim.DraftAccepted(o)
 	}
-	// Trial i drafts its tree and verifies it on the one stream
-	// sim.StreamID("scenario/"+name+"/"+algo, i).
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("scenario/" + name + "/" + algo), Trees: draft.TreeRounds(d, model, nil),
+	// Trial i draws its tree from the draft stream and the rule's coins
+	// from the coins stream of unit i of run.Named("scenario/"+name): every
+	// algorithm of a scenario sees the same trees and coins.
+	l := &run.Loop{Seed: seed, Keys: run.Named("scenario/" + name), Trees: draft.TreeRounds(d, model, nil),
 		Verifiers: []run.Verifier{run.Tree(a)}}
 	total, n, err := run.Rounds(ctx, trials, l, sim.MCOptions{Workers: workers},
 		func() *int64 { return new(int64) },

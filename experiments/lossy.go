@@ -517,9 +517,10 @@ func lenienceRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 	var rows []Row
 	for li, l := range table5L {
 		want := m.alpha(q, l)
-		// Trial i draws its context, its token and the rule's coins from
-		// the one stream sim.StreamID("lenience-table/trial", li, i).
-		lp := &run.Loop{Seed: seed, Keys: run.OneStream("lenience-table/trial", uint64(li)), Chains: d,
+		// Trial i draws its context (source), its token (draft) and the
+		// rule's coins from the streams of unit i of
+		// run.Named("lenience-table", li).
+		lp := &run.Loop{Seed: seed, Keys: run.Named("lenience-table", uint64(li)), Chains: d,
 			Verifiers: []run.Verifier{run.Chain(algos.Lenience{L: l})}}
 		type acc struct{ k int64 }
 		res, done, err := run.Rounds(ctx, n, lp, cfg.MC(), func() *acc { return &acc{} },

@@ -175,9 +175,10 @@ func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]R
 // interval) and E[emitted] of rule a on trees from d.
 func treeMonteCarlo(ctx context.Context, cfg Config, pair sim.Pair, d sim.Drafter, a sim.TreeAlgorithm, seed uint64, rule string) (acc, emit, lo, hi float64, n int64, err error) {
 	type accum struct{ hits, emitted int64 }
-	// Trial i drafts its tree and verifies it on the one stream
-	// sim.StreamID("multidraft/mc/"+rule, i).
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("multidraft/mc/" + rule), Trees: draft.TreeRounds(d, pair.P, nil),
+	// Trial i draws its tree from the draft stream and the rule's coins
+	// from the coins stream of unit i of run.Named("multidraft"): rules
+	// of the same draft kind see the same trees.
+	l := &run.Loop{Seed: seed, Keys: run.Named("multidraft"), Trees: draft.TreeRounds(d, pair.P, nil),
 		Verifiers: []run.Verifier{run.Tree(a)}}
 	total, n, err := run.Rounds(ctx, cfg.Trials(20000), l, cfg.MC(),
 		func() *accum { return &accum{} },

@@ -150,13 +150,13 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 		cfg.Level = 0.001
 	}
 	// Every rule replays the logged block itself; its sampled outcomes at
-	// file row k come one after another from the one stream
-	// sim.StreamID("data/replay/"+rule, k).
+	// file row k come one after another from the coins stream of unit k of
+	// run.Named("replay"), the same for every rule (common random numbers).
 	given := &run.Given{}
 	accs := make([]*ruleAcc, len(rules))
 	for i, ru := range rules {
 		a := &ruleAcc{rule: ru}
-		l := &run.Loop{Seed: cfg.Seed, Keys: run.OneStream("data/replay/" + ru.Name), Chains: given,
+		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("replay"), Chains: given,
 			Verifiers: []run.Verifier{run.Chain(ru.Algo)}}
 		w, err := l.NewWorker()
 		if err != nil {

@@ -278,11 +278,11 @@ func runVerify(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, 
 	}
 	g := vc.gamma
 	n := cfg.Trials(vc.trials)
-	// Every step draws its block from the source and the rule's coins from
-	// the same keyed stream sim.StreamID("verify/step", i): a pool picks a
-	// context and samples the draft by alias, a chain drafts from its
-	// model pair.
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("verify/step"), Chains: run.Blocks(src),
+	// Step i draws from the streams of unit i of run.Named("verify"): a
+	// pool picks its context from the source stream and samples the draft
+	// by alias from the draft stream, a chain drafts from its model pair;
+	// the rule's coins come from the coins stream.
+	l := &run.Loop{Seed: seed, Keys: run.Named("verify"), Chains: run.Blocks(src),
 		Verifiers: []run.Verifier{run.Chain(rule)}}
 	tot, done, err := run.Rounds(ctx, n, l, sim.MCOptions{Workers: cfg.Workers, Progress: cfg.Progress},
 		func() *verifyAcc { return &verifyAcc{} },

@@ -11,8 +11,8 @@ import (
 )
 
 // Record runs s on steps trials of pool pl (trial t: context t mod
-// contexts; batch u of batch steps draws its drafts from the keyed stream
-// ("record/draft", u) and hands s the stream ("record/rule", u)) and
+// contexts; batch u of batch steps draws its drafts from the stream of
+// role draft and hands s the stream of role coins of run.Named("record")) and
 // writes every step to w as a logged step (probability rows, the drafts,
 // the emitted tokens), so that 'simulate replay' judges the
 // implementation's own emitted tokens in its "logged" block. It is the
@@ -23,13 +23,7 @@ func Record(ctx context.Context, pl *sim.Pool, s check.Stepper, w *data.Writer, 
 	if steps < 1 || batch < 1 {
 		return fmt.Errorf("record: %d steps in batches of %d; use at least 1 of each", steps, batch)
 	}
-	keys := run.KeyFunc(func(r run.Role, u uint64) uint64 {
-		if r == run.Coins {
-			return sim.StreamID("record/rule", u)
-		}
-		return sim.StreamID("record/draft", u)
-	})
-	l := &run.Loop{Seed: seed, Keys: keys, Batch: batch, Chains: run.Cycle(pl), Verifiers: []run.Verifier{run.Batch(s)}}
+	l := &run.Loop{Seed: seed, Keys: run.Named("record"), Batch: batch, Chains: run.Cycle(pl), Verifiers: []run.Verifier{run.Batch(s)}}
 	wk, err := l.NewWorker()
 	if err != nil {
 		return err

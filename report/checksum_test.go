@@ -17,10 +17,10 @@ import (
 var updateChecksums = flag.Bool("update-checksums", false, "rewrite testdata/reproduce-seed1.sha256 from this run")
 
 // checksumFile holds sha256 of 'report export --format csv' of every merged
-// table the main job writes at scale 0.01 and seed 1, generated on the code
-// before the table/report refactor (the merged tables; the formatted tables
-// and numbers.tex were added after the move into package report and before
-// Numbers became a table of specs): the refactor must not change a byte.
+// table the main job writes at scale 0.01 and seed 1, of its formatted
+// tables and of numbers.tex. A refactor must not change a byte; a change
+// of numbers on purpose regenerates it in a commit of its own that says
+// why (last: the round loop's one naming of stream roles).
 const checksumFile = "testdata/reproduce-seed1.sha256"
 
 // The main job's merged tables are byte-identical to the stored checksums.

@@ -251,13 +251,13 @@ type worker struct {
 	depth  int           // the trees' depth: their draft passes
 	// chainQ: the chain drafter's rows are the draft model's after the
 	// emitted prefix (draft.Chain), so emit need not recompute them.
-	chainQ bool
-	tally  *tally
-	ctx    []int
-	stream *sim.Stream
-	qemit  []float64
-	prow   []float64
-	path   []int
+	chainQ  bool
+	tally   *tally
+	ctx     []int
+	streams *run.Streams // the prompt's streams (unit = prompt index)
+	qemit   []float64
+	prow    []float64
+	path    []int
 }
 
 func grow(b []float64, n int) []float64 {
@@ -267,9 +267,10 @@ func grow(b []float64, n int) []float64 {
 	return b[:n]
 }
 
-// Generate runs the generations of cfg: every prompt with its own keyed
-// stream (seed, "seq/prompt", index), so results do not depend on the
-// worker count. Cancelling ctx stops early with Interrupted set.
+// Generate runs the generations of cfg: prompt i draws from the streams of
+// unit i of run.Named("seq") (draft, coins, and the continuation stream
+// for the tests' randomisation), so results do not depend on the worker
+// count. Cancelling ctx stops early with Interrupted set.
 func Generate(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.check(); err != nil {
 		return Result{}, err
@@ -293,8 +294,8 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	_, chainQ := d0.Chain.(*draft.Chain)
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: newTally(v, r0.greedy), stream: sim.NewStream()}
-		l := &run.Loop{Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
+		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: newTally(v, r0.greedy)}
+		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
 		if d0.Tree != nil {
 			w.trees, w.depth = draft.TreeRounds(d0.Tree, cfg.Pair.P, &w.ctx), d0.Tree.Depth()
 			l.Trees = w.trees
@@ -305,6 +306,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 		if w.loop, err = l.NewWorker(); err != nil {
 			return Result{}, err
 		}
+		w.streams = run.NewStreams(l.Seed, l.Keys)
 		ws[i] = w
 	}
 	var next, done atomic.Int64
@@ -320,8 +322,8 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 				if i >= len(cfg.Prompts) || ctx.Err() != nil {
 					return
 				}
-				rng := w.stream.Reset(cfg.Seed, sim.StreamID("seq/prompt", uint64(i)))
-				res.PerPrompt[i] = w.run(ctx, rng, cfg.Prompts[i], &done)
+				w.streams.Reset(uint64(i))
+				res.PerPrompt[i] = w.run(ctx, cfg.Prompts[i], &done)
 				if cfg.Progress != nil {
 					cfg.Progress(done.Load(), total)
 				}
@@ -375,7 +377,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 }
 
 // run generates one prompt's tokens.
-func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *atomic.Int64) PromptStats {
+func (w *worker) run(ctx context.Context, prompt []int, done *atomic.Int64) PromptStats {
 	cfg := w.cfg
 	need := len(prompt) + cfg.Tokens + 2*sim.MaxGamma + 2
 	if cap(w.ctx) < need {
@@ -384,10 +386,14 @@ func (w *worker) run(ctx context.Context, rng *rand.Rand, prompt []int, done *at
 	w.ctx = append(w.ctx[:0], prompt...)
 	var st PromptStats
 	end := len(prompt) + cfg.Tokens
-	streams := run.Shared(rng) // a prompt's rounds draw in turn from its one stream
+	// A prompt's rounds draw in turn from its unit's streams: drafts from
+	// the draft stream, the rule's coins from the coins stream, the
+	// randomisation of the emitted tokens' tests from the continuation
+	// stream.
+	rng := w.streams.Rand(run.Continuation)
 	for len(w.ctx) < end && ctx.Err() == nil {
 		before := len(w.ctx)
-		r, err := w.loop.Round(streams, st.Steps)
+		r, err := w.loop.Round(w.streams, st.Steps)
 		if err != nil {
 			panic("seq: " + err.Error()) // the drafters return no errors
 		}

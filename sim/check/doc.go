@@ -7,13 +7,15 @@
 // or a tree rule with its drafter (kind, k candidates, branching) — on a
 // source, in five steps:
 //
-//  1. Trials: a Stepper gets Config.Batch steps per call (an external
+//  1. Trials: the rounds run through the round loop (package sim/run),
+//     a Stepper getting Config.Batch steps per call (an external
 //     implementation answers a batch per round trip). The steps of batch
-//     u draw their drafts from the keyed stream ("check/draft", u), the
-//     rule's coins from ("check/rule", u) and the continuation from
-//     ("check/continue", u), so results are bit-identical for any worker
-//     count (common random numbers: every rule sees the same drafts for
-//     the same seed). When a step emits fewer than γ+1
+//     u draw from the streams of unit u of run.Named("check"): drafts
+//     from the draft stream, the rule's coins from the coins stream and
+//     the continuation from the continuation stream, so results are
+//     bit-identical for any worker count (common random numbers: every
+//     rule sees the same drafts for the same seed). When a step emits
+//     fewer than γ+1
 //     tokens the rest are sampled from the target, so every trial yields
 //     the first γ+1 tokens.
 //  2. Lossless tests. On a positional pool the law of the i-th token in

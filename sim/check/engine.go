@@ -375,26 +375,13 @@ func (rn *runner) getScratch() *scratch {
 	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v)}
 }
 
-// checkKeys are the check's streams: batch u's drafts come from
-// ("check/draft", u), the rule's coins from ("check/rule", u) and the
-// continuation from ("check/continue", u).
-func checkKeys(role run.Role, u uint64) uint64 {
-	switch role {
-	case run.Coins:
-		return sim.StreamID("check/rule", u)
-	case run.Continuation:
-		return sim.StreamID("check/continue", u)
-	}
-	return sim.StreamID("check/draft", u)
-}
-
 // newLoop builds the round loop of the check: trial t is in context
 // t mod contexts of a pool (a model pair has one), chains are drafted by
 // the pool's alias tables or autoregressively from the pair, trees by the
 // rule's drafter over each context.
 func (rn *runner) newLoop() (*run.Loop, error) {
 	w, r := rn.w, rn.rule
-	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.KeyFunc(checkKeys), Batch: rn.cfg.Batch}
+	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.Named("check"), Batch: rn.cfg.Batch}
 	if r.Tree == nil {
 		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
 		if w.pool != nil {

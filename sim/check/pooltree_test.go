@@ -63,7 +63,9 @@ func TestPoolTreeVerdicts(t *testing.T) {
 					return draft.NewTree(sim.DraftIID, draft.Config{Q: q, K: 2, Depth: depth})
 				}}
 			res, err := check.Check(context.Background(), sim.Source{Spec: pl.Name, BlockSource: pl}, r,
-				check.Config{Trials: 20000, Seed: 3, Workers: w})
+				// seed 4: at level 0.01 a lossless rule is called violated at
+				// 1% of seeds (2 of seeds 1..100 here, 3 among them)
+				check.Config{Trials: 20000, Seed: 4, Workers: w})
 			wantVerdict(t, res, err, c.want, c.name)
 			if i > 0 && (res.PValue != prev.PValue || res.MeanEmitted != prev.MeanEmitted) {
 				t.Errorf("%s: 2 workers give p %v, emitted %v; 1 worker p %v, emitted %v", c.name, res.PValue, res.MeanEmitted, prev.PValue, prev.MeanEmitted)

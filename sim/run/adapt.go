@@ -2,14 +2,30 @@ package run
 
 import "github.com/specsim/specsim/sim"
 
-// Blocks returns the chain drafter that fills each round from src, drawing
-// from the round's Draft stream (a pool picks the context and the draft
-// from it; a sim.Chain drafts from its model pair).
-func Blocks(src sim.BlockSource) ChainDrafter { return blocks{src} }
+// Blocks returns the chain drafter that fills each round from src: a pool
+// picks the round's context from the Source stream and draws the draft
+// from the Draft stream; any other source (a sim.Chain over a model pair)
+// draws from the Draft stream.
+func Blocks(src sim.BlockSource) ChainDrafter {
+	if s, ok := src.(sim.Source); ok {
+		src = s.BlockSource
+	}
+	if pl, ok := src.(*sim.Pool); ok {
+		return pool{pl}
+	}
+	return blocks{src}
+}
 
 type blocks struct{ src sim.BlockSource }
 
 func (b blocks) DraftChain(r *Round, dst *sim.Block) error { return b.src.Next(r.Rand(Draft), dst) }
+
+type pool struct{ pl *sim.Pool }
+
+func (p pool) DraftChain(r *Round, dst *sim.Block) error {
+	p.pl.Fill(r.Rand(Draft), r.Rand(Source).IntN(p.pl.Contexts), dst)
+	return nil
+}
 
 // Cycle returns the chain drafter that puts trial t in context t mod
 // pl.Contexts of the pool and draws the draft from the round's Draft

@@ -100,7 +100,7 @@ func (l *Loop) check() error {
 		return fmt.Errorf("run: batch = %d; use 1 or more rounds per unit", l.Batch)
 	}
 	if l.Keys.f == nil {
-		return errors.New("run: a loop needs stream keys (run.Named(name), say)")
+		return errors.New("run: a loop needs stream keys (run.Named(name))")
 	}
 	for i, v := range l.Verifiers {
 		n := 0

@@ -124,29 +124,35 @@ func TestRoundsWorkers(t *testing.T) {
 	}
 }
 
-// A round equals the hand-written loop it replaces: with OneStream keys the
-// draft and the coins come from one generator sim.NewRand(seed,
-// StreamID(name, k, trial)), drafting first.
-func TestOneStreamIsTheHandLoop(t *testing.T) {
+// Shared streams are the hand-written loop of one generator: a pool's
+// round draws its context, then its draft, then the rule's coins, all from
+// rng, as Pool.Next followed by Accept does.
+func TestSharedIsTheHandLoop(t *testing.T) {
 	pl := testPool(t)
-	const seed, n = 9, 500
-	l := &run.Loop{Seed: seed, Keys: run.OneStream("hand", 4), Chains: run.Blocks(pl),
-		Verifiers: []run.Verifier{run.Chain(speculative{})}}
-	got := rounds(t, l, n, 2)
-	for i := range int64(n) {
-		rng := sim.NewRand(seed, sim.StreamID("hand", 4, uint64(i)))
+	l := &run.Loop{Keys: run.Named("hand"), Chains: run.Blocks(pl), Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	w, err := l.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := sim.NewRand(9, 4), sim.NewRand(9, 4)
+	s := run.Shared(got)
+	for i := range int64(500) {
+		r, err := w.Round(s, i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var b sim.Block
-		_ = pl.Next(rng, &b)
-		o := speculative{}.Accept(rng, &b)
-		want := append(append([]int{int(i), b.Ctx}, b.Tokens...), o.Accepted, o.Next)
-		if !slices.Equal(got[i], want) {
-			t.Fatalf("trial %d: round %v, hand loop %v", i, got[i], want)
+		_ = pl.Next(want, &b)
+		o := speculative{}.Accept(want, &b)
+		if r.Block.Ctx != b.Ctx || !slices.Equal(r.Block.Tokens, b.Tokens) || r.Outcome() != o {
+			t.Fatalf("round %d: context %d, drafts %v, outcome %v; hand loop %d, %v, %v", i, r.Block.Ctx, r.Block.Tokens, r.Outcome(), b.Ctx, b.Tokens, o)
 		}
 	}
 }
 
-// Named keys give each role its own stream: the draft comes from
-// StreamID(name+"/draft", u) and the coins from StreamID(name+"/coins", u).
+// Named keys give each role its own stream: a pool's context comes from
+// StreamID(name+"/source", u), its draft from StreamID(name+"/draft", u)
+// and the coins from StreamID(name+"/coins", u).
 func TestNamedStreams(t *testing.T) {
 	pl := testPool(t)
 	const seed, n = 5, 300
@@ -155,7 +161,8 @@ func TestNamedStreams(t *testing.T) {
 	got := rounds(t, l, n, 1)
 	for i := range int64(n) {
 		var b sim.Block
-		_ = pl.Next(sim.NewRand(seed, sim.StreamID("x/draft", uint64(i))), &b)
+		c := sim.NewRand(seed, sim.StreamID("x/source", uint64(i))).IntN(pl.Contexts)
+		pl.Fill(sim.NewRand(seed, sim.StreamID("x/draft", uint64(i))), c, &b)
 		o := speculative{}.Accept(sim.NewRand(seed, sim.StreamID("x/coins", uint64(i))), &b)
 		want := append(append([]int{int(i), b.Ctx}, b.Tokens...), o.Accepted, o.Next)
 		if !slices.Equal(got[i], want) {

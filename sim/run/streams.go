@@ -37,43 +37,34 @@ func (r Role) String() string {
 // Roles lists every role in the order of their constants.
 func Roles() []Role { return []Role{Source, Draft, Coins, Continuation} }
 
-// Keys maps a role and a unit to a stream id; roles given the same id in a
-// unit share one generator. Make them with Named, OneStream or KeyFunc.
+// Keys maps a role and a unit to a stream id; make them with Named.
 type Keys struct {
 	f func(role Role, unit uint64) uint64
-	// one: every role has the same id, so a unit computes it once.
-	one bool
 }
-
-// KeyFunc returns the keys f: the stream of role r in unit u is f(r, u).
-// f may be called concurrently.
-func KeyFunc(f func(role Role, unit uint64) uint64) Keys { return Keys{f: f} }
 
 // Key returns the stream id of role r in unit u.
 func (k Keys) Key(r Role, u uint64) uint64 { return k.f(r, u) }
 
-// Named returns the harness's keys for the run called name: the stream of
-// role r in unit u is sim.StreamID(name+"/"+r.String(), u), so every role
-// has a stream of its own.
-func Named(name string) Keys {
+// Named returns the harness's keys for the run called name, further
+// identified by keys (a cell's parameters, say): the stream of role r in
+// unit u is
+//
+//	sim.StreamID(name+"/"+r.String(), keys..., u),
+//
+// so every role has a stream of its own, and two runs share streams only
+// when they share name and keys (common random numbers on purpose).
+func Named(name string, keys ...uint64) Keys {
 	var names [numRoles]string
 	for r := range numRoles {
 		names[r] = name + "/" + r.String()
 	}
-	return KeyFunc(func(r Role, u uint64) uint64 { return sim.StreamID(names[r], u) })
-}
-
-// OneStream returns keys that give every role the single stream
-// sim.StreamID(name, keys..., u): drafting, verifying and recording draw
-// in turn from one generator.
-func OneStream(name string, keys ...uint64) Keys {
 	ks := append([]uint64(nil), keys...)
-	return Keys{one: true, f: func(_ Role, u uint64) uint64 {
+	return Keys{f: func(r Role, u uint64) uint64 {
 		// Keys may be called concurrently, so the keys are copied per
 		// call, onto the stack for up to 7 of them: a round asks for its
 		// streams without allocating.
 		var buf [8]uint64
-		return sim.StreamID(name, append(append(buf[:0], ks...), u)...)
+		return sim.StreamID(names[r], append(append(buf[:0], ks...), u)...)
 	}}
 }
 
@@ -118,14 +109,6 @@ func (s *Streams) Rand(r Role) *rand.Rand {
 	}
 	if s.live[r] {
 		return s.rngs[r]
-	}
-	if s.keys.one {
-		for o := range numRoles {
-			if s.live[o] { // the unit's one generator, seeded by an earlier role
-				s.live[r], s.ids[r], s.rngs[r] = true, s.ids[o], s.rngs[o]
-				return s.rngs[r]
-			}
-		}
 	}
 	id := s.keys.f(r, s.unit)
 	for o := range numRoles {

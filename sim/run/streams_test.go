@@ -7,23 +7,23 @@ import (
 	"github.com/specsim/specsim/sim/run"
 )
 
-// OneStream's id is sim.StreamID(name, keys..., unit) for every role, with
+// Named's id for role r is sim.StreamID(name+"/"+r, keys..., unit), with
 // any number of keys, and a round asks for it without allocating (hot
 // loops ask twice per round: draft and coins).
-func TestOneStreamKeys(t *testing.T) {
+func TestNamedKeys(t *testing.T) {
 	for _, keys := range [][]uint64{nil, {4}, {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
-		k := run.OneStream("x", keys...)
+		k := run.Named("x", keys...)
 		for _, u := range []uint64{0, 1, 1 << 40} {
-			want := sim.StreamID("x", append(append([]uint64(nil), keys...), u)...)
 			for _, r := range run.Roles() {
+				want := sim.StreamID("x/"+r.String(), append(append([]uint64(nil), keys...), u)...)
 				if got := k.Key(r, u); got != want {
 					t.Errorf("keys %v, unit %d, role %s: id %#x, want %#x", keys, u, r, got, want)
 				}
 			}
 		}
 	}
-	k := run.OneStream("verify/step", 3)
+	k := run.Named("verify", 3)
 	if a := testing.AllocsPerRun(100, func() { _ = k.Key(run.Draft, 12345) }); a != 0 {
-		t.Errorf("OneStream keys allocate %v times per call, want 0", a)
+		t.Errorf("Named keys allocate %v times per call, want 0", a)
 	}
 }
