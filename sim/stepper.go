@@ -11,3 +11,11 @@ import "math/rand/v2"
 type Stepper interface {
 	Steps(rng *rand.Rand, bs []Block, outs []Outcome) error
 }
+
+// TreeStepper verifies tree steps in batches (an external implementation
+// of tree verification answers a batch of trees per round trip): it writes
+// tree i's outcome into outs[i]. rng is the harness's keyed stream for
+// this batch. It must not modify the trees.
+type TreeStepper interface {
+	TreeSteps(rng *rand.Rand, ts []*Tree, outs []TreeOutcome) error
+}

@@ -34,6 +34,8 @@ type Verifier struct {
 	// Batch decides all chain rounds of a unit in one call (an external
 	// implementation answers a batch per round trip).
 	Batch sim.Stepper
+	// BatchTree decides all tree rounds of a unit in one call.
+	BatchTree sim.TreeStepper
 }
 
 // Chain returns the verifier of chain rule a.
@@ -44,6 +46,12 @@ func Tree(a sim.TreeAlgorithm) Verifier { return Verifier{Tree: a} }
 
 // Batch returns the verifier of batch stepper s.
 func Batch(s sim.Stepper) Verifier { return Verifier{Batch: s} }
+
+// BatchTree returns the verifier of batch tree stepper s.
+func BatchTree(s sim.TreeStepper) Verifier { return Verifier{BatchTree: s} }
+
+// tree reports whether v verifies trees.
+func (v Verifier) tree() bool { return v.Tree != nil || v.BatchTree != nil }
 
 // Loop describes the rounds of a run: how they are drafted, who verifies
 // them, and the streams they draw from.
@@ -104,15 +112,15 @@ func (l *Loop) check() error {
 	}
 	for i, v := range l.Verifiers {
 		n := 0
-		for _, set := range []bool{v.Chain != nil, v.Tree != nil, v.Batch != nil} {
+		for _, set := range []bool{v.Chain != nil, v.Tree != nil, v.Batch != nil, v.BatchTree != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("run: verifier %d sets %d of Chain, Tree and Batch; set exactly one", i, n)
+			return fmt.Errorf("run: verifier %d sets %d of Chain, Tree, Batch and BatchTree; set exactly one", i, n)
 		}
-		if (v.Tree != nil) != (l.Trees != nil) {
+		if v.tree() != (l.Trees != nil) {
 			return fmt.Errorf("run: verifier %d does not fit the loop's drafter (chain rules verify chains, tree rules trees)", i)
 		}
 	}
@@ -131,6 +139,7 @@ type Worker struct {
 	blocks  []sim.Block
 	trees   []sim.Tree
 	outs    [][]sim.Outcome // per verifier, per round of the unit
+	tptrs   []*sim.Tree     // the trees the verifiers read (slot or drafter's own)
 	touts   [][]sim.TreeOutcome
 	round   Round
 }
@@ -142,6 +151,9 @@ func (l *Loop) NewWorker() (*Worker, error) {
 	}
 	w := &Worker{l: l, streams: NewStreams(l.Seed, l.Keys)}
 	b, nv := l.batch(), len(l.Verifiers)
+	if !w.hasBatch() {
+		b = 1 // rounds are drafted, verified and recorded one at a time
+	}
 	if l.Chains != nil {
 		w.blocks = make([]sim.Block, b)
 		w.outs = make([][]sim.Outcome, nv)
@@ -149,10 +161,11 @@ func (l *Loop) NewWorker() (*Worker, error) {
 			w.outs[i] = make([]sim.Outcome, b)
 		}
 	} else {
-		w.trees = make([]sim.Tree, 1)
+		w.trees = make([]sim.Tree, b)
+		w.tptrs = make([]*sim.Tree, b)
 		w.touts = make([][]sim.TreeOutcome, nv)
 		for i := range w.touts {
-			w.touts[i] = make([]sim.TreeOutcome, 1)
+			w.touts[i] = make([]sim.TreeOutcome, b)
 		}
 	}
 	w.round.Outcomes = make([]sim.Outcome, nv)
@@ -162,13 +175,17 @@ func (l *Loop) NewWorker() (*Worker, error) {
 
 // Unit runs the rounds of unit u, trials [u·Batch, min((u+1)·Batch, n)),
 // on the unit's keyed streams and calls rec with each round in order.
+// With a batch verifier (Batch, BatchTree) every round of the unit is
+// drafted first, then the verifiers decide them, then each is recorded;
+// otherwise each round is drafted, verified and recorded in turn. Each
+// stream is used by one stage only, so both orders draw the same numbers.
 func (w *Worker) Unit(u, n int64, rec func(*Round) error) error {
 	b := int64(w.l.batch())
 	lo, hi := u*b, min((u+1)*b, n)
 	w.streams.Reset(uint64(u))
-	if w.l.Trees != nil || !w.hasBatch() {
+	if !w.hasBatch() {
 		for t := lo; t < hi; t++ {
-			r, err := w.one(w.streams, u, t, 0)
+			r, err := w.one(w.streams, u, t)
 			if err != nil {
 				return err
 			}
@@ -178,25 +195,19 @@ func (w *Worker) Unit(u, n int64, rec func(*Round) error) error {
 		}
 		return nil
 	}
-	// A batch verifier decides the whole unit at once: draft every round,
-	// verify, then record in order.
 	m := int(hi - lo)
 	r := &w.round
 	r.streams, r.Unit = w.streams, u
 	for j := 0; j < m; j++ {
-		r.Trial, r.Block = lo+int64(j), &w.blocks[j]
-		if err := w.l.Chains.DraftChain(r, r.Block); err != nil {
+		if err := w.draft(r, lo+int64(j), j); err != nil {
 			return err
 		}
 	}
-	if err := w.verifyChains(m); err != nil {
+	if err := w.verify(m); err != nil {
 		return fmt.Errorf("steps %d..%d: %w", lo, hi-1, err)
 	}
 	for j := 0; j < m; j++ {
-		r.Trial, r.Block = lo+int64(j), &w.blocks[j]
-		for i := range w.l.Verifiers {
-			r.Outcomes[i] = w.outs[i][j]
-		}
+		w.view(r, lo+int64(j), j)
 		if err := rec(r); err != nil {
 			return err
 		}
@@ -209,43 +220,87 @@ func (w *Worker) Unit(u, n int64, rec func(*Round) error) error {
 // rounds from one generator (Shared). The round is valid until the next
 // call.
 func (w *Worker) Round(s *Streams, trial int64) (*Round, error) {
-	return w.one(s, trial, trial, 0)
+	return w.one(s, trial, trial)
 }
 
 func (w *Worker) hasBatch() bool {
 	for _, v := range w.l.Verifiers {
-		if v.Batch != nil {
+		if v.Batch != nil || v.BatchTree != nil {
 			return true
 		}
 	}
 	return false
 }
 
-// one drafts and verifies a single round into slot j.
-func (w *Worker) one(s *Streams, u, t int64, j int) (*Round, error) {
+// one drafts and verifies a single round into slot 0.
+func (w *Worker) one(s *Streams, u, t int64) (*Round, error) {
 	r := &w.round
-	r.streams, r.Unit, r.Trial = s, u, t
+	r.streams, r.Unit = s, u
+	if err := w.draft(r, t, 0); err != nil {
+		return nil, err
+	}
+	if err := w.verify(1); err != nil {
+		return nil, err
+	}
+	w.view(r, t, 0)
+	return r, nil
+}
+
+// draft drafts round t into slot j.
+func (w *Worker) draft(r *Round, t int64, j int) error {
+	r.Trial = t
 	if w.l.Trees != nil {
 		r.Block, r.Tree = nil, &w.trees[j]
 		if err := w.l.Trees.DraftTree(r, r.Tree); err != nil {
-			return nil, err
+			return err
 		}
-		for i, v := range w.l.Verifiers {
-			r.TreeOutcomes[i] = v.Tree.AcceptTree(s.coins(i), r.Tree)
-		}
-		return r, nil
+		w.tptrs[j] = r.Tree // the drafter may point at a tree of its own
+		return nil
 	}
 	r.Tree, r.Block = nil, &w.blocks[j]
-	if err := w.l.Chains.DraftChain(r, r.Block); err != nil {
-		return nil, err
+	return w.l.Chains.DraftChain(r, r.Block)
+}
+
+// verify runs every verifier on the first m rounds' drafts.
+func (w *Worker) verify(m int) error {
+	if w.l.Trees != nil {
+		return w.verifyTrees(m)
 	}
-	if err := w.verifyChains(1); err != nil {
-		return nil, err
+	return w.verifyChains(m)
+}
+
+// view points r at slot j's draft and outcomes as round t.
+func (w *Worker) view(r *Round, t int64, j int) {
+	r.Trial = t
+	if w.l.Trees != nil {
+		r.Block, r.Tree = nil, w.tptrs[j]
+		for i := range w.l.Verifiers {
+			r.TreeOutcomes[i] = w.touts[i][j]
+		}
+		return
 	}
+	r.Tree, r.Block = nil, &w.blocks[j]
 	for i := range w.l.Verifiers {
-		r.Outcomes[i] = w.outs[i][0]
+		r.Outcomes[i] = w.outs[i][j]
 	}
-	return r, nil
+}
+
+// verifyTrees runs every verifier on the first m trees.
+func (w *Worker) verifyTrees(m int) error {
+	s := w.round.streams
+	for i, v := range w.l.Verifiers {
+		rng := s.coins(i)
+		if v.BatchTree != nil {
+			if err := v.BatchTree.TreeSteps(rng, w.tptrs[:m], w.touts[i][:m]); err != nil {
+				return err
+			}
+			continue
+		}
+		for j := 0; j < m; j++ {
+			w.touts[i][j] = v.Tree.AcceptTree(rng, w.tptrs[j])
+		}
+	}
+	return nil
 }
 
 // verifyChains runs every verifier on the first m blocks.

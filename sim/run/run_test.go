@@ -7,7 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
 )
 
@@ -269,3 +271,74 @@ func TestRoundsCancel(t *testing.T) {
 		t.Errorf("err = %v, done = %d, recorded %d; want a cancelled prefix of whole chunks", err, done, *tot)
 	}
 }
+
+// treeStepper verifies a batch of trees with a tree rule, in order.
+type treeStepper struct{ a sim.TreeAlgorithm }
+
+func (s treeStepper) TreeSteps(rng *rand.Rand, ts []*sim.Tree, outs []sim.TreeOutcome) error {
+	for i, t := range ts {
+		outs[i] = s.a.AcceptTree(rng, t)
+	}
+	return nil
+}
+
+// A batch tree stepper gets the unit's trees in one call and gives the
+// outcomes of the tree rule it applies in order: rounds of a loop with a
+// Tree and a BatchTree verifier of the same rule agree (common random
+// numbers), at any worker count.
+func TestBatchTree(t *testing.T) {
+	pl := testPool(t)
+	var ds []sim.Drafter
+	var ps []sim.Model
+	for c := 0; c < pl.Contexts; c++ {
+		var p, q posModel
+		for i := 0; i <= pl.Gamma; i++ {
+			p = append(p, sim.Float64s(nil, pl.PRow(c, i)))
+			if i < pl.Gamma {
+				q = append(q, sim.Float64s(nil, pl.QRow(c, i)))
+			}
+		}
+		d, err := draft.NewTree(sim.DraftIID, draft.Config{Q: q, K: 3, Depth: pl.Gamma})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, ps = append(ds, d), append(ps, p)
+	}
+	l := &run.Loop{Seed: 2, Keys: run.Named("bt"), Batch: 6, Trees: run.CycleTrees(ds, ps),
+		Verifiers: []run.Verifier{run.Tree(algos.SpecInfer{}), run.BatchTree(treeStepper{algos.SpecInfer{}})}}
+	var prev []sim.TreeOutcome
+	for _, workers := range []int{1, 2} {
+		type acc struct{ outs []sim.TreeOutcome }
+		tot, done, err := run.Rounds(context.Background(), 500, l, sim.MCOptions{Workers: workers},
+			func() *acc { return &acc{} },
+			func(a *acc, r *run.Round) error {
+				if r.TreeOutcomes[0] != r.TreeOutcomes[1] {
+					t.Fatalf("trial %d: tree rule %v, batch stepper %v", r.Trial, r.TreeOutcomes[0], r.TreeOutcomes[1])
+				}
+				a.outs = append(a.outs, r.TreeOutcomes[0])
+				return nil
+			}, func(dst, src *acc) { dst.outs = append(dst.outs, src.outs...) })
+		if err != nil || done != 500 {
+			t.Fatalf("done %d, err %v", done, err)
+		}
+		if prev != nil && !slices.Equal(prev, tot.outs) {
+			t.Errorf("2 workers give other outcomes than 1")
+		}
+		prev = tot.outs
+	}
+	accepted := 0
+	for _, o := range prev {
+		if o.Node != 0 {
+			accepted++
+		}
+	}
+	if accepted < 100 {
+		t.Errorf("only %d of 500 trees accepted a draft token: the trees are not the pool's", accepted)
+	}
+}
+
+// posModel is a pool context as a model: the row at position len(ctx).
+type posModel [][]float64
+
+func (m posModel) Vocab() int                    { return len(m[0]) }
+func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
