@@ -127,6 +127,33 @@ type Result struct {
 	// Interrupted is set when the check was cancelled; the result then
 	// holds the finished trials only.
 	Interrupted bool `json:"interrupted"`
+	// Components are parts of the verdict that the statistical tests do
+	// not see, added by the caller with AddComponent (the determinism of
+	// an external implementation's seeded rows, say).
+	Components []Component `json:"components,omitempty"`
+}
+
+// Component is one part of a verdict beyond the statistical tests.
+type Component struct {
+	// Name says what was checked ("determinism"), Verdict what was found
+	// (Preserved, Violated, Inconclusive or NotApplicable) and Detail why,
+	// with examples where it failed.
+	Name    string `json:"name"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// AddComponent adds c to the result and folds it into the verdict: a
+// violated component makes the result violated, an inconclusive one makes
+// a preserved result inconclusive.
+func (r *Result) AddComponent(c Component) {
+	r.Components = append(r.Components, c)
+	switch {
+	case c.Verdict == Violated:
+		r.Verdict = Violated
+	case c.Verdict == Inconclusive && r.Verdict == Preserved:
+		r.Verdict = Inconclusive
+	}
 }
 
 func (c *Config) defaults() error {

@@ -74,3 +74,24 @@ func TestPoolTreeVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// A component folds into the verdict: violated wins, inconclusive turns a
+// preserved result inconclusive, a preserved or n/a component changes
+// nothing.
+func TestAddComponent(t *testing.T) {
+	for _, c := range []struct{ before, comp, after string }{
+		{check.Preserved, check.Preserved, check.Preserved},
+		{check.Preserved, check.NotApplicable, check.Preserved},
+		{check.Preserved, check.Inconclusive, check.Inconclusive},
+		{check.Preserved, check.Violated, check.Violated},
+		{check.Inconclusive, check.Violated, check.Violated},
+		{check.Violated, check.Inconclusive, check.Violated},
+		{check.Violated, check.Preserved, check.Violated},
+	} {
+		r := check.Result{Verdict: c.before}
+		r.AddComponent(check.Component{Name: "x", Verdict: c.comp})
+		if r.Verdict != c.after || len(r.Components) != 1 {
+			t.Errorf("%s + component %s = %s, want %s", c.before, c.comp, r.Verdict, c.after)
+		}
+	}
+}
