@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
@@ -27,13 +28,21 @@ func TestTreeVerdicts(t *testing.T) {
 	}
 }
 
-// TestSkipLaw: without the law test a pool check has γ+2 tests.
+// TestSkipLaw: without the law test a pool check at γ = 2 has the γ+1
+// binned tests and the dependence test, then the PIT tests: 2(γ+1) per
+// position (two orders), the C(γ+1, 2) pairs and the block, 14 in all, and
+// no sampler-vs-law test.
 func TestSkipLaw(t *testing.T) {
 	t.Parallel()
 	rep := run(t, resolve.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
 		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if len(rep.Tests) != 4 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" {
-		t.Errorf("skip law: %d tests, want 4 ending with the dependence test", len(rep.Tests))
+	if len(rep.Tests) != 14 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" || rep.Tests[13].Name != "positions 1-3 jointly (PIT block)" {
+		t.Errorf("skip law: %d tests, want 14 with the dependence test 4th and the PIT block last", len(rep.Tests))
+	}
+	for _, tt := range rep.Tests {
+		if strings.Contains(tt.Name, "law") {
+			t.Errorf("skip law: test %q", tt.Name)
+		}
 	}
 }
 

@@ -47,6 +47,11 @@ type Config struct {
 	Batch int
 	// Progress, if set, receives the number of finished trials.
 	Progress func(done, total int64)
+	// CrossRow adds the test that the rows of a batch are independent
+	// (rows 2k and 2k+1 of every batch, with Batch >= 2): for samplers that
+	// decide a batch in one call, such as external implementations, where
+	// shared randomness across rows keeps each row's law exact.
+	CrossRow bool
 }
 
 // Defaults of Config.

@@ -75,6 +75,8 @@ type world struct {
 	jointLen int
 	// positional models of each pool context (tree rules).
 	posP, posQ []sim.Model
+	// pools: the PIT tables of every (context, position) row.
+	pitTab []pitTable
 }
 
 func (w *world) poolIdx(c, i int) int { return c*(w.g+1) + i }
@@ -103,10 +105,20 @@ func (w *world) addLawRow(cells []float64, c int, prefix []int, a int, row []flo
 	}
 	bins := w.lawBinsAt(c, prefix, a)
 	dst := cells[a*lawBins : (a+1)*lawBins]
-	for t, p := range row[1:] {
-		if p > 0 {
-			dst[bins[t]] += p
-		}
+	// two accumulators per bin halve the chains of dependent additions
+	var even, odd [lawBins]float64
+	row = row[1:]
+	bins = bins[:len(row)]
+	t := 0
+	for ; t+1 < len(row); t += 2 {
+		even[bins[t]] += row[t]
+		odd[bins[t+1]] += row[t+1]
+	}
+	if t < len(row) {
+		even[bins[t]] += row[t]
+	}
+	for k := range dst {
+		dst[k] += even[k] + odd[k]
 	}
 }
 
@@ -124,6 +136,7 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 	w.binOf = make([]uint16, nc*(g+1)*v)
 	w.binP = make([]float64, nc*(g+1)*bins)
 	w.pAlias = make([]*sim.Alias, nc*(g+1))
+	w.pitTab = make([]pitTable, nc*(g+1))
 	// order sorts the tokens by (p/q, token): the token breaks ties, so
 	// the binning is that of a stable sort by p/q.
 	type keyed struct {
@@ -139,6 +152,7 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 		for i := 0; i <= g; i++ {
 			sim.Float64s(p64, pl.PRow(c, i))
 			w.pAlias[w.poolIdx(c, i)] = sim.NewAlias(p64)
+			w.pitTab[w.poolIdx(c, i)] = newPITTable32(p64)
 			for x := range order {
 				k := p64[x]
 				if i < g {
@@ -283,13 +297,20 @@ type tally struct {
 	emitted    int64
 	emitSq     int64
 	invalid    int64
-	sc         *scratch
+	pit        *pitCounts
+	// the previous round's transforms in token-index order and its trial,
+	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
+	prevU     []float64
+	prevTrial int64
+	sc        *scratch
 }
 
 // scratch is the per-chunk working storage of the recorder (not merged).
 type scratch struct {
 	seq   []int
 	row   []float64
+	prow  []float64    // the untransformed target row (greedy pairs)
+	u     [2][]float64 // one trial's transforms, by order
 	law   sim.Law
 	cells []float64
 	tlaw  sim.TreeLaw
@@ -318,6 +339,9 @@ func merge(dst, src *tally) {
 	dst.emitted += src.emitted
 	dst.emitSq += src.emitSq
 	dst.invalid += src.invalid
+	if dst.pit != nil {
+		dst.pit.merge(src.pit)
+	}
 }
 
 func (t *tally) fill(r *Result, n int64) {
@@ -350,13 +374,17 @@ type runner struct {
 	scratch sync.Pool
 	// loop drafts and verifies the rounds (built by run).
 	loop *run.Loop
+	// pit lays out the PIT tests (sized by run for its trial count).
+	pit pitLayout
 }
 
 func (rn *runner) newTally() *tally {
-	t := &tally{}
+	t := &tally{prevTrial: -1}
 	if rn.marg {
 		t.pos = make([]int64, rn.posLen)
 		t.joint = make([]int64, rn.jLen)
+		t.pit = rn.pit.newCounts()
+		t.prevU = make([]float64, rn.w.g+1)
 	}
 	if rn.lawOn {
 		t.het = stattest.NewHetero(rn.w.lawCells())
@@ -372,7 +400,8 @@ func (rn *runner) getScratch() *scratch {
 		return sc
 	}
 	w := rn.w
-	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v)}
+	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v),
+		prow: make([]float64, w.v), u: [2][]float64{make([]float64, w.g+1), make([]float64, w.g+1)}}
 }
 
 // newLoop builds the round loop of the check: trial t is in context
@@ -429,28 +458,22 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	bad := false
 	if StepMode(rn.rule.Steps) {
 		// The Stepper's own drafts: a token outside the vocabulary is
-		// its error; one of draft probability 0 cannot have been drawn
-		// from q, an invalid outcome.
+		// its error; on a pool (whose draft rows do not depend on the
+		// prefix) one of draft probability 0 cannot have been drawn from
+		// q, an invalid outcome.
 		for i, x := range b.Tokens {
 			if x < 0 || x >= w.v {
 				return fmt.Errorf("step %d: draft token %d at position %d is outside the vocabulary [0, %d)", r.Trial, x, i, w.v)
 			}
-			bad = bad || b.Q[i].At(x) <= 0
+			bad = bad || (w.pool != nil && b.Q[i].At(x) <= 0)
 		}
 	}
 	if sim.CheckOutcome(b, o) != nil {
 		bad = true
 		o = sim.Outcome{Accepted: min(max(o.Accepted, 0), w.g), Next: sim.NoToken}
 	}
-	if rn.marg && !bad {
-		// No lossless rule emits a token of target probability 0.
-		for i, x := range b.Tokens[:o.Accepted] {
-			bad = bad || b.P[i].At(x) <= 0
-		}
-		bad = bad || (o.Next != sim.NoToken && b.P[o.Accepted].At(o.Next) <= 0)
-	}
-	if bad {
-		t.invalid++
+	if !rn.marg && bad {
+		t.invalid++ // the lossless tests' count adds emitted tokens of target probability 0
 	}
 	g := w.g
 	t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
@@ -467,7 +490,7 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 		if o.Next != sim.NoToken {
 			seq = append(seq, o.Next)
 		}
-		rn.count(c, seq, r.Rand(run.Continuation), t)
+		rn.count(r, c, seq, t, bad)
 	}
 	return nil
 }
@@ -486,11 +509,14 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 	if w.pool != nil {
 		c = int(r.Trial % int64(w.nc))
 	}
-	rc := r.Rand(run.Continuation)
 	o := r.TreeOutcome()
+	bad := false
 	if o.Node < 0 || o.Node >= len(tree.Nodes) || (o.Next != sim.NoToken && (o.Next < 0 || o.Next >= w.v)) {
-		t.invalid++
+		bad = true
 		o = sim.TreeOutcome{Node: 0, Next: sim.NoToken}
+	}
+	if !rn.marg && bad {
+		t.invalid++ // the lossless tests' count adds emitted tokens of target probability 0
 	}
 	depth := tree.Nodes[o.Node].Depth
 	emitted := depth
@@ -513,26 +539,70 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		if o.Next != sim.NoToken {
 			seq = append(seq, o.Next)
 		}
-		rn.count(c, seq, rc, t)
+		rn.count(r, c, seq, t, bad)
 	}
 	return nil
 }
 
-// count continues seq with the target to γ+1 tokens and counts its cells.
-func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
-	w, g := rn.w, rn.w.g
+// count continues seq (the round's emitted tokens) with the target to
+// γ+1 tokens and counts its cells: the binned or per-state tests, and the
+// PIT of every position under its target row given the emitted prefix.
+// A token the round emitted with target probability 0 is an invalid
+// outcome (checked here from the target's own rows, so it holds for
+// drafts a step-mode sampler chose too).
+func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
+	w, g, sc := rn.w, rn.w.g, t.sc
 	if len(seq) > g+1 {
 		seq = seq[:g+1]
 	}
-	for len(seq) <= g {
-		if w.pool != nil {
-			seq = append(seq, w.pAlias[w.poolIdx(c, len(seq))].Sample(rc))
-		} else {
-			w.target.Next(seq, t.sc.row)
-			seq = append(seq, sim.SampleCDF(rc.Float64(), t.sc.row))
-		}
+	emitted := len(seq)
+	var rc *rand.Rand
+	if emitted <= g {
+		rc = r.Rand(run.Continuation)
 	}
-	t.sc.seq = seq
+	for i := 0; i <= g; i++ {
+		var a, b float64
+		v := rn.pit.pitV(r.Trial, i)
+		if w.pool != nil {
+			if i >= len(seq) {
+				seq = append(seq, w.pAlias[w.poolIdx(c, i)].Sample(rc))
+			}
+			tb := &w.pitTab[w.poolIdx(c, i)]
+			bad = bad || (i < emitted && tb.p[seq[i]] <= 0)
+			a, b = tb.pit(seq[i], v)
+		} else {
+			row := sc.row // the target row after the emitted prefix
+			if w.oneHot {
+				w.pair.P.Next(seq[:i], sc.prow)
+				bad = bad || (i < emitted && sc.prow[seq[i]] <= 0)
+				sim.OneHot(row, w.v, sim.Argmax(sc.prow))
+			} else {
+				w.target.Next(seq[:i], row)
+				bad = bad || (i < emitted && row[seq[i]] <= 0)
+			}
+			if i >= len(seq) {
+				seq = append(seq, sim.SampleCDF(rc.Float64(), row))
+			}
+			a, b = pitRow(row, seq[i], v)
+		}
+		sc.u[byP][i], sc.u[byIdx][i] = a, b
+	}
+	sc.seq = seq
+	if bad {
+		t.invalid++
+	}
+	rn.pit.add(t.pit, &sc.u)
+	if rn.pit.cross {
+		// rows 2k and 2k+1 of a unit: every position's pair of transforms
+		j := r.Trial - r.Unit*int64(rn.cfg.Batch)
+		if j%2 == 1 && t.prevTrial == r.Trial-1 {
+			for i := 0; i <= g; i++ {
+				rn.pit.addCross(t.pit, t.prevU[i], sc.u[byIdx][i])
+			}
+		}
+		copy(t.prevU, sc.u[byIdx])
+		t.prevTrial = r.Trial
+	}
 	if w.pool != nil {
 		code := 0
 		for i := 0; i <= g; i++ {
@@ -557,6 +627,7 @@ func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
 
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
+	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	if rn.loop == nil {
 		l, err := rn.newLoop()
 		if err != nil {
@@ -642,6 +713,13 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 			out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
 				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen)})
 		}
+	}
+	if rn.marg {
+		pt, err := rn.pit.tests(t.pit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pt...)
 	}
 	if rn.lawOn {
 		h := t.het.Test(stattest.DefaultMinExpected)
