@@ -37,7 +37,7 @@ func checkCommand() *cli.Command {
 			gammaFlag("draft length γ (tree depth)"),
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
-			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
+			&cli.StringFlag{Name: "conform", Usage: "test the steps against rule R's exact law given the drafts (\"implements rule R\") instead of losslessness: R, with --param's parameters when R is --algo's rule (or with --external), or R:k=v,... with its own"},
 			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
 			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},

@@ -53,11 +53,18 @@ func checkExternal(c *cli.Context) error {
 			return diag.Usage(err)
 		}
 	}
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return diag.Usage(err)
+	}
+	if len(ps) > 0 && c.String("conform") == "" {
+		return diag.Usage(fmt.Errorf("--param with --external sets the parameters of the --conform rule; give --conform NAME (an external implementation takes no parameters from the harness)"))
+	}
 	cfg := external.RunConfig{
 		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
 		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"),
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
-		Conform: c.String("conform"),
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), CrossRow: true},
+		Conform: c.String("conform"), ConformParams: ps,
 	}
 	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
 		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}

@@ -15,7 +15,7 @@ import (
 	"github.com/specsim/specsim/table"
 )
 
-// Verdicts of the audit beyond check.Preserved and check.Violated.
+// Verdicts of the audit beyond check.NotDetected and check.Violated.
 const (
 	Lossy = "lossy"
 	NA    = "n/a"
@@ -150,7 +150,7 @@ const (
 )
 
 func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, error) {
-	expected := check.Preserved
+	expected := check.NotDetected
 	switch kind {
 	case "tree-mutant":
 		expected = check.Violated
@@ -182,7 +182,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.Preserved
+		exactVerdict = check.NotDetected
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy {
@@ -209,7 +209,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 		n := int(cfg.Trials(auditBatch))
 		agree := algos.CrossRowAgreement(sim.NewRand(seed, sim.StreamID("audit/batch")), ba, d, pr.P, nil, n)
 		lo, hi := stattest.Wilson(int64(agree), int64(n), 1-1e-6)
-		batch = check.Preserved
+		batch = check.NotDetected
 		if want < lo || want > hi {
 			batch = check.Violated
 		}
@@ -219,7 +219,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 		verdict = check.Violated
 	}
 	if verdict == NA {
-		verdict = check.Preserved
+		verdict = check.NotDetected
 	}
 	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: exactVerdict}, {K: "max_abs_error", V: maxErr}, {K: "kl", V: maxKL},
 		{K: "expected_emitted", V: eEmit}, {K: "statistical_verdict", V: NA}, {K: "p_value", V: math.NaN()}, {K: "min_detectable_tv", V: math.NaN()},
@@ -267,7 +267,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if err != nil {
 		return nil, err
 	}
-	expected := check.Preserved
+	expected := check.NotDetected
 	switch kind {
 	case "mutant":
 		expected = check.Violated
@@ -294,7 +294,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.Preserved
+		exactVerdict = check.NotDetected
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy && kind != "strict" {
@@ -364,16 +364,16 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA
 	if !(e.Lossy && kind != "strict") {
-		edge = check.Preserved
+		edge = check.NotDetected
 		if check.EdgeCheck(a) != nil {
 			edge = check.Violated
 		}
 	}
 	row = append(row, KV{K: "edge_verdict", V: edge})
 
-	verdict := check.Preserved
+	verdict := check.NotDetected
 	for _, v := range []string{exactVerdict, statVerdict, edge} {
-		if v == Lossy && verdict == check.Preserved {
+		if v == Lossy && verdict == check.NotDetected {
 			verdict = Lossy
 		}
 		if v == check.Violated {

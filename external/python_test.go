@@ -70,7 +70,7 @@ type pyCase struct {
 	source   string
 	trials   int64
 	batch    int
-	want     string // check.Preserved or check.Violated
+	want     string // check.NotDetected or check.Violated
 	edge     string // the expected edge verdict
 	long     bool   // only with -external.long
 }
@@ -80,21 +80,21 @@ type pyCase struct {
 // least twice the stated detectable TV at these trial counts, so the
 // verdicts do not hinge on the seed.
 var pyCases = []pyCase{
-	{fn: "verify", mode: Verify, want: check.Preserved, edge: check.Preserved},
-	{fn: "step", mode: Step, want: check.Preserved, edge: check.Preserved},
-	{fn: "verify_sampled", mode: Verify, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 1}, want: check.Preserved, edge: check.Preserved},
-	{fn: "step_sampled", mode: Step, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 0.9, MinP: 0.01}, trials: 10000, want: check.Preserved, edge: check.Preserved},
+	{fn: "verify", mode: Verify, want: check.NotDetected, edge: check.NotDetected},
+	{fn: "step", mode: Step, want: check.NotDetected, edge: check.NotDetected},
+	{fn: "verify_sampled", mode: Verify, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 1}, want: check.NotDetected, edge: check.NotDetected},
+	{fn: "step_sampled", mode: Step, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 0.9, MinP: 0.01}, trials: 10000, want: check.NotDetected, edge: check.NotDetected},
 	{fn: "bug_zero_coin", mode: Verify, want: check.Violated, edge: check.Violated},
 	{fn: "bug_zero_coin_step", mode: Step, want: check.Violated, edge: check.Violated},
-	{fn: "bug_topk_candidates", mode: Step, want: check.Violated, edge: check.Preserved},
+	{fn: "bug_topk_candidates", mode: Step, want: check.Violated, edge: check.NotDetected},
 	{fn: "bug_params_draft_only", mode: Step, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 1}, want: check.Violated, edge: check.Violated},
 	{fn: "bug_params_draft_only_verify", mode: Verify, sampling: &Sampling{Temperature: 0.8, TopK: 20, TopP: 1}, want: check.Violated, edge: check.Violated},
-	{fn: "bug_batch_rows", mode: Verify, want: check.Violated, edge: check.Preserved},
-	{fn: "bug_batch_rows_step", mode: Step, want: check.Violated, edge: check.Preserved},
+	{fn: "bug_batch_rows", mode: Verify, want: check.Violated, edge: check.NotDetected},
+	{fn: "bug_batch_rows_step", mode: Step, want: check.Violated, edge: check.NotDetected},
 	// The batch-row bug needs more than two sequences per batch.
-	{fn: "bug_batch_rows", mode: Verify, batch: 2, trials: 4000, want: check.Preserved, edge: check.Preserved},
-	{fn: "bug_bf16_verify", mode: Verify, trials: 200000, want: check.Violated, edge: check.Preserved, long: true},
-	{fn: "bug_bf16_step", mode: Step, trials: 200000, want: check.Violated, edge: check.Preserved, long: true},
+	{fn: "bug_batch_rows", mode: Verify, batch: 2, trials: 4000, want: check.NotDetected, edge: check.NotDetected},
+	{fn: "bug_bf16_verify", mode: Verify, trials: 200000, want: check.Violated, edge: check.NotDetected, long: true},
+	{fn: "bug_bf16_step", mode: Step, trials: 200000, want: check.Violated, edge: check.NotDetected, long: true},
 }
 
 func runPy(t *testing.T, py, file string, c pyCase) (Report, error) {
@@ -188,7 +188,7 @@ func TestTorchExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != check.Preserved {
+	if rep.Verdict != check.NotDetected {
 		t.Errorf("torch verify: %s (%s)", rep.Verdict, rep.EdgeMsg)
 	}
 }

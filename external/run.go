@@ -3,6 +3,7 @@ package external
 import (
 	"context"
 	"fmt"
+	"github.com/specsim/specsim/algos"
 	"time"
 
 	"github.com/specsim/specsim/data"
@@ -26,6 +27,9 @@ type RunConfig struct {
 	// are tested against ("implements rule R", check.Rule.Conform); ""
 	// runs the losslessness check.
 	Conform string
+	// ConformParams are the parameters of the Conform rule when Conform
+	// gives none ("NAME:k=v" gives them itself); nil: its defaults.
+	ConformParams algos.Params
 }
 
 // Report is check's report for the implementation (Algorithm is its
@@ -107,11 +111,11 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	rep.Gamma = cfg.Gamma
 	rule := check.Rule{Name: "external"}
 	if cfg.Conform != "" {
-		lw, err := resolve.ChainLaw(cfg.Conform)
+		lw, name, err := resolve.ChainLaw(cfg.Conform, cfg.ConformParams)
 		if err != nil {
 			return rep, usage(err)
 		}
-		rule.Law, rule.LawName, rule.Conform = lw, cfg.Conform, true
+		rule.Law, rule.LawName, rule.Conform = lw, name, true
 	}
 	im, err := Start(cfg.Config)
 	if err != nil {
@@ -150,7 +154,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if err != nil {
 			return rep, fmt.Errorf("%v (edge-case batch)", err)
 		}
-		rep.Edge, rep.EdgeMsg = check.Preserved, ""
+		rep.Edge, rep.EdgeMsg = check.NotDetected, ""
 		if viol != nil {
 			rep.Edge, rep.EdgeMsg, rep.Verdict = check.Violated, viol.Error(), check.Violated
 		}

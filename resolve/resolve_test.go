@@ -18,8 +18,8 @@ func TestTreeVerdicts(t *testing.T) {
 		name string
 		want string
 	}{
-		{"specinfer", check.Preserved}, {"rrs-wor", check.Preserved}, {"kseq", check.Preserved},
-		{"target-only", check.Preserved}, {"greedy-draft", check.Preserved},
+		{"specinfer", check.NotDetected}, {"rrs-wor", check.NotDetected}, {"kseq", check.NotDetected},
+		{"target-only", check.NotDetected}, {"greedy-draft", check.NotDetected},
 		{"topk-ratio", check.Violated}, {"naive", check.Violated},
 	} {
 		rep := run(t, resolve.Request{Algo: c.name, Source: "markov:V=4,order=2,seed=3", K: 3,
@@ -69,7 +69,7 @@ func TestInconclusive(t *testing.T) {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ algo, law, want string }{
-		{"token", "token", check.Preserved}, {"mutant-resample-p", "token", check.Violated},
+		{"token", "token", check.NotDetected}, {"mutant-resample-p", "token", check.Violated},
 	} {
 		rep := run(t, resolve.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
 			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
@@ -88,7 +88,7 @@ func TestSeconds(t *testing.T) {
 	for _, src := range []string{"dirichlet:V=100,contexts=2", "markov:V=4,order=1,seed=1"} {
 		req := resolve.Request{Algo: "token", Source: src, Config: check.Config{Gamma: 2, Seconds: 0.3, Seed: 1, Workers: 2}}
 		rep := run(t, req)
-		if rep.Trials < 4096 || rep.Verdict != check.Preserved || !(rep.MinDetectableTV < 1) {
+		if rep.Trials < 4096 || rep.Verdict != check.NotDetected || !(rep.MinDetectableTV < 1) {
 			t.Errorf("%s budget: %d trials, verdict %s, min TV %g", src, rep.Trials, rep.Verdict, rep.MinDetectableTV)
 		}
 		req.Config.Seconds, req.Config.Trials = 0, rep.Trials

@@ -9,10 +9,14 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
-// Verdicts.
+// Verdicts. A check shows a violation or fails to; it never shows that
+// the law is preserved: NotDetected says that no test detected a
+// deviation, and each test's minimum detectable TV says how large a
+// deviation in its quantity would have been detected with the stated
+// power.
 const (
-	Preserved = "preserved"
-	Violated  = "violated"
+	NotDetected = "not_detected"
+	Violated    = "violated"
 	// Inconclusive: no deviation was found, but some test could not have
 	// found one (no degrees of freedom, or too few trials for its
 	// minimum detectable TV to be below 1).
@@ -66,14 +70,25 @@ const (
 	// pairs (V^(γ+1)); the per-position conditional tests cover every
 	// position whatever the size.
 	maxJointCells = 1 << 16
-	// lawBins is the number of equal-mass bins of the next token in the
-	// law (sampler-vs-law, conformance) test's cells.
+	// lawBins is the number of coarse bins of the pools' dependence test
+	// (at most lawBins per position).
 	lawBins = 4
+	// maxLawTestBins bounds the law test's bins per accepted length.
+	maxLawTestBins = 32
 	// DefaultBatch is the default of Config.Batch.
 	DefaultBatch = 16
 	// maxBatch bounds Config.Batch.
 	maxBatch = 1 << 20
 )
+
+// lawTestBins returns the law test's PIT bins per accepted length for n
+// trials at draft length g: about minPerBin trials per cell when the
+// accepted lengths share the trials, between lawBins and maxLawTestBins.
+// Finer bins see a next-token law that is wrong between tokens of similar
+// probability, where the 4 bins of a fixed p/q order did not.
+func lawTestBins(g int, n int64) int {
+	return int(min(max(n/(int64(g+1)*minPerBin*4), lawBins), maxLawTestBins))
+}
 
 // Test is one test of a check.
 type Test struct {
@@ -126,9 +141,15 @@ type Result struct {
 	// Invalid counts invalid outcomes (see the package doc; should be 0).
 	Invalid int64  `json:"invalid_outcomes"`
 	Tests   []Test `json:"tests"`
-	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure.
+	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure:
+	// part of a losslessness verdict, reported beside a conformance one.
 	Edge    string `json:"edge_verdict"`
 	EdgeMsg string `json:"edge_message,omitempty"`
+	// EdgeConform is the scripted-coin verdict of a conformance check
+	// (EdgeConform: an outcome the named rule's law gives probability 0),
+	// part of its verdict; "n/a" in a losslessness check.
+	EdgeConform    string `json:"edge_conform_verdict"`
+	EdgeConformMsg string `json:"edge_conform_message,omitempty"`
 	// Interrupted is set when the check was cancelled; the result then
 	// holds the finished trials only.
 	Interrupted bool `json:"interrupted"`
@@ -141,7 +162,7 @@ type Result struct {
 // Component is one part of a verdict beyond the statistical tests.
 type Component struct {
 	// Name says what was checked ("determinism"), Verdict what was found
-	// (Preserved, Violated, Inconclusive or NotApplicable) and Detail why,
+	// (NotDetected, Violated, Inconclusive or NotApplicable) and Detail why,
 	// with examples where it failed.
 	Name    string `json:"name"`
 	Verdict string `json:"verdict"`
@@ -156,7 +177,7 @@ func (r *Result) AddComponent(c Component) {
 	switch {
 	case c.Verdict == Violated:
 		r.Verdict = Violated
-	case c.Verdict == Inconclusive && r.Verdict == Preserved:
+	case c.Verdict == Inconclusive && r.Verdict == NotDetected:
 		r.Verdict = Inconclusive
 	}
 }
@@ -248,12 +269,12 @@ func finish(r *Result, cfg Config, tests []pending) error {
 		}
 	}
 	switch {
-	case r.PValue < cfg.Level || r.Invalid > 0 || r.Edge == Violated:
+	case r.PValue < cfg.Level || r.Invalid > 0 || r.Edge == Violated && r.Mode == "lossless" || r.EdgeConform == Violated:
 		r.Verdict = Violated
 	case powerless || m == 0:
 		r.Verdict = Inconclusive
 	default:
-		r.Verdict = Preserved
+		r.Verdict = NotDetected
 	}
 	if m > 0 {
 		r.MinDetectableTV = r.Tests[0].MinDetTV

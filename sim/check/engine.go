@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/specsim/specsim/sim"
@@ -46,7 +45,9 @@ type Rule struct {
 	// whether the steps follow LawName's law given the drafts ("implements
 	// rule R"), not whether the emitted law is the target's.
 	Conform bool
-	// Edge, if set, is driven by EdgeCheck and enters the verdict.
+	// Edge, if set, is driven by EdgeCheck, which enters a losslessness
+	// verdict, and with Conform by EdgeConform against Law, which enters
+	// the conformance verdict (EdgeCheck is then reported beside it).
 	Edge sim.Algorithm
 }
 
@@ -59,18 +60,16 @@ type world struct {
 	// pools: fine bins per (context, position) sorted by p/q, their target
 	// masses, the target alias tables, and the coarse bins of the joint
 	// test.
-	bins     int
-	binOf    []uint16
-	lawBinOf []uint8
-	binP     []float64
-	pAlias   []*sim.Alias
-	jb       int
+	bins   int
+	binOf  []uint16
+	binP   []float64
+	pAlias []*sim.Alias
+	jb     int
 	// pairs: target states (the last `order` tokens), their rows, the law
 	// bins of each state's tokens, and the full joint when it fits.
 	states   int
 	stateOf  func([]int) int
 	stateRow [][]float64
-	stateBin [][]uint8
 	oneHot   bool
 	jointLen int
 	// positional models of each pool context (tree rules).
@@ -80,47 +79,6 @@ type world struct {
 }
 
 func (w *world) poolIdx(c, i int) int { return c*(w.g+1) + i }
-
-// lawBin returns the law-test bin of token tok at position i after prefix
-// in context c.
-func (w *world) lawBin(c int, prefix []int, i, tok int) int {
-	return int(w.lawBinsAt(c, prefix, i)[tok])
-}
-
-// lawBinsAt returns the law-test bins of every token at position i after
-// prefix in context c.
-func (w *world) lawBinsAt(c int, prefix []int, i int) []uint8 {
-	if w.pool != nil {
-		k := w.poolIdx(c, i) * w.v
-		return w.lawBinOf[k : k+w.v]
-	}
-	return w.stateBin[w.stateOf(prefix)]
-}
-
-// addLawRow adds row (Pr(Next = t) for t = NoToken, 0, ..., V-1 at
-// accepted length a) into the law test's cells.
-func (w *world) addLawRow(cells []float64, c int, prefix []int, a int, row []float64) {
-	if row[0] > 0 {
-		cells[len(cells)-1] += row[0]
-	}
-	bins := w.lawBinsAt(c, prefix, a)
-	dst := cells[a*lawBins : (a+1)*lawBins]
-	// two accumulators per bin halve the chains of dependent additions
-	var even, odd [lawBins]float64
-	row = row[1:]
-	bins = bins[:len(row)]
-	t := 0
-	for ; t+1 < len(row); t += 2 {
-		even[bins[t]] += row[t]
-		odd[bins[t+1]] += row[t+1]
-	}
-	if t < len(row) {
-		even[bins[t]] += row[t]
-	}
-	for k := range dst {
-		dst[k] += even[k] + odd[k]
-	}
-}
 
 func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, error) {
 	g, v, nc := pl.Gamma, pl.V, pl.Contexts
@@ -185,10 +143,6 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 				cum += p64[x]
 			}
 		}
-	}
-	w.lawBinOf = make([]uint8, len(w.binOf))
-	for i, b := range w.binOf {
-		w.lawBinOf[i] = uint8(int(b) * lawBins / bins)
 	}
 	return w, nil
 }
@@ -257,30 +211,10 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 		w.states, w.stateOf = 1, func([]int) int { return 0 }
 		reps = [][]int{nil}
 	}
-	q := make([]float64, v)
-	order := make([]int, v)
 	for _, rep := range reps {
 		row := make([]float64, v)
 		w.target.Next(rep, row)
-		pr.Q.Next(rep, q)
 		w.stateRow = append(w.stateRow, row)
-		for x := range order {
-			order[x] = x
-		}
-		key := func(x int) float64 {
-			if q[x] > 0 {
-				return row[x] / q[x]
-			}
-			return math.Inf(1)
-		}
-		sort.SliceStable(order, func(a, b int) bool { return key(order[a]) < key(order[b]) })
-		bin := make([]uint8, v)
-		cum := 0.0
-		for _, x := range order {
-			bin[x] = uint8(min(int(cum*lawBins), lawBins-1))
-			cum += row[x]
-		}
-		w.stateBin = append(w.stateBin, bin)
 	}
 	if pow(v, g+1) <= maxJointCells {
 		w.jointLen = g + 1
@@ -357,9 +291,10 @@ func (t *tally) fill(r *Result, n int64) {
 	r.Invalid = t.invalid
 }
 
-// lawCells is the number of cells of the law test: (accepted length n,
-// bin of the next token) plus one for "no next token".
-func (w *world) lawCells() int { return (w.g+1)*lawBins + 1 }
+// lawCells is the number of cells of the law test: (accepted length a,
+// bin k of the next token's PIT under the law given a), then one for "no
+// next token" and one for outcomes the law gives probability zero.
+func (rn *runner) lawCells() int { return (rn.w.g+1)*rn.lb + 2 }
 
 // runner runs one check: the world, the rule and the tallies' layout.
 type runner struct {
@@ -374,8 +309,10 @@ type runner struct {
 	scratch sync.Pool
 	// loop drafts and verifies the rounds (built by run).
 	loop *run.Loop
-	// pit lays out the PIT tests (sized by run for its trial count).
+	// pit lays out the PIT tests and lb is the law test's bins per
+	// accepted length (both sized by run for its trial count).
 	pit pitLayout
+	lb  int
 }
 
 func (rn *runner) newTally() *tally {
@@ -387,7 +324,7 @@ func (rn *runner) newTally() *tally {
 		t.prevU = make([]float64, rn.w.g+1)
 	}
 	if rn.lawOn {
-		t.het = stattest.NewHetero(rn.w.lawCells())
+		t.het = stattest.NewHetero(rn.lawCells())
 	}
 	return t
 }
@@ -397,10 +334,13 @@ func (rn *runner) newTally() *tally {
 // one per chunk (memory does not grow with the trial count).
 func (rn *runner) getScratch() *scratch {
 	if sc, ok := rn.scratch.Get().(*scratch); ok {
+		if len(sc.cells) != rn.lawCells() { // sized for another trial count
+			sc.cells = make([]float64, rn.lawCells())
+		}
 		return sc
 	}
 	w := rn.w
-	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v),
+	return &scratch{cells: make([]float64, rn.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v),
 		prow: make([]float64, w.v), u: [2][]float64{make([]float64, w.g+1), make([]float64, w.g+1)}}
 }
 
@@ -481,9 +421,10 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 		rn.rule.Law.Law(b, &sc.law)
 		clear(sc.cells)
 		for a := 0; a <= g; a++ {
-			w.addLawRow(sc.cells, c, b.Tokens[:a], a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
+			rn.addLawRow(sc.cells, a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
 		}
-		t.het.Add(sc.cells, rn.lawCell(c, b.Tokens[:o.Accepted], o.Accepted, o.Next))
+		obs := rn.lawObs(o.Accepted, o.Next, sc.law.P[o.Accepted*(w.v+1):(o.Accepted+1)*(w.v+1)], r.Trial)
+		t.het.Add(sc.cells, obs)
 	}
 	if rn.marg {
 		seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
@@ -495,11 +436,52 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	return nil
 }
 
-func (rn *runner) lawCell(c int, prefix []int, a, tok int) int {
-	if tok == sim.NoToken {
-		return rn.w.lawCells() - 1
+// addLawRow adds the law row of an accepted length (or, for trees, of a
+// node) at depth a — row[0] the mass of "no next token", row[1+t] that of
+// next token t — into the law test's cells: the mass of each next token
+// spreads evenly over the lb PIT bins of depth a, since the PIT of the
+// next token under its own conditional law is uniform.
+func (rn *runner) addLawRow(cells []float64, a int, row []float64) {
+	cells[len(cells)-2] += row[0]
+	m := 0.0
+	for _, x := range row[1:] {
+		m += x
 	}
-	return a*lawBins + rn.w.lawBin(c, prefix, a, tok)
+	if m > 0 {
+		dst := cells[a*rn.lb : (a+1)*rn.lb]
+		for k := range dst {
+			dst[k] += m / float64(rn.lb)
+		}
+	}
+}
+
+// lawObs returns the law test's cell of an observed outcome at depth a
+// with next token tok, given the law row of its accepted length (or node):
+// "no next token", the impossible cell where the law gives the outcome
+// probability zero, else (a, bin of the next token's randomised PIT under
+// row in token order, the randomisation a keyed hash of the trial).
+func (rn *runner) lawObs(a, tok int, row []float64, trial int64) int {
+	cells := rn.lawCells()
+	if tok == sim.NoToken {
+		if row[0] > 0 {
+			return cells - 2
+		}
+		return cells - 1
+	}
+	row = row[1:]
+	p := row[tok]
+	if !(p > 0) {
+		return cells - 1
+	}
+	before, m := 0.0, 0.0
+	for t, x := range row {
+		if t < tok {
+			before += x
+		}
+		m += x
+	}
+	v := float64(sim.StreamID("check/lawpit", rn.cfg.Seed, uint64(trial))>>11) * 0x1p-53
+	return a*rn.lb + bin(min((before+v*p)/m, 1), rn.lb)
 }
 
 // recordTree checks and counts one tree round.
@@ -528,11 +510,10 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		rn.rule.TreeLaw.TreeLaw(tree, &sc.tlaw)
 		clear(sc.cells)
 		for nd := range tree.Nodes {
-			sc.path = tree.Path(sc.path[:0], nd)
-			w.addLawRow(sc.cells, c, sc.path, len(sc.path), sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
+			rn.addLawRow(sc.cells, tree.Nodes[nd].Depth, sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
 		}
-		sc.path = tree.Path(sc.path[:0], o.Node)
-		t.het.Add(sc.cells, rn.lawCell(c, sc.path, depth, o.Next))
+		obs := rn.lawObs(depth, o.Next, sc.tlaw.P[o.Node*(w.v+1):(o.Node+1)*(w.v+1)], r.Trial)
+		t.het.Add(sc.cells, obs)
 	}
 	if rn.marg {
 		seq := tree.Path(sc.seq[:0], o.Node)
@@ -628,6 +609,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
+	rn.lb = lawTestBins(rn.w.g, n)
 	if rn.loop == nil {
 		l, err := rn.newLoop()
 		if err != nil {
@@ -728,7 +710,7 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 			name, what = "conformance to "+rn.rule.LawName, rn.rule.LawName+"'s exact law"
 		}
 		out = append(out, pending{name: name, het: &h,
-			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, next-token bin of %d equal-mass bins)", what, lawBins)})
+			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, rn.lb)})
 	}
 	return out, nil
 }

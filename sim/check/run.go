@@ -75,8 +75,11 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 			return Result{}, err
 		}
 	case isPair:
-		if r.Steps != nil && StepMode(r.Steps) {
-			return Result{}, fmt.Errorf("check: %s samples its own drafts (step mode): a model pair's draft rows depend on the drafted prefix; use a positional pool (dirichlet:...)", r.Name)
+		if r.Steps != nil && StepMode(r.Steps) && (r.Law != nil || r.Conform) {
+			// The tests on the emitted tokens read the target's rows after
+			// the emitted prefix; a law test needs the rows of the drafts,
+			// which the harness computed for drafts the sampler replaced.
+			return Result{}, fmt.Errorf("check: %s samples its own drafts (step mode): the law and conformance tests need the harness's drafts on a model pair; use verify mode or a positional pool (dirichlet:...)", r.Name)
 		}
 		var err error
 		if w, err = newPairWorld(&pair, cfg.Gamma, cfg.Greedy); err != nil {
@@ -104,15 +107,22 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if tot == nil {
 		return Result{}, err
 	}
-	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil, Edge: NotApplicable}
+	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil,
+		Edge: NotApplicable, EdgeConform: NotApplicable}
 	if r.Conform {
 		res.Mode = "conform:" + r.LawName
 	}
 	tot.fill(&res, done)
 	if r.Edge != nil {
-		res.Edge = Preserved
+		res.Edge = NotDetected
 		if eerr := EdgeCheck(r.Edge); eerr != nil {
 			res.Edge, res.EdgeMsg = Violated, eerr.Error()
+		}
+		if r.Conform && r.Law != nil {
+			res.EdgeConform = NotDetected
+			if eerr := EdgeConform(r.Edge, r.Law); eerr != nil {
+				res.EdgeConform, res.EdgeConformMsg = Violated, eerr.Error()
+			}
 		}
 	}
 	tests, terr := rn.tests(tot)
