@@ -53,6 +53,10 @@ type Tree struct {
 	V     int
 	Nodes []Node
 	Cands []int
+	// Ctx is the index of the source context the tree was drafted in (a
+	// pool's context, as Block.Ctx; run.CycleTrees sets it), or -1 when
+	// the source has none (Reset sets -1).
+	Ctx int
 
 	// DrafterState is the working storage of the drafter that last drafted
 	// into the tree (nil at first): a drafter keeps a value of its own type
@@ -69,6 +73,7 @@ type Tree struct {
 // Reset empties t for a vocabulary of v tokens, keeping only the root.
 func (t *Tree) Reset(v int) {
 	t.V = v
+	t.Ctx = -1
 	for i := range t.Nodes {
 		t.Nodes[i].Kids = t.Nodes[i].Kids[:0]
 		t.Nodes[i].Draws = t.Nodes[i].Draws[:0]

@@ -29,8 +29,12 @@ type Rule struct {
 	// the drafter: package sim/draft). Draft, K and Branch describe it for
 	// the report; Branch, if set, gives the children per depth and
 	// overrides K and the depth γ.
-	Tree    sim.TreeAlgorithm
-	Drafter func(q sim.Model, depth int) (sim.Drafter, error)
+	Tree sim.TreeAlgorithm
+	// TreeSteps, instead of Tree, verifies a batch of trees per call (an
+	// external implementation of tree verification); the drafter settings
+	// are Tree's.
+	TreeSteps sim.TreeStepper
+	Drafter   func(q sim.Model, depth int) (sim.Drafter, error)
 	Draft   sim.DraftKind
 	K       int
 	Branch  []int
@@ -49,6 +53,9 @@ type Rule struct {
 	// Edge, if set, is driven by EdgeCheck and enters the verdict.
 	Edge sim.Algorithm
 }
+
+// isTree reports whether r verifies trees (Tree or TreeSteps).
+func (r Rule) isTree() bool { return r.Tree != nil || r.TreeSteps != nil }
 
 // world is the source and the cell layouts of one check.
 type world struct {
@@ -382,7 +389,7 @@ func (rn *runner) getScratch() *scratch {
 func (rn *runner) newLoop() (*run.Loop, error) {
 	w, r := rn.w, rn.rule
 	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.Named("check"), Batch: rn.cfg.Batch}
-	if r.Tree == nil {
+	if !r.isTree() {
 		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
 		if w.pool != nil {
 			l.Chains = run.Cycle(w.pool)
@@ -396,6 +403,9 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 		return l, nil
 	}
 	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
+	if r.TreeSteps != nil {
+		l.Verifiers = []run.Verifier{run.BatchTree(r.TreeSteps)}
+	}
 	if r.Drafter == nil {
 		return nil, fmt.Errorf("check: tree rule %s has no drafter", r.Name)
 	}

@@ -36,13 +36,13 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if err := cfg.defaults(); err != nil {
 		return Result{}, err
 	}
-	if (r.Steps == nil) == (r.Tree == nil) {
+	if (r.Steps == nil) == !r.isTree() || (r.Tree != nil && r.TreeSteps != nil) {
 		return Result{}, fmt.Errorf("check: rule %s: give exactly one of a Stepper and a tree rule", r.Name)
 	}
 	if r.Conform && r.Law == nil && r.TreeLaw == nil {
 		return Result{}, fmt.Errorf("check: conformance to %q needs a rule with an exact law", r.LawName)
 	}
-	if r.Tree != nil && r.Branch == nil && r.K < 1 {
+	if r.isTree() && r.Branch == nil && r.K < 1 {
 		r.K = 1
 	}
 	begin := time.Now()
@@ -50,7 +50,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	// poolWorld bins the pool for a check of the given trial count.
 	poolWorld := func(trials int64) (*world, error) {
 		w, err := newPoolWorld(ctx, pool, trials)
-		if err == nil && r.Tree != nil {
+		if err == nil && r.isTree() {
 			w.buildPos()
 		}
 		return w, err
@@ -128,7 +128,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 // newRunner returns the runner of rule r on world w.
 func newRunner(w *world, r Rule, cfg Config) *runner {
 	rn := &runner{w: w, rule: r, cfg: cfg, marg: !r.Conform}
-	if r.Tree != nil {
+	if r.isTree() {
 		rn.lawOn = r.TreeLaw != nil
 	} else {
 		rn.lawOn = r.Law != nil
