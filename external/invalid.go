@@ -62,8 +62,8 @@ func (l *invalidLog) component() (check.Component, bool) {
 
 // Kinds of invalid outcomes.
 const (
-	invChanged  = "accepted tokens were changed (the emitted prefix is not the drafts)"
-	invTooLong  = "more tokens emitted than the row's draft length allows"
-	invQZero    = "a draft of draft probability 0 (it cannot have been drawn from q)"
+	invChanged   = "accepted tokens were changed (the emitted prefix is not the drafts)"
+	invTooLong   = "more tokens emitted than the row's draft length allows"
+	invQZero     = "a draft of draft probability 0 (it cannot have been drawn from q)"
 	invNotInTree = "the accepted path is not a path of the tree sent"
 )

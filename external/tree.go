@@ -11,7 +11,7 @@ import (
 // treeBufs is the storage of tree batches, reused.
 type treeBufs struct {
 	parent, token, draws, nodes, prow, qrow []int64
-	tabP, tabQ                             []float32
+	tabP, tabQ                              []float32
 }
 
 // TreeBytes returns the bytes of one tree batch's rows sent inline: b

@@ -35,9 +35,9 @@ type Rule struct {
 	// are Tree's.
 	TreeSteps sim.TreeStepper
 	Drafter   func(q sim.Model, depth int) (sim.Drafter, error)
-	Draft   sim.DraftKind
-	K       int
-	Branch  []int
+	Draft     sim.DraftKind
+	K         int
+	Branch    []int
 	// Law (chain) or TreeLaw (tree) is the exact conditional law the law
 	// test compares each step's outcome with: the rule's own law (the
 	// sampler-vs-law test) or, with Conform, a named rule's (the
