@@ -37,13 +37,22 @@ def test_conforms_to_token():
     assert r["verdict"] == "preserved" and r["mode"] == "conform:token", r
 
 
-def test_lie_is_an_error():
+def test_changed_tokens_are_violated():
+    # Accepted tokens that are not the drafts sent are a sampler bug, not a
+    # protocol error: counted as invalid outcomes, shown with examples.
+    r = specsim_ext.check(numpy_verify.lie_drafts, **SMALL)
+    assert r["verdict"] == "violated" and r["invalid_outcomes"] > 0, r
+    comp = {c["name"]: c for c in r["components"]}
+    assert "accepted tokens were changed" in comp["outcomes"]["detail"], comp
+
+
+def test_malformed_is_an_error():
     try:
-        specsim_ext.check(numpy_verify.lie_drafts, **SMALL)
+        specsim_ext.check(numpy_verify.lie_shape, **SMALL)
     except specsim_ext.CheckError as e:
-        assert "differs from draft" in str(e), e
+        assert "emitted has shape" in str(e), e
     else:
-        raise AssertionError("a lying implementation got a verdict")
+        raise AssertionError("a malformed answer got a verdict")
 
 
 if __name__ == "__main__":
