@@ -256,3 +256,105 @@ func TestProtocol1Client(t *testing.T) {
 		t.Errorf("tree mode with a protocol 1 client: %v", err)
 	}
 }
+
+// shapeCase is one example of a new shape (tree, step with the model
+// shipped, verify with a rule other than Leviathan's).
+type shapeCase struct {
+	file, fn, mode, source, draft, conform string
+	k, gamma                               int
+	want                                   string
+	invalid                                bool // the outcomes component must be violated
+}
+
+// The sizes: 20,000 steps in batches of 500 on markov:V=6 (every node its
+// own rows) or a 100-token pool; each planted bug here has p_holm below
+// 1e-30 at seed 1, and each correct version p_holm above 0.05, so the
+// verdicts do not hinge on the seed.
+var shapeCases = []shapeCase{
+	// Tree mode: SpecInfer on i.i.d. trees, its three bugs, the membership
+	// rule on top-k (Medusa) and dynamic (EAGLE-2) trees, SpecInfer on
+	// top-k trees (the ratio rule on deterministic children), a path
+	// outside the tree.
+	{file: "tree_verify.py", fn: "specinfer", mode: Tree, draft: "iid", want: check.Preserved},
+	{file: "tree_verify.py", fn: "specinfer", mode: Tree, draft: "iid", conform: "specinfer", want: check.Preserved},
+	{file: "tree_verify.py", fn: "specinfer", mode: Tree, draft: "iid", source: "dirichlet:V=100,contexts=8", want: check.Preserved},
+	{file: "tree_verify.py", fn: "bug_wrong_row", mode: Tree, draft: "iid", want: check.Violated},
+	{file: "tree_verify.py", fn: "bug_sibling_order", mode: Tree, draft: "iid", want: check.Violated},
+	{file: "tree_verify.py", fn: "bug_sibling_order", mode: Tree, draft: "iid", conform: "specinfer", want: check.Violated},
+	{file: "tree_verify.py", fn: "bug_bonus_from_parent", mode: Tree, draft: "iid", want: check.Violated},
+	{file: "tree_verify.py", fn: "target_only", mode: Tree, draft: "topk", want: check.Preserved},
+	{file: "tree_verify.py", fn: "target_only", mode: Tree, draft: "dynamic", conform: "target-only", want: check.Preserved},
+	{file: "tree_verify.py", fn: "specinfer", mode: Tree, draft: "topk", want: check.Violated},
+	{file: "tree_verify.py", fn: "lie_path", mode: Tree, draft: "iid", want: check.Violated, invalid: true},
+	// Step mode with the model shipped: a sampler that does not expose its
+	// drafts, a beam sampler, a point-mass n-gram verifier; on a pair and
+	// on a pool.
+	{file: "step_samplers.py", fn: "no_drafts", mode: Step, want: check.Preserved},
+	{file: "step_samplers.py", fn: "no_drafts", mode: Step, source: "dirichlet:V=100,contexts=8", want: check.Preserved},
+	{file: "step_samplers.py", fn: "bug_no_drafts_residual", mode: Step, want: check.Violated},
+	{file: "step_samplers.py", fn: "beam", mode: Step, want: check.Preserved},
+	{file: "step_samplers.py", fn: "beam", mode: Step, source: "dirichlet:V=100,contexts=8", want: check.Preserved},
+	{file: "step_samplers.py", fn: "bug_beam_q_ratio", mode: Step, want: check.Violated},
+	{file: "step_samplers.py", fn: "ngram_step", mode: Step, want: check.Preserved},
+	{file: "step_samplers.py", fn: "bug_ngram_keep_x", mode: Step, want: check.Violated},
+	// The point-mass rule verifying the harness's drafts: lossless, never
+	// violated by any component.
+	{file: "step_samplers.py", fn: "ngram_verify", mode: Verify, want: check.Preserved},
+	{file: "step_samplers.py", fn: "ngram_verify", mode: Verify, source: "dirichlet:V=100,contexts=8", want: check.Preserved},
+}
+
+func runShape(t *testing.T, py string, c shapeCase, trials int64) (Report, error) {
+	t.Helper()
+	if c.source == "" {
+		c.source = "markov:V=6,order=1"
+	}
+	g := 3
+	if strings.HasPrefix(c.source, "dirichlet") {
+		g = 4
+	}
+	src, err := source.New(c.source, g, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), src, RunConfig{
+		Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", c.file) + ":" + c.fn,
+			Env: pyEnv(t), Mode: c.mode, Timeout: time.Minute},
+		Check:   check.Config{Gamma: g, Trials: trials, Seed: 1, Batch: 500},
+		Conform: c.conform, TreeDraft: c.draft, K: 3,
+	})
+}
+
+// TestShapeExamples: the tree verifiers, step-mode samplers and the
+// point-mass rule of examples/python get their verdicts; every component
+// of a correct one's verdict is preserved (a point-mass verifier's
+// failure of Leviathan's p = q edge case is a note).
+func TestShapeExamples(t *testing.T) {
+	py := numpyPython(t)
+	trials := int64(20000)
+	if *long || longtest.Enabled() {
+		trials = 200000
+	}
+	for _, c := range shapeCases {
+		name := c.fn + "/" + c.mode + "/" + c.draft + "/" + c.conform + "/" + c.source
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := runShape(t, py, c, trials)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%-22s %-6s %-8s: %-9s p_holm %.3g, invalid %d, components %+v, notes %q", c.fn, c.mode, c.draft, rep.Verdict, rep.PValue, rep.Invalid, rep.Components, rep.Notes)
+			if rep.Verdict != c.want {
+				t.Errorf("verdict %s (p_holm %.3g, edge %s %s, invalid %d); want %s", rep.Verdict, rep.PValue, rep.Edge, rep.EdgeMsg, rep.Invalid, c.want)
+			}
+			if c.want == check.Preserved && (rep.Edge == check.Violated || rep.Invalid > 0 || len(rep.Components) > 0) {
+				t.Errorf("a correct sampler: edge %s, invalid %d, components %+v", rep.Edge, rep.Invalid, rep.Components)
+			}
+			if got := len(rep.Components) == 1 && rep.Components[0].Name == "outcomes"; got != c.invalid {
+				t.Errorf("components %+v; want the outcomes component: %v", rep.Components, c.invalid)
+			}
+			if rep.Protocol != 2 {
+				t.Errorf("protocol %d, want 2", rep.Protocol)
+			}
+		})
+	}
+}
