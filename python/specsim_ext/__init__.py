@@ -35,9 +35,12 @@ import shutil
 import subprocess
 import sys
 
-from ._sampling import Sampling, transform
+from ._batch import Batch, MarkovModel, Model, PositionalModel
+from ._sampling import RowSampling, Sampling, transform, transform_rows
+from ._server import PROTOCOL, load_saved
 
-__all__ = ["Sampling", "transform", "check", "CheckError"]
+__all__ = ["Batch", "Model", "MarkovModel", "PositionalModel", "RowSampling", "Sampling", "transform",
+           "transform_rows", "check", "CheckError", "load_saved", "PROTOCOL"]
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
