@@ -193,6 +193,10 @@ type posModel [][]float64
 func (m posModel) Vocab() int                    { return len(m[0]) }
 func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
 
+// RowView lends the row Next copies (sim.RowViewer): tree drafting over a
+// pool copies no rows.
+func (m posModel) RowView(ctx []int) sim.Row { return sim.F64(m[min(len(ctx), len(m)-1)]) }
+
 func (w *world) buildPos() {
 	pl := w.pool
 	for c := 0; c < w.nc; c++ {
