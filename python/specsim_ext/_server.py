@@ -96,6 +96,13 @@ def takes_sampling(f, mode):
     return len(pos) >= need or var
 
 
+def _signature(f):
+    try:
+        return str(inspect.signature(f))
+    except (TypeError, ValueError):
+        return "other arguments"
+
+
 def _describe(exc):
     tb = traceback.extract_tb(exc.__traceback__)
     where = ""
@@ -163,7 +170,7 @@ class Server:
         if need and not self.batch_form:
             return {"op": "error", "batch": 0, "arrays": [],
                     "message": "%s needs a function of one argument, a specsim_ext.Batch (def f(batch): ...); %s takes %s"
-                               % (need, self.name, "(p, q, drafts, rng)" if self.mode == "verify" else "(p_logits, q_logits, rng)")}
+                               % (need, self.name, _signature(self.f))}
         if self.batch_form and version < 2:
             return {"op": "error", "batch": 0, "arrays": [],
                     "message": "a function of a Batch needs a harness that speaks protocol 2; this one speaks %d" % version}
