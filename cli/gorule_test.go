@@ -38,7 +38,7 @@ func TestGoRuleModule(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &chk); err != nil || code != 0 {
 		t.Fatalf("gorule check: exit %d, %v\n%s", code, err, errOut)
 	}
-	if chk.Algorithm != "my-token" || chk.Verdict != "not_detected" || chk.Edge != "not_detected" {
+	if chk.Algorithm != "my-token" || chk.Verdict != "not_detected" || chk.Edge != "passed" {
 		t.Errorf("gorule check: %+v; want my-token preserved, edge preserved", chk)
 	}
 }

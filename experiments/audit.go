@@ -15,10 +15,14 @@ import (
 	"github.com/specsim/specsim/table"
 )
 
-// Verdicts of the audit beyond check.NotDetected and check.Violated.
+// Verdicts of the audit beyond check's (NotDetected, Violated, Passed).
 const (
 	Lossy = "lossy"
 	NA    = "n/a"
+	// Preserved is the exact check's verdict when the emitted law equals
+	// the target's to sim.ExactTol on every enumerated pair: a proof for
+	// those pairs, which a statistical check never gives.
+	Preserved = "preserved"
 )
 
 // AuditPairs are the model pairs the audit enumerates exactly: three
@@ -182,7 +186,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.NotDetected
+		exactVerdict = Preserved
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy {
@@ -209,7 +213,7 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 		n := int(cfg.Trials(auditBatch))
 		agree := algos.CrossRowAgreement(sim.NewRand(seed, sim.StreamID("audit/batch")), ba, d, pr.P, nil, n)
 		lo, hi := stattest.Wilson(int64(agree), int64(n), 1-1e-6)
-		batch = check.NotDetected
+		batch = check.Passed
 		if want < lo || want > hi {
 			batch = check.Violated
 		}
@@ -218,8 +222,8 @@ func auditTree(cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, 
 	if batch == check.Violated {
 		verdict = check.Violated
 	}
-	if verdict == NA {
-		verdict = check.NotDetected
+	if verdict == NA || verdict == Preserved {
+		verdict = check.NotDetected // no violation found by any check
 	}
 	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: exactVerdict}, {K: "max_abs_error", V: maxErr}, {K: "kl", V: maxKL},
 		{K: "expected_emitted", V: eEmit}, {K: "statistical_verdict", V: NA}, {K: "p_value", V: math.NaN()}, {K: "min_detectable_tv", V: math.NaN()},
@@ -294,7 +298,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.NotDetected
+		exactVerdict = Preserved
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy && kind != "strict" {
@@ -364,7 +368,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA
 	if !(e.Lossy && kind != "strict") {
-		edge = check.NotDetected
+		edge = check.Passed
 		if check.EdgeCheck(a) != nil {
 			edge = check.Violated
 		}

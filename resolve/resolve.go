@@ -282,3 +282,23 @@ func newSource(ctx context.Context, spec string, gamma int, seed uint64, budget 
 		return sim.Source{}, ctx.Err()
 	}
 }
+
+// Candidates returns every registered chain rule that has an exact law,
+// built with its default parameters, as check candidates: the lossless
+// rules, the lossy ones and the planted bugs (mutants), whose fits tell a
+// check's reader which rule the sampler behaves like.
+func Candidates() []check.Candidate {
+	var out []check.Candidate
+	for _, e := range algos.All() {
+		a, err := e.Build(nil)
+		if err != nil {
+			continue
+		}
+		lw, ok := a.(sim.Lawer)
+		if !ok {
+			continue
+		}
+		out = append(out, check.Candidate{Name: e.Name, Summary: e.Summary, Lossless: !e.Lossy && !e.Mutant && !e.Greedy, Law: lw})
+	}
+	return out
+}

@@ -28,11 +28,15 @@ type Rule struct {
 	// the drafter: package sim/draft). Draft, K and Branch describe it for
 	// the report; Branch, if set, gives the children per depth and
 	// overrides K and the depth γ.
-	Tree    sim.TreeAlgorithm
-	Drafter func(q sim.Model, depth int) (sim.Drafter, error)
-	Draft   sim.DraftKind
-	K       int
-	Branch  []int
+	Tree sim.TreeAlgorithm
+	// TreeSteps, instead of Tree, verifies a batch of trees per call (an
+	// external implementation of tree verification); the drafter settings
+	// are Tree's.
+	TreeSteps sim.TreeStepper
+	Drafter   func(q sim.Model, depth int) (sim.Drafter, error)
+	Draft     sim.DraftKind
+	K         int
+	Branch    []int
 	// Law (chain) or TreeLaw (tree) is the exact conditional law the law
 	// test compares each step's outcome with: the rule's own law (the
 	// sampler-vs-law test) or, with Conform, a named rule's (the
@@ -50,6 +54,9 @@ type Rule struct {
 	// the conformance verdict (EdgeCheck is then reported beside it).
 	Edge sim.Algorithm
 }
+
+// isTree reports whether r verifies trees (Tree or TreeSteps).
+func (r Rule) isTree() bool { return r.Tree != nil || r.TreeSteps != nil }
 
 // world is the source and the cell layouts of one check.
 type world struct {
@@ -154,6 +161,10 @@ type posModel [][]float64
 func (m posModel) Vocab() int                    { return len(m[0]) }
 func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
 
+// RowView lends the row Next copies (sim.RowViewer): tree drafting over a
+// pool copies no rows.
+func (m posModel) RowView(ctx []int) sim.Row { return sim.F64(m[min(len(ctx), len(m)-1)]) }
+
 func (w *world) buildPos() {
 	pl := w.pool
 	for c := 0; c < w.nc; c++ {
@@ -231,6 +242,8 @@ type tally struct {
 	emitted    int64
 	emitSq     int64
 	invalid    int64
+	fit        []float64 // per candidate: Σ log-probability of the outcomes
+	fitN       int64
 	pit        *pitCounts
 	// the previous round's transforms in token-index order and its trial,
 	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
@@ -276,6 +289,10 @@ func merge(dst, src *tally) {
 	if dst.pit != nil {
 		dst.pit.merge(src.pit)
 	}
+	for i, v := range src.fit {
+		dst.fit[i] += v
+	}
+	dst.fitN += src.fitN
 }
 
 func (t *tally) fill(r *Result, n int64) {
@@ -313,10 +330,12 @@ type runner struct {
 	// accepted length (both sized by run for its trial count).
 	pit pitLayout
 	lb  int
+	// fitSteps is the number of first steps the candidates' fits cover.
+	fitSteps int64
 }
 
 func (rn *runner) newTally() *tally {
-	t := &tally{prevTrial: -1}
+	t := &tally{prevTrial: -1, fit: make([]float64, len(rn.cfg.Candidates))}
 	if rn.marg {
 		t.pos = make([]int64, rn.posLen)
 		t.joint = make([]int64, rn.jLen)
@@ -351,7 +370,7 @@ func (rn *runner) getScratch() *scratch {
 func (rn *runner) newLoop() (*run.Loop, error) {
 	w, r := rn.w, rn.rule
 	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.Named("check"), Batch: rn.cfg.Batch}
-	if r.Tree == nil {
+	if !r.isTree() {
 		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
 		if w.pool != nil {
 			l.Chains = run.Cycle(w.pool)
@@ -365,6 +384,9 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 		return l, nil
 	}
 	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
+	if r.TreeSteps != nil {
+		l.Verifiers = []run.Verifier{run.BatchTree(r.TreeSteps)}
+	}
 	if r.Drafter == nil {
 		return nil, fmt.Errorf("check: tree rule %s has no drafter", r.Name)
 	}
@@ -417,6 +439,16 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	}
 	g := w.g
 	t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
+	if r.Trial < rn.fitSteps && sim.CheckOutcome(b, o) == nil {
+		for i, c := range rn.cfg.Candidates {
+			lp := fitFloor
+			if c.Law.Law(b, &sc.law) == nil && sc.law.At(o.Accepted, o.Next) > 0 {
+				lp = math.Log(sc.law.At(o.Accepted, o.Next))
+			}
+			t.fit[i] += max(lp, fitFloor)
+		}
+		t.fitN++
+	}
 	if rn.lawOn {
 		rn.rule.Law.Law(b, &sc.law)
 		clear(sc.cells)
@@ -606,10 +638,24 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 	}
 }
 
+// The candidates' fits: they cover the first steps of a check, as many as
+// cost about fitCost row entries (each law is O((γ+1)V) a step) within
+// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor.
+const (
+	fitCost     = 5e8
+	minFitSteps = 64
+	maxFitSteps = 4096
+)
+
+var fitFloor = math.Log(1e-300)
+
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	rn.lb = lawTestBins(rn.w.g, n)
+	if nc := len(rn.cfg.Candidates); nc > 0 {
+		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
+	}
 	if rn.loop == nil {
 		l, err := rn.newLoop()
 		if err != nil {
