@@ -87,10 +87,13 @@ func printGenerate(w io.Writer, r seq.Report) {
 		r.TokensPerCall, r.TokensPerCallCI[0], r.TokensPerCallCI[1], r.Acceptance, r.MeanAcceptedLength, r.MeanBeta)
 	fmt.Fprintf(w, "speedup %.4f [%.4f, %.4f] (c = %g, v = %g)\n", r.Speedup, r.SpeedupCI[0], r.SpeedupCI[1], r.Cost, r.Verify)
 	v := r.Verdict
-	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g over %d emitted tokens); detects TV >= %.4g with power %g\n",
-		v.Verdict, v.PValue, v.Level, v.Positions, v.MinDetectableTV, v.Power)
+	fmt.Fprintf(w, "%s\n", v.Claim)
+	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g over %d emitted tokens; invalid outcomes %d)\n",
+		v.Verdict, v.PValue, v.Level, v.Positions, v.Invalid)
+	fmt.Fprintf(w, "each test detects, with power %g at its Holm share of the level, a deviation of at least min TV in the quantity named:\n", v.Power)
 	for _, t := range v.Tests {
-		fmt.Fprintf(w, "  %-8s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g\n", t.Name, t.Stat, t.DF, t.PValue, t.PHolm)
+		fmt.Fprintf(w, "  %-9s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
+			t.Name, t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, t.Quantity)
 	}
 	fmt.Fprintf(w, "%.0f tokens/s on %d workers (%.2f s)\n", r.TokensPerSecond, r.Workers, r.Seconds)
 }

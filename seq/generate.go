@@ -384,6 +384,7 @@ func (w *worker) run(ctx context.Context, prompt []int, done *atomic.Int64) Prom
 		w.ctx = make([]int, 0, need)
 	}
 	w.ctx = append(w.ctx[:0], prompt...)
+	w.tally.startPrompt()
 	var st PromptStats
 	end := len(prompt) + cfg.Tokens
 	// A prompt's rounds draw in turn from its unit's streams: drafts from
@@ -486,16 +487,12 @@ func (w *worker) rowOf(r sim.Row) []float64 {
 // q is the draft model's row after the same prefix when the caller has it
 // (nil: it is computed here).
 func (w *worker) emit(rng *rand.Rand, p, q []float64, x int) {
-	prev := -1
-	if len(w.ctx) > 0 {
-		prev = w.ctx[len(w.ctx)-1]
-	}
 	if q == nil {
 		w.qemit = grow(w.qemit, len(p))
 		w.cfg.Pair.Q.Next(w.ctx, w.qemit)
 		q = w.qemit
 	}
-	w.tally.add(rng.Float64(), prev, p, q, x)
+	w.tally.add(rng.Float64(), p, q, x)
 	w.ctx = append(w.ctx, x)
 }
 

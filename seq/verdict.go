@@ -1,228 +1,279 @@
 package seq
 
 import (
+	"cmp"
+	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The verdict of a generation tests every emitted token through its
+// randomised probability integral transform under the target's exact
+// conditional law after the emitted prefix,
+//
+//	U_t = Σ_{w ≺ x_t} p_t(w) + u_t·p_t(x_t),  u_t ~ U(0, 1),
+//
+// in a fixed order ≺ of the tokens. Under losslessness U_1, U_2, ... are
+// exactly i.i.d. uniform (Rosenblatt 1952; each U_t is uniform given the
+// prefix, hence independent of it), so every cell of the tests below has
+// probability exactly 1/cells and the χ² p-values are those of a
+// multinomial, not the conservative approximation a test of counts under
+// varying laws would give:
+//
+//   - pit, pit-index, pit-q: U_t in equal bins with tokens in decreasing
+//     p_t order, in token-index order, and in decreasing order of the draft
+//     model's row after the same prefix (a function of the prefix only, so
+//     the transform stays exactly uniform; the most sensitive to rules
+//     that lean towards the draft);
+//   - pairs: (U_{2k}, U_{2k+1}) of each prompt on a grid in token-index
+//     order: dependence between successive tokens with exact marginals.
+//
+// A token emitted with target probability 0 is an invalid outcome.
 const (
-	// groups is the number of context keys of the token test: the previous
-	// token modulo groups.
-	groups = 4
-	// buckets is the number of log2 cells of the bucket test; the last
-	// holds every probability below 2^-(buckets-1).
-	buckets = 40
-	// fixScale is the fixed-point scale of expected counts: integer sums
-	// are associative, so verdicts do not depend on how positions are
-	// split between workers.
-	fixScale = 1 << 40
-	// pitBins is the number of equal bins of the pit test.
-	pitBins = 20
+	// pitMaxBins bounds the bins of the per-token tests and pairMaxBins
+	// the bins per axis of the pair test; both aim at minPerCell positions
+	// per cell.
+	pitMaxBins  = 256
+	pairMaxBins = 16
+	minPerCell  = 20
+	// maxTallyBins is the finest histogram kept; a test's B bins are
+	// merged from it when the positions are counted (B divides it).
+	maxTallyBins = 256
 )
 
-// tally accumulates observed and expected counts of the two tests.
+// The orders of the per-token tests.
+const (
+	orderP = iota
+	orderIndex
+	orderQ
+	numOrders
+)
+
+var orderNames = [numOrders]string{"pit", "pit-index", "pit-q"}
+
+var orderWords = [numOrders]string{"decreasing target probability", "token index", "decreasing draft probability"}
+
+// tally accumulates the transforms' histograms.
 type tally struct {
-	v          int
-	obs, exp   []int64 // groups × V
-	bobs, bexp []int64 // buckets
-	zero       int64   // emitted tokens of target probability 0
-	pit, pitq  []int64 // pitBins
-	n          int64
-	greedy     bool
+	v      int
+	greedy bool
+	n      int64
+	zero   int64 // emitted tokens of target probability 0
+	// pit[o] is the histogram of U in maxTallyBins bins for order o.
+	pit [numOrders][]int64
+	// pairs is the pair histogram on a pairMaxBins² grid, from which
+	// coarser grids are merged; half holds the prompt's pending U.
+	pairs   []int64
+	half    float64
+	hasHalf bool
+	onehot  []float64
 }
 
 func newTally(v int, greedy bool) *tally {
-	return &tally{v: v, obs: make([]int64, groups*v), exp: make([]int64, groups*v),
-		bobs: make([]int64, buckets), bexp: make([]int64, buckets), pit: make([]int64, pitBins), pitq: make([]int64, pitBins), greedy: greedy}
-}
-
-func bucket(p float64) int {
-	e := int(math.Float64bits(p)>>52&0x7ff) - 1023 // floor(log2 p) for normal p
-	return min(max(-e, 0), buckets-1)
-}
-
-// add records token x emitted after a context whose last token is prev
-// (-1 for none) with the target row p.
-//
-// u is a uniform for the randomised probability integral transform: with
-// tokens ordered by decreasing p (ties by index), F(x-) the mass before x,
-// U = F(x-) + u·p(x) is exactly Uniform(0, 1) given the prefix under
-// losslessness, so the U of successive positions are i.i.d. uniform (a
-// martingale argument) and the pit test's χ² over pitBins equal bins is
-// exact rather than conservative. The pit-q test is the same transform
-// with tokens ordered by the draft model's row q after the same prefix (a
-// function of the prefix only, so the transform stays exactly uniform):
-// it is the most sensitive to rules that lean towards the draft.
-func (t *tally) add(u float64, prev int, p, q []float64, x int) {
-	g := 0
-	if prev >= 0 {
-		g = prev % groups
+	t := &tally{v: v, greedy: greedy, pairs: make([]int64, pairMaxBins*pairMaxBins)}
+	for o := range t.pit {
+		t.pit[o] = make([]int64, maxTallyBins)
 	}
+	if greedy {
+		t.onehot = make([]float64, v)
+	}
+	return t
+}
+
+// startPrompt ends the pairing of the previous prompt's positions.
+func (t *tally) startPrompt() { t.hasHalf = false }
+
+// add records token x emitted with the target row p and the draft model's
+// row q after the same prefix; u is the transform's randomisation. In
+// greedy mode the target is the one-hot row of p's argmax.
+func (t *tally) add(u float64, p, q []float64, x int) {
 	t.n++
-	obs, exp := t.obs[g*t.v:(g+1)*t.v], t.exp[g*t.v:(g+1)*t.v]
-	obs[x]++
+	if p[x] <= 0 {
+		t.zero++
+	}
 	if t.greedy {
-		exp[sim.Argmax(p)] += fixScale
-		return
+		sim.OneHot(t.onehot, t.v, sim.Argmax(p))
+		p = t.onehot
 	}
 	px, qx := p[x], q[x]
-	before, beforeQ := 0.0, 0.0
+	var before [numOrders]float64
 	q = q[:len(p)]
 	for w, e := range p[:t.v] {
-		if e > 0 {
-			exp[w] += int64(e*fixScale + 0.5)
-			t.bexp[bucket(e)] += int64(e*fixScale + 0.5)
-			if e > px || e == px && w < x {
-				before += e
-			}
-			if qw := q[w]; qw > qx || qw == qx && w < x {
-				beforeQ += e
-			}
+		if e == 0 {
+			continue
+		}
+		if e > px || e == px && w < x {
+			before[orderP] += e
+		}
+		if w < x {
+			before[orderIndex] += e
+		}
+		if qw := q[w]; qw > qx || qw == qx && w < x {
+			before[orderQ] += e
 		}
 	}
-	t.pit[min(int((before+u*px)*pitBins), pitBins-1)]++
-	t.pitq[min(int((beforeQ+u*px)*pitBins), pitBins-1)]++
-	if p[x] > 0 {
-		t.bobs[bucket(p[x])]++
+	var us [numOrders]float64
+	for o := range before {
+		us[o] = min(before[o]+u*px, math.Nextafter(1, 0))
+		t.pit[o][int(us[o]*maxTallyBins)]++
+	}
+	if t.hasHalf {
+		t.pairs[int(t.half*pairMaxBins)*pairMaxBins+int(us[orderIndex]*pairMaxBins)]++
+		t.hasHalf = false
 	} else {
-		t.zero++
+		t.half, t.hasHalf = us[orderIndex], true
 	}
 }
 
 func (t *tally) merge(o *tally) {
-	for i := range t.obs {
-		t.obs[i] += o.obs[i]
-		t.exp[i] += o.exp[i]
-	}
-	for i := range t.bobs {
-		t.bobs[i] += o.bobs[i]
-		t.bexp[i] += o.bexp[i]
-	}
-	t.zero += o.zero
-	for i := range t.pit {
-		t.pit[i] += o.pit[i]
-		t.pitq[i] += o.pitq[i]
-	}
 	t.n += o.n
+	t.zero += o.zero
+	for k := range t.pit {
+		for i, c := range o.pit[k] {
+			t.pit[k][i] += c
+		}
+	}
+	for i, c := range o.pairs {
+		t.pairs[i] += c
+	}
 }
 
 // Verdict is the sequence-level losslessness test.
 type Verdict struct {
+	// Verdict is check's: violated, inconclusive or not_detected (a
+	// generation never shows the law preserved); Claim says in one
+	// sentence what was shown.
 	Verdict string  `json:"verdict"`
+	Claim   string  `json:"claim"`
 	PValue  float64 `json:"p_value"`
 	Level   float64 `json:"level"`
 	Power   float64 `json:"power"`
-	// Positions is the number of emitted tokens tested.
+	// Positions is the number of emitted tokens tested, Invalid those of
+	// target probability 0.
 	Positions int64 `json:"positions"`
-	// MinDetectableTV is the TV between the emitted and the target law,
-	// averaged over the cells of the token test, that the token test
-	// detects with probability Power at level Level (the multinomial
-	// approximation of stattest.MinDetectableTV).
-	MinDetectableTV float64      `json:"min_detectable_tv"`
-	Tests           []check.Test `json:"tests"`
+	Invalid   int64 `json:"invalid_outcomes"`
+	// MinDetectableTV is the smallest minimum detectable TV of the tests,
+	// each computed at its Holm share Level/m of the level with power
+	// Power, and MinDetectableQuantity what it bounds.
+	MinDetectableTV       float64      `json:"min_detectable_tv"`
+	MinDetectableQuantity string       `json:"min_detectable_quantity"`
+	Tests                 []check.Test `json:"tests"`
 }
 
-// verdict runs the tests, Holm-adjusted at the family-wise level.
+// bins returns the largest divisor of maxTallyBins at most max(2, n/minPerCell)
+// and at most limit.
+func bins(n int64, limit int) int {
+	b := 2
+	for b*2 <= limit && int64(b*2) <= max(2, n/minPerCell) {
+		b *= 2
+	}
+	return b
+}
+
+// coarsen merges a histogram of len(h) bins into k (k divides len(h)).
+func coarsen(h []int64, k int) []int64 {
+	out := make([]int64, k)
+	for i, c := range h {
+		out[i*k/len(h)] += c
+	}
+	return out
+}
+
+// coarsenGrid merges an m×m grid into a k×k one (k divides m).
+func coarsenGrid(h []int64, m, k int) []int64 {
+	out := make([]int64, k*k)
+	for i, c := range h {
+		out[(i/m)*k/m*k+(i%m)*k/m] += c
+	}
+	return out
+}
+
+func uniformProbs(k int) []float64 {
+	p := make([]float64, k)
+	for i := range p {
+		p[i] = 1 / float64(k)
+	}
+	return p
+}
+
+// verdict runs the tests, Holm-adjusted at the family-wise level, and
+// computes each test's minimum detectable TV at its Holm share.
 func (t *tally) verdict(level, power float64) Verdict {
-	vd := Verdict{Level: level, Power: power, Positions: t.n}
-	var tabs []*stattest.Table
-	var names []string
-	var tvs []float64
-	// token test: per group, cells sorted by expected count, largest first,
-	// so pooling merges the rare tail.
-	tok := &stattest.Table{}
-	idx := make([]int, t.v)
-	for g := range groups {
-		obs, exp := t.obs[g*t.v:(g+1)*t.v], t.exp[g*t.v:(g+1)*t.v]
-		var n int64
-		for _, o := range obs {
-			n += o
-		}
-		if n == 0 {
-			continue
-		}
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return exp[idx[a]] > exp[idx[b]] })
-		o, p := make([]int64, 0, t.v), make([]float64, 0, t.v)
-		tot := 0.0
-		for _, w := range idx {
-			tot += float64(exp[w])
-		}
-		for _, w := range idx {
-			o = append(o, obs[w])
-			p = append(p, float64(exp[w])/tot)
-		}
-		fixSum(p)
-		_ = tok.Add(o, p)
+	vd := Verdict{Level: level, Power: power, Positions: t.n, Invalid: t.zero, Verdict: check.NotDetected}
+	type pending struct {
+		name, quantity string
+		obs            []int64
 	}
-	tabs, names = append(tabs, tok), append(names, "token")
-	if !t.greedy {
-		b := &stattest.Table{}
-		o := append([]int64{t.zero}, t.bobs...)
-		p := make([]float64, 0, buckets+1)
-		p = append(p, 0)
-		tot := 0.0
-		for _, e := range t.bexp {
-			tot += float64(e)
-		}
-		for _, e := range t.bexp {
-			p = append(p, float64(e)/tot)
-		}
-		fixSum(p)
-		_ = b.Add(o, p)
-		tabs, names = append(tabs, b), append(names, "bucket")
-		pt := &stattest.Table{}
-		p = make([]float64, pitBins)
-		for i := range p {
-			p[i] = 1.0 / pitBins
-		}
-		_ = pt.Add(t.pit, p)
-		tabs, names = append(tabs, pt), append(names, "pit")
-		pq := &stattest.Table{}
-		_ = pq.Add(t.pitq, p)
-		tabs, names = append(tabs, pq), append(names, "pit-q")
+	var ps []pending
+	b := bins(t.n, pitMaxBins)
+	for o := range t.pit {
+		ps = append(ps, pending{orderNames[o],
+			fmt.Sprintf("TV between the emitted and target law of each token given its prefix, in %d equal-mass bins of the tokens in %s order, averaged over the positions", b, orderWords[o]),
+			coarsen(t.pit[o], b)})
 	}
-	ps := make([]float64, len(tabs))
-	for i, tb := range tabs {
-		r, _ := tb.Test(0)
-		mdt := 0.0
-		if r.DF > 0 && r.N > 0 {
-			mdt = stattest.MinDetectableTV(r.N, r.DF, level, power)
-		}
-		tvs = append(tvs, mdt)
-		vd.Tests = append(vd.Tests, check.Test{Name: names[i], Stat: r.Stat, DF: r.DF, PValue: r.PValue, Cells: r.Cells, Pooled: r.Pooled, MinDetTV: mdt, Warnings: r.Warnings})
-		ps[i] = r.PValue
+	var npairs int64
+	for _, c := range t.pairs {
+		npairs += c
 	}
-	holm := stattest.Holm(ps)
+	pb := 2
+	for pb*2 <= pairMaxBins && int64(pb*2*pb*2) <= max(4, npairs/minPerCell) {
+		pb *= 2
+	}
+	ps = append(ps, pending{"pairs",
+		fmt.Sprintf("TV between the emitted and target joint law of successive tokens (positions 2k, 2k+1 of a prompt, given their prefixes) on a %d×%d grid of equal-mass bins in token-index order", pb, pb),
+		coarsenGrid(t.pairs, pairMaxBins, pb)})
+	m := len(ps)
+	share := level / float64(m)
+	p := make([]float64, m)
+	for i, pt := range ps {
+		r, err := stattest.ChiSquare(pt.obs, uniformProbs(len(pt.obs)), 0)
+		ct := check.Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share, PValue: 1, MinDetTV: math.Inf(1)}
+		if err == nil {
+			ct.Stat, ct.DF, ct.PValue, ct.Cells, ct.Pooled, ct.N = r.Stat, r.DF, r.PValue, r.Cells, r.Pooled, r.N
+			ct.Warnings = r.Warnings
+			if r.DF > 0 && r.N > 0 {
+				ct.MinDetTV = stattest.MinDetectableTV(r.N, r.DF, share, power)
+			}
+		}
+		vd.Tests = append(vd.Tests, ct)
+		p[i] = ct.PValue
+	}
+	holm := stattest.Holm(p)
 	vd.PValue = 1
+	finest := 0
+	powerless := false
 	for i := range vd.Tests {
 		vd.Tests[i].PHolm = holm[i]
 		vd.PValue = min(vd.PValue, holm[i])
+		if vd.Tests[i].MinDetTV < vd.Tests[finest].MinDetTV {
+			finest = i
+		}
+		powerless = powerless || !(vd.Tests[i].MinDetTV < 1)
 	}
-	vd.MinDetectableTV = tvs[0]
-	vd.Verdict = check.NotDetected
-	if vd.PValue < level {
+	vd.MinDetectableTV, vd.MinDetectableQuantity = vd.Tests[finest].MinDetTV, vd.Tests[finest].Quantity
+	switch {
+	case vd.PValue < level || t.zero > 0:
 		vd.Verdict = check.Violated
+		var why []string
+		if vd.PValue < level {
+			best := slices.MinFunc(vd.Tests, func(a, b check.Test) int { return cmp.Compare(a.PHolm, b.PHolm) })
+			why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g)", best.Name, best.PHolm, level))
+		}
+		if t.zero > 0 {
+			why = append(why, fmt.Sprintf("%d emitted tokens of target probability 0", t.zero))
+		}
+		vd.Claim = "violated: " + strings.Join(why, "; ")
+	case powerless:
+		vd.Verdict = check.Inconclusive
+		vd.Claim = fmt.Sprintf("inconclusive: no test detected a deviation, but some could not have detected even a total one (%d positions)", t.n)
+	default:
+		vd.Claim = fmt.Sprintf("no deviation from the target law detected by %d tests at family-wise level %g over %d positions; the finest, %q, would have detected with probability %g, at its Holm share %.3g, a deviation of %.3g in its quantity (%s)",
+			m, level, t.n, vd.Tests[finest].Name, power, share, vd.MinDetectableTV, vd.MinDetectableQuantity)
 	}
 	return vd
-}
-
-// fixSum rescales p so that it sums to 1 within stattest.ProbTol despite
-// the fixed-point rounding.
-func fixSum(p []float64) {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	if s > 0 {
-		for i := range p {
-			p[i] /= s
-		}
-	}
 }
