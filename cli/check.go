@@ -29,21 +29,11 @@ func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "statistical check of a chain or tree rule: emitted tokens against the target law (or, with --conform, outcomes against a rule's law), with stated power",
-		Flags: append([]cli.Flag{
-			algoFlag("token"), paramFlag(),
-			&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec kind:key=value,...; kinds: " + strings.Join(source.Kinds(), ", ") + " ('simulate list sources' prints their keys)"},
-			&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
-			&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
-			gammaFlag("draft length γ (tree depth)"),
-			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
-			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
-			&cli.StringFlag{Name: "conform", Usage: "test the steps against rule R's exact law given the drafts (\"implements rule R\") instead of losslessness: R, with --param's parameters when R is --algo's rule (or with --external), or R:k=v,... with its own"},
-			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
-			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
-			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
-			&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
-			workersFlag(0), seedFlag(), jsonFlag(),
-		}, append(treeFlags(), externalFlags()...)...),
+		Flags: append(checkFlags(),
+			append([]cli.Flag{
+				&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
+				&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
+			}, externalFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if err := checkLimits(c); err != nil {
 				return err
@@ -51,26 +41,11 @@ func checkCommand() *cli.Command {
 			if c.IsSet("external") {
 				return checkExternal(c)
 			}
-			ps, err := parseParams(c.StringSlice("param"))
+			req, err := checkRequest(c)
 			if err != nil {
-				return diag.Usage(err)
+				return err
 			}
-			seed := masterSeed(c)
-			req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"),
-				Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
-					Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
-			if c.IsSet("p") || c.IsSet("q") {
-				pr, err := pairFromFlags(c, seed)
-				if err != nil {
-					return err
-				}
-				req.Pair = &pr
-			}
-			if c.IsSet("branch") {
-				if req.Branch, err = parseBranch(c.String("branch")); err != nil {
-					return diag.Usage(err)
-				}
-			}
+			seed := req.Seed
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d", req.Algo, seed), req.Trials, "trials")
@@ -91,6 +66,49 @@ func checkCommand() *cli.Command {
 			return checkExit(ctx, rep.Algorithm, rep, req.Trials)
 		},
 	}
+}
+
+// checkRequest reads the check a command's flags describe (check and
+// plan share them).
+func checkRequest(c *cli.Context) (resolve.Request, error) {
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return resolve.Request{}, diag.Usage(err)
+	}
+	seed := masterSeed(c)
+	req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"),
+		Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
+	if c.IsSet("p") || c.IsSet("q") {
+		pr, err := pairFromFlags(c, seed)
+		if err != nil {
+			return req, err
+		}
+		req.Pair = &pr
+	}
+	if c.IsSet("branch") {
+		if req.Branch, err = parseBranch(c.String("branch")); err != nil {
+			return req, diag.Usage(err)
+		}
+	}
+	return req, nil
+}
+
+// checkFlags are the flags that describe a check (check, plan).
+func checkFlags() []cli.Flag {
+	return append([]cli.Flag{
+		algoFlag("token"), paramFlag(),
+		&cli.StringFlag{Name: "source", Value: "dirichlet:V=32000,a=0.1,beta=0.7", Usage: "source spec kind:key=value,...; kinds: " + strings.Join(source.Kinds(), ", ") + " ('simulate list sources' prints their keys)"},
+		&cli.StringFlag{Name: "p", Usage: "a context-free target instead of --source (with --q)"},
+		&cli.StringFlag{Name: "q", Usage: "a context-free draft instead of --source (with --p)"},
+		gammaFlag("draft length γ (tree depth)"),
+		&cli.StringFlag{Name: "conform", Usage: "test the steps against rule R's exact law given the drafts (\"implements rule R\") instead of losslessness: R, with --param's parameters when R is --algo's rule (or with --external), or R:k=v,... with its own"},
+		&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
+		&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
+		&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
+		&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
+		workersFlag(0), seedFlag(), jsonFlag(),
+	}, treeFlags()...)
 }
 
 // checkExit is the error, and so the exit code, of a check of name whose
@@ -167,14 +185,22 @@ func nextSteps(r resolve.Report, elapsed float64) []string {
 	return out
 }
 
-// checkLimits refuses impossible values of the flags whose library
-// defaults would otherwise stand in for an explicit 0: a level or power
-// outside (0, 1), and a trial count outside [1, sim.MaxTrials].
-func checkLimits(c *cli.Context) error {
+// levelLimits refuses a --level or --power outside (0, 1).
+func levelLimits(c *cli.Context) error {
 	for _, name := range []string{"level", "power"} {
 		if v := c.Float64(name); c.IsSet(name) && !(v > 0 && v < 1) {
 			return diag.Usage(fmt.Errorf("--%s = %g; use a value in (0, 1)", name, v))
 		}
+	}
+	return nil
+}
+
+// checkLimits refuses impossible values of the flags whose library
+// defaults would otherwise stand in for an explicit 0: a level or power
+// outside (0, 1), and a trial count outside [1, sim.MaxTrials].
+func checkLimits(c *cli.Context) error {
+	if err := levelLimits(c); err != nil {
+		return err
 	}
 	if c.Float64("seconds") > 0 && !c.IsSet("trials") {
 		return nil

@@ -217,3 +217,33 @@ func TestPointMassNeverViolated(t *testing.T) {
 		t.Errorf("pointmass --conform token: verdict %s, edge conform %s, edge %s; want violated, violated, passed", rep.Verdict, rep.EdgeConform, rep.Edge)
 	}
 }
+
+// TestPlan: a plan's trial count detects the asked TV in the asked test:
+// the check it confirmed with reports a detectable TV at most tv there,
+// and a check of a third of the trials does not reach it (the count is
+// not wastefully large).
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	req := resolve.Request{Algo: "token", Source: "dirichlet:V=100,contexts=4", SkipLaw: true, Config: check.Config{Gamma: 2, Seed: 1, Workers: 1}}
+	const tv = 0.05
+	p, err := resolve.Plan(context.Background(), req, tv, "position 1 given its prefix, token index order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.CheckedTV == nil || *p.CheckedTV > tv || p.Trials <= 0 || p.Seconds <= 0 {
+		t.Fatalf("plan %+v: want a checked TV <= %g", p, tv)
+	}
+	req.Trials = p.Trials / 3
+	rep := run(t, req)
+	for _, tt := range rep.Tests {
+		if tt.Name == p.Test && tt.MinDetTV <= tv {
+			t.Errorf("a third of the planned %d trials already detects TV %.3g <= %g", p.Trials, tt.MinDetTV, tv)
+		}
+	}
+	if _, err := resolve.Plan(context.Background(), req, tv, "no such test"); err == nil {
+		t.Error("a plan for an unknown test accepted")
+	}
+	if _, err := resolve.Plan(context.Background(), req, 1.5, ""); err == nil {
+		t.Error("tv = 1.5 accepted")
+	}
+}

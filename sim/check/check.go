@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -169,6 +170,10 @@ type Result struct {
 	// part of its verdict; "n/a" in a losslessness check.
 	EdgeConform    string `json:"edge_conform_verdict"`
 	EdgeConformMsg string `json:"edge_conform_message,omitempty"`
+	// Assumptions lists assumptions of the tests that the data contradict
+	// (rows of a batch found dependent: every other test assumes
+	// independent rows); their p-values are then not valid.
+	Assumptions []string `json:"assumptions,omitempty"`
 	// Interrupted is set when the check was cancelled; the result then
 	// holds the finished trials only.
 	Interrupted bool `json:"interrupted"`
@@ -261,6 +266,9 @@ type pending struct {
 	// oneHot: every group's target has a single possible cell, so the test
 	// is "no impossible observation" and has power 1-(1-TV)^N.
 	oneHot bool
+	// independence marks the test of the rows' independence, which the
+	// other tests assume.
+	independence bool
 }
 
 // finish runs the tests and turns them into the verdict: Holm's
@@ -320,6 +328,16 @@ func finish(r *Result, cfg Config, tests []pending) error {
 	default:
 		r.Verdict = NotDetected
 	}
+	for i, pt := range tests {
+		if pt.independence && r.Tests[i].PHolm < cfg.Level {
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("the rows of a batch are not independent (%s: Holm-adjusted p = %.3g); every other test assumes independent rows, so their p-values are not valid", pt.name, r.Tests[i].PHolm))
+			for j := range r.Tests {
+				if j != i {
+					r.Tests[j].Warnings = append(r.Tests[j].Warnings, errors.New("assumes independent rows, which the cross-row test rejects"))
+				}
+			}
+		}
+	}
 	if m > 0 {
 		f := r.Tests[0]
 		for _, t := range r.Tests[1:] {
@@ -370,6 +388,7 @@ func (r *Result) claim() {
 	if r.Mode != "lossless" {
 		what = "the outcome law of " + strings.TrimPrefix(r.Mode, "conform:") + " given the drafts"
 	}
+	why = append(why, r.Assumptions...)
 	switch r.Verdict {
 	case Violated:
 		r.Claim = "violated: " + strings.Join(why, "; ")

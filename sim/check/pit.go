@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -163,7 +164,7 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 		if err := tb.Add(obs, uniform(len(obs))); err != nil {
 			return err
 		}
-		out = append(out, pending{name: name, quantity: quantity, table: tb})
+		out = append(out, pending{name: name, quantity: quantity, table: tb, independence: strings.HasPrefix(name, "rows of a batch")})
 		return nil
 	}
 	orders := [2]string{"decreasing p", "token index"}

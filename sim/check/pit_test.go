@@ -281,6 +281,10 @@ func TestCrossRowSharedUniforms(t *testing.T) {
 				t.Errorf("contexts %d, batch %d, independent rows %v: verdict %s, cross-row p_holm %.3g (min TV %.3g)",
 					c.contexts, c.batch, independent, res.Verdict, cross.PHolm, cross.MinDetTV)
 			}
+			// the other tests assume independent rows: the result says so
+			if flagged && (len(res.Assumptions) != 1 || !strings.Contains(res.Claim, "not independent")) {
+				t.Errorf("contexts %d, batch %d: dependent rows but assumptions %q, claim %q", c.contexts, c.batch, res.Assumptions, res.Claim)
+			}
 		}
 	}
 }

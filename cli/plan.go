@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/resolve"
+)
+
+func init() { register(planCommand) }
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "how many trials (and seconds on this machine, from a pilot) a check needs to detect a deviation of TV >= --tv in a test's quantity with power --power",
+		Flags: append(checkFlags(),
+			&cli.Float64Flag{Name: "tv", Required: true, Usage: "the total variation to detect, in (0, 1), in the test's quantity"},
+			&cli.StringFlag{Name: "test", Usage: "the test to plan for, by name as check prints it (default: the test with the smallest detectable TV)"},
+		),
+		Action: func(c *cli.Context) error {
+			if err := levelLimits(c); err != nil {
+				return err
+			}
+			req, err := checkRequest(c)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signalContext(c.Context)
+			defer stop()
+			fmt.Fprintf(c.App.ErrWriter, "simulate: plan for %s, seed %d: a pilot check, then the planned one\n", req.Algo, req.Seed)
+			rep, err := resolve.Plan(ctx, req, c.Float64("tv"), c.String("test"))
+			if ctx.Err() != nil {
+				return diag.Interrupted(errors.New("interrupted before the plan was complete; nothing to report"))
+			}
+			if err != nil {
+				return err
+			}
+			return printResult(c, rep, func(w io.Writer) {
+				fmt.Fprintf(w, "%s on %s, gamma %d, mode %s\n", rep.Algorithm, rep.Source, rep.Gamma, rep.Mode)
+				fmt.Fprintf(w, "to detect a deviation of TV >= %g with probability %g at level %g in test %q (%s):\n", rep.TV, rep.Power, rep.Level, rep.Test, rep.Quantity)
+				fmt.Fprintf(w, "  --trials %d, about %.0f s on this machine (pilot: %d trials in %.1f s detect TV >= %.3g)\n", rep.Trials, rep.Seconds, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
+				if rep.CheckedTV != nil {
+					fmt.Fprintf(w, "  checked: a check of %d trials detects TV >= %.3g in this test\n", rep.Trials, *rep.CheckedTV)
+				} else {
+					fmt.Fprintf(w, "  (beyond %d trials the count is the pilot's TV scaled as 1/sqrt(trials), not run)\n", resolve.ConfirmMaxTrials)
+				}
+			})
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package resolve
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+)
+
+// PlanReport answers "how many trials, and how many seconds on this
+// machine, does a check need to detect a deviation of TV >= TV in Test's
+// quantity with probability Power at level Level".
+type PlanReport struct {
+	Algorithm string `json:"algorithm"`
+	Source    string `json:"source"`
+	Gamma     int    `json:"gamma"`
+	Mode      string `json:"mode"`
+	// Test names the test planned for and Quantity what its TV bounds.
+	Test     string  `json:"test"`
+	Quantity string  `json:"quantity"`
+	TV       float64 `json:"tv"`
+	Level    float64 `json:"level"`
+	Power    float64 `json:"power"`
+	// Trials is the planned count, Seconds its time at the pilot's rate
+	// (on this machine, with the pilot's workers).
+	Trials  int64   `json:"trials"`
+	Seconds float64 `json:"seconds"`
+	// PilotTrials and PilotSeconds are the pilot check's; PilotTV the
+	// test's minimum detectable TV there.
+	PilotTrials  int64   `json:"pilot_trials"`
+	PilotSeconds float64 `json:"pilot_seconds"`
+	PilotTV      float64 `json:"pilot_tv"`
+	// CheckedTV is the test's minimum detectable TV in a check of Trials
+	// trials, when one was run to confirm the plan (ConfirmMaxTrials);
+	// null otherwise.
+	CheckedTV *float64 `json:"checked_tv"`
+}
+
+// ConfirmMaxTrials is the largest planned count a plan confirms by running
+// the check it plans (above it the plan rests on the pilot's scaling).
+const ConfirmMaxTrials = 1_000_000
+
+// planPilot is the pilot check's trial count: every test's grid is at its
+// cap at this size on small pools and pairs, so a test's detectable TV
+// then falls as 1/sqrt(trials).
+const planPilot = 20000
+
+// Plan runs a pilot of req's check and returns the trials that detect a
+// deviation of TV >= tv in test's quantity (test "" plans for the test
+// with the smallest detectable TV) with req's power at its Holm share of
+// req's level. A test's minimum detectable TV is sqrt(λ/(4n)) for the
+// noncentrality λ its degrees of freedom and level need, so once its grid
+// stops growing it falls as 1/sqrt(n): the plan scales the pilot's TV,
+// then, up to ConfirmMaxTrials, runs the planned check once and scales
+// again by what it found (its grid or number of tests may differ from the
+// pilot's), so the returned count detects tv in that check.
+func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport, error) {
+	if !(tv > 0 && tv < 1) {
+		return PlanReport{}, diag.Param("tv", " = %g; give a total variation in (0, 1)", tv)
+	}
+	find := func(rep Report) (check.Test, error) {
+		if len(rep.Tests) == 0 {
+			return check.Test{}, fmt.Errorf("plan: the check ran no test")
+		}
+		if test == "" {
+			best := rep.Tests[0]
+			for _, t := range rep.Tests[1:] {
+				if t.MinDetTV < best.MinDetTV {
+					best = t
+				}
+			}
+			return best, nil
+		}
+		var names []string
+		for _, t := range rep.Tests {
+			if t.Name == test {
+				return t, nil
+			}
+			names = append(names, fmt.Sprintf("%q", t.Name))
+		}
+		return check.Test{}, diag.Param("test", " %q is not a test of this check; its tests: %s", test, strings.Join(names, ", "))
+	}
+	run := func(n int64) (Report, check.Test, float64, error) {
+		r := req
+		r.Trials, r.Seconds, r.Progress = n, 0, nil
+		start := time.Now()
+		rep, err := Run(ctx, r)
+		el := time.Since(start).Seconds()
+		if err != nil {
+			return rep, check.Test{}, el, err
+		}
+		t, err := find(rep)
+		return rep, t, el, err
+	}
+	pilot := int64(planPilot)
+	rep, t, el, err := run(pilot)
+	if err != nil {
+		return PlanReport{}, err
+	}
+	out := PlanReport{Algorithm: rep.Algorithm, Source: rep.Source, Gamma: rep.Gamma, Mode: rep.Mode,
+		Test: t.Name, Quantity: t.Quantity, TV: tv, Level: rep.Level, Power: rep.Power,
+		PilotTrials: pilot, PilotSeconds: el, PilotTV: t.MinDetTV}
+	if !(t.MinDetTV < math.Inf(1)) {
+		return out, fmt.Errorf("plan: test %s has no power at %d trials (no degrees of freedom); it cannot be planned", t.Name, pilot)
+	}
+	scale := func(n int64, got float64) int64 {
+		m := float64(n) * (got / tv) * (got / tv)
+		return int64(math.Min(math.Ceil(m), sim.MaxTrials))
+	}
+	out.Trials = max(scale(pilot, t.MinDetTV), 1)
+	if out.Trials <= ConfirmMaxTrials && out.Trials != pilot {
+		_, t2, _, err := run(out.Trials)
+		if err != nil {
+			return out, err
+		}
+		if t2.MinDetTV > tv {
+			out.Trials = scale(out.Trials, t2.MinDetTV)
+			if out.Trials <= ConfirmMaxTrials {
+				if _, t2, _, err = run(out.Trials); err != nil {
+					return out, err
+				}
+			}
+		}
+		if out.Trials <= ConfirmMaxTrials {
+			c := t2.MinDetTV
+			out.CheckedTV = &c
+		}
+	}
+	out.Seconds = el * float64(out.Trials) / float64(pilot)
+	return out, nil
+}
