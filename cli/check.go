@@ -33,6 +33,7 @@ func checkCommand() *cli.Command {
 			append([]cli.Flag{
 				&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 				&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
+				&cli.StringFlag{Name: "report", Usage: "also write a report page into this directory: check.md (the claim, where the law departs, the tests) and check-profile.{png,svg,pdf} (observed vs expected per position)"},
 			}, externalFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if err := checkLimits(c); err != nil {
@@ -45,6 +46,7 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			req.Profile = c.String("report") != ""
 			seed := req.Seed
 			ctx, stop := signalContext(c.Context)
 			defer stop()
@@ -62,6 +64,13 @@ func checkCommand() *cli.Command {
 			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
 				return werr
+			}
+			if dir := c.String("report"); dir != "" {
+				files, err := resolve.WriteReport(dir, rep)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
 			}
 			return checkExit(ctx, rep.Algorithm, rep, req.Trials)
 		},

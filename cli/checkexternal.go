@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"github.com/specsim/specsim/resolve"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -63,7 +65,7 @@ func checkExternal(c *cli.Context) error {
 	}
 	cfg := external.RunConfig{
 		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
-		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"),
+		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"), Profile: c.String("report") != "",
 			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), CrossRow: true},
 		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
 	}
@@ -108,6 +110,13 @@ func checkExternal(c *cli.Context) error {
 		fmt.Fprintf(w, "external %s (%s mode, protocol %d, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Protocol, rep.Batch, rep.StepsPerSecond)
 	}); werr != nil {
 		return werr
+	}
+	if dir := c.String("report"); dir != "" {
+		files, err := resolve.WriteReport(dir, rep.Report)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
 	}
 	return checkExit(ctx, rep.Implementation, rep.Report, cfg.Check.Trials)
 }

@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -245,5 +246,39 @@ func TestPlan(t *testing.T) {
 	}
 	if _, err := resolve.Plan(context.Background(), req, 1.5, ""); err == nil {
 		t.Error("tv = 1.5 accepted")
+	}
+}
+
+// TestWriteReport: a violated check's page says where (a cell of the
+// rejecting test at the mutant's position), and its figure is written.
+func TestWriteReport(t *testing.T) {
+	t.Parallel()
+	rep := run(t, resolve.Request{Algo: "mutant-bonus-row", Source: "markov:V=4,order=1", Config: check.Config{Gamma: 2, Trials: 20000, Seed: 1, Workers: 1, Profile: true}})
+	if rep.Verdict != check.Violated || len(rep.Where) == 0 || len(rep.Profile) != 3 {
+		t.Fatalf("verdict %s, %d deviations, %d position profiles", rep.Verdict, len(rep.Where), len(rep.Profile))
+	}
+	// the bonus token is position γ+1 = 3: the per-position deviations
+	// are there, far from expected
+	at3 := false
+	for _, d := range rep.Where {
+		at3 = at3 || strings.HasPrefix(d.Where, "position 3") && d.Z > 10
+		if strings.HasPrefix(d.Where, "position 1") || strings.HasPrefix(d.Where, "position 2") {
+			t.Errorf("deviation %+v at an exact position", d)
+		}
+	}
+	if !at3 {
+		t.Errorf("no deviation at position 3 among %+v", rep.Where)
+	}
+	dir := t.TempDir()
+	files, err := resolve.WriteReport(dir, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Errorf("wrote %v, want check.md and the figure in three formats", files)
+	}
+	md, err := os.ReadFile(files[0])
+	if err != nil || !strings.Contains(string(md), "## Where") || !strings.Contains(string(md), "check-profile.png") {
+		t.Errorf("check.md: %v\n%s", err, md)
 	}
 }

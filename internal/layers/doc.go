@@ -23,15 +23,18 @@ var Floors = map[string]int{
 	"sim/draft": 3, "sim/check": 3, "smc": 3,
 	// the rules
 	"algos": 4,
-	// names resolved into values; logs; figures; what the front ends share
-	"resolve": 5, "data": 5, "plots": 5, "internal/cliutil": 5,
-	// whole sequences; the external protocol
-	"seq": 6, "external": 6,
+	// logs; figures; what the front ends share
+	"data": 5, "plots": 5, "internal/cliutil": 5,
+	// names resolved into values (and a check's report page); whole
+	// sequences
+	"resolve": 6, "seq": 6,
+	// the external protocol
+	"external": 7,
 	// named experiments, then the sweep runner
-	"experiments":       7,
-	"experiments/sweep": 8,
+	"experiments":       8,
+	"experiments/sweep": 9,
 	// the front ends as libraries, and the main job
-	"report": 9, "cli": 9,
+	"report": 10, "cli": 10,
 	// programs
-	"cmd/report": 10, "cmd/simulate": 10, "data/samples/gen": 10,
+	"cmd/report": 11, "cmd/simulate": 11, "data/samples/gen": 11,
 }

@@ -1,9 +1,11 @@
 package check
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/specsim/specsim/internal/diag"
@@ -63,6 +65,10 @@ type Config struct {
 	// violation to the planted bug it looks like, and a check that found
 	// nothing to the rule whose conformance test would be more powerful.
 	Candidates []Candidate
+	// Profile adds Result.Profile: per position, the observed and expected
+	// mass of the emitted token's PIT in ProfileBins bins (token-index
+	// order), for a report's figure.
+	Profile bool
 	// CrossRow adds the test that the rows of a batch are independent
 	// (rows 2k and 2k+1 of every batch, with Batch >= 2): for samplers that
 	// decide a batch in one call, such as external implementations, where
@@ -170,6 +176,14 @@ type Result struct {
 	// part of its verdict; "n/a" in a losslessness check.
 	EdgeConform    string `json:"edge_conform_verdict"`
 	EdgeConformMsg string `json:"edge_conform_message,omitempty"`
+	// Profile (with Config.Profile, losslessness checks) is, per position,
+	// the observed and expected share of the emitted token's PIT in
+	// ProfileBins equal bins in token-index order.
+	Profile []PositionProfile `json:"profile,omitempty"`
+	// Where lists, for the tests that rejected, the cells with the largest
+	// standardised residuals, largest first: where the emitted law departs
+	// from the hypothesis.
+	Where []Deviation `json:"where,omitempty"`
 	// Assumptions lists assumptions of the tests that the data contradict
 	// (rows of a batch found dependent: every other test assumes
 	// independent rows); their p-values are then not valid.
@@ -269,7 +283,45 @@ type pending struct {
 	// independence marks the test of the rows' independence, which the
 	// other tests assume.
 	independence bool
+	// cell describes cell c of group g of the test's table (or of the
+	// Hetero accumulator hetero), for the report of where it deviates.
+	cell   func(g, c int) string
+	hetero *stattest.Hetero
 }
+
+// ProfileBins is the number of bins of a PositionProfile.
+const ProfileBins = 16
+
+// PositionProfile is the observed and expected share of position
+// Position's PIT (1-based) in ProfileBins equal bins of [0, 1) in
+// token-index order; under the hypothesis every expected share is
+// 1/ProfileBins.
+type PositionProfile struct {
+	Position int       `json:"position"`
+	Observed []float64 `json:"observed"`
+	Expected []float64 `json:"expected"`
+	N        int64     `json:"n"`
+}
+
+// Deviation is a cell where a rejecting test's counts depart most from
+// what the hypothesis expects.
+type Deviation struct {
+	Test string `json:"test"`
+	// Where says which cell: the position, the context or state, and the
+	// bin or tokens.
+	Where    string  `json:"where"`
+	Observed int64   `json:"observed"`
+	Expected float64 `json:"expected"`
+	// Z is the standardised residual (Observed - Expected)/sqrt(Expected).
+	Z float64 `json:"z"`
+}
+
+// maxWhere bounds the deviations a result lists, and whereTop the cells
+// taken from each rejecting test.
+const (
+	maxWhere = 10
+	whereTop = 3
+)
 
 // finish runs the tests and turns them into the verdict: Holm's
 // correction across them, each test's minimum detectable TV at its share
@@ -328,6 +380,23 @@ func finish(r *Result, cfg Config, tests []pending) error {
 	default:
 		r.Verdict = NotDetected
 	}
+	for i, pt := range tests {
+		if r.Tests[i].PHolm >= cfg.Level || pt.cell == nil {
+			continue
+		}
+		var top []stattest.Residual
+		switch {
+		case pt.table != nil:
+			top = pt.table.TopResiduals(whereTop)
+		case pt.hetero != nil:
+			top = pt.hetero.TopResiduals(whereTop)
+		}
+		for _, res := range top {
+			r.Where = append(r.Where, Deviation{Test: pt.name, Where: pt.cell(res.Group, res.Cell), Observed: res.Obs, Expected: res.Exp, Z: res.Z})
+		}
+	}
+	slices.SortStableFunc(r.Where, func(a, b Deviation) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
+	r.Where = r.Where[:min(len(r.Where), maxWhere)]
 	for i, pt := range tests {
 		if pt.independence && r.Tests[i].PHolm < cfg.Level {
 			r.Assumptions = append(r.Assumptions, fmt.Sprintf("the rows of a batch are not independent (%s: Holm-adjusted p = %.3g); every other test assumes independent rows, so their p-values are not valid", pt.name, r.Tests[i].PHolm))

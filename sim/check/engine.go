@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/specsim/specsim/sim"
@@ -692,7 +693,10 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 				}
 			}
 			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb,
-				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, w.nc)})
+				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, w.nc),
+				cell: func(c, b int) string {
+					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, c, b+1, w.bins)
+				}})
 		}
 		tb := &stattest.Table{}
 		cells := pow(w.jb, g+1)
@@ -719,7 +723,10 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 			}
 		}
 		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb,
-			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, w.nc)})
+			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, w.nc),
+			cell: func(c, code int) string {
+				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, c, digits(code, w.jb, g+1, 1), w.jb)
+			}})
 	}
 	if rn.marg && w.pair != nil {
 		for i := 0; i <= g; i++ {
@@ -731,7 +738,8 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 				}
 			}
 			out = append(out, pending{name: fmt.Sprintf("position %d given its state", i+1), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target law of token %d given the target's state (the last order tokens), averaged over the visited states", i+1)})
+				quantity: fmt.Sprintf("TV between the emitted and target law of token %d given the target's state (the last order tokens), averaged over the visited states", i+1),
+				cell:     func(s, x int) string { return fmt.Sprintf("position %d in target state %d, token %d", i+1, s, x) }})
 		}
 		if w.jointLen > 0 {
 			tb := &stattest.Table{}
@@ -739,7 +747,8 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 				return nil, err
 			}
 			out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen)})
+				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen),
+				cell:     func(_, code int) string { return fmt.Sprintf("tokens %s", digits(code, w.v, w.jointLen, 0)) }})
 		}
 	}
 	if rn.marg {
@@ -755,8 +764,18 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 		if rn.rule.Conform {
 			name, what = "conformance to "+rn.rule.LawName, rn.rule.LawName+"'s exact law"
 		}
-		out = append(out, pending{name: name, het: &h,
-			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, rn.lb)})
+		lb, cells := rn.lb, rn.lawCells()
+		out = append(out, pending{name: name, het: &h, hetero: t.het,
+			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, rn.lb),
+			cell: func(_, c int) string {
+				switch c {
+				case cells - 2:
+					return "no next token"
+				case cells - 1:
+					return "outcomes the law makes impossible"
+				}
+				return fmt.Sprintf("accepted length %d, next token's PIT bin %d of %d under the law", c/lb, c%lb+1, lb)
+			}})
 	}
 	return out, nil
 }
@@ -797,4 +816,16 @@ func pow(b, e int) int {
 		}
 	}
 	return r
+}
+
+// digits writes code's n base-b digits, the first most significant, as
+// "(d1, d2, ...)", each plus from (1 for bins counted from 1, 0 for
+// tokens).
+func digits(code, b, n, from int) string {
+	d := make([]string, n)
+	for i := n - 1; i >= 0; i-- {
+		d[i] = fmt.Sprint(code%b + from)
+		code /= b
+	}
+	return "(" + strings.Join(d, ", ") + ")"
 }

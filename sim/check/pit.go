@@ -159,12 +159,13 @@ func uniform(k int) []float64 {
 // tests returns the PIT tests of the merged counts.
 func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 	var out []pending
-	add := func(name, quantity string, obs []int64) error {
+	add := func(name, quantity string, obs []int64, cell func(int) string) error {
 		tb := &stattest.Table{}
 		if err := tb.Add(obs, uniform(len(obs))); err != nil {
 			return err
 		}
-		out = append(out, pending{name: name, quantity: quantity, table: tb, independence: strings.HasPrefix(name, "rows of a batch")})
+		out = append(out, pending{name: name, quantity: quantity, table: tb, independence: strings.HasPrefix(name, "rows of a batch"),
+			cell: func(_, c int) string { return cell(c) }})
 		return nil
 	}
 	orders := [2]string{"decreasing p", "token index"}
@@ -173,7 +174,9 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 			k := (o*l.g1 + i) * l.bins
 			if err := add(fmt.Sprintf("position %d given its prefix, %s order", i+1, orders[o]),
 				fmt.Sprintf("TV between the emitted and target law of token %d given the emitted prefix, in %d equal-mass bins of the tokens in %s order", i+1, l.bins, orders[o]),
-				c.pos[k:k+l.bins]); err != nil {
+				c.pos[k:k+l.bins], func(b int) string {
+					return fmt.Sprintf("position %d, PIT bin %d of %d in %s order (U in [%.3g, %.3g))", i+1, b+1, l.bins, orders[o], float64(b)/float64(l.bins), float64(b+1)/float64(l.bins))
+				}); err != nil {
 				return nil, err
 			}
 		}
@@ -183,7 +186,9 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 		for j := i + 1; j < l.g1; j++ {
 			if err := add(fmt.Sprintf("positions %d and %d jointly", i+1, j+1),
 				fmt.Sprintf("TV between the emitted and target joint law of tokens %d and %d given their prefixes (their PIT pair), on a %d×%d grid of equal-mass bins in token-index order", i+1, j+1, l.pb, l.pb),
-				c.pair[k*l.pb*l.pb:(k+1)*l.pb*l.pb]); err != nil {
+				c.pair[k*l.pb*l.pb:(k+1)*l.pb*l.pb], func(c int) string {
+					return fmt.Sprintf("positions %d and %d, PIT bins (%d, %d) of %d in token-index order", i+1, j+1, c/l.pb+1, c%l.pb+1, l.pb)
+				}); err != nil {
 				return nil, err
 			}
 			k++
@@ -192,14 +197,18 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 	if l.cb > 0 {
 		if err := add(fmt.Sprintf("positions 1-%d jointly (PIT block)", l.g1),
 			fmt.Sprintf("TV between the emitted and target joint law of tokens 1-%d (their PIT vector), on a grid of %d equal-mass bins per position in token-index order", l.g1, l.cb),
-			c.block); err != nil {
+			c.block, func(code int) string {
+				return fmt.Sprintf("positions 1-%d, PIT bins %s of %d in token-index order", l.g1, digits(code, l.cb, l.g1, 1), l.cb)
+			}); err != nil {
 			return nil, err
 		}
 	}
 	if l.cross {
 		if err := add("rows of a batch (independence)",
 			fmt.Sprintf("TV between the joint law of the first emitted tokens of two rows of one batch (their PIT pair) and independent draws, on a %d×%d grid", l.pb, l.pb),
-			c.cross); err != nil {
+			c.cross, func(c int) string {
+				return fmt.Sprintf("rows 2k and 2k+1 of a batch, PIT bins (%d, %d) of %d in token-index order", c/l.pb+1, c%l.pb+1, l.pb)
+			}); err != nil {
 			return nil, err
 		}
 	}
@@ -270,4 +279,29 @@ func newPITTable32(p []float64) pitTable {
 func (tb *pitTable) pit(y int, v float64) (byPU, idxU float64) {
 	py := float64(tb.p[y])
 	return clamp01(float64(tb.before[byP][y]) + v*py), clamp01(float64(tb.before[byIdx][y]) + v*py)
+}
+
+// profile returns, per position, the observed and expected share of the
+// PIT in token-index order in ProfileBins bins (coarsened from the
+// per-position histograms; ProfileBins divides their bins or they are
+// merged proportionally by bin index).
+func (l pitLayout) profile(c *pitCounts) []PositionProfile {
+	var out []PositionProfile
+	for i := 0; i < l.g1; i++ {
+		k := (byIdx*l.g1 + i) * l.bins
+		h := c.pos[k : k+l.bins]
+		pp := PositionProfile{Position: i + 1, Observed: make([]float64, ProfileBins), Expected: make([]float64, ProfileBins)}
+		for b, n := range h {
+			pp.Observed[b*ProfileBins/l.bins] += float64(n)
+			pp.Expected[b*ProfileBins/l.bins] += 1 / float64(l.bins)
+			pp.N += n
+		}
+		for b := range pp.Observed {
+			if pp.N > 0 {
+				pp.Observed[b] /= float64(pp.N)
+			}
+		}
+		out = append(out, pp)
+	}
+	return out
 }

@@ -133,6 +133,9 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 			}
 		}
 	}
+	if cfg.Profile && tot.pit != nil {
+		res.Profile = rn.pit.profile(tot.pit)
+	}
 	tests, terr := rn.tests(tot)
 	if terr != nil {
 		return res, terr

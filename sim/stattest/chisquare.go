@@ -1,9 +1,11 @@
 package stattest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/specsim/specsim/internal/diag"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -325,4 +327,50 @@ func (t *Table) Test(minExpected float64) (Result, error) {
 	}
 	r.PValue = pvalue(r.Stat, r.DF, &r.Warnings)
 	return r, nil
+}
+
+// Residual is one cell of a test with its observed and expected count and
+// its standardised residual Z = (Obs - Exp)/sqrt(Exp) (Pearson's; ±Inf
+// where Exp is 0 and Obs is not).
+type Residual struct {
+	Group, Cell int
+	Obs         int64
+	Exp, Z      float64
+}
+
+// topResiduals returns the k entries of rs with the largest |Z|, largest
+// first (ties: the earlier cell).
+func topResiduals(rs []Residual, k int) []Residual {
+	slices.SortStableFunc(rs, func(a, b Residual) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
+	return rs[:min(k, len(rs))]
+}
+
+func residual(g, c int, obs int64, exp float64) Residual {
+	z := (float64(obs) - exp) / math.Sqrt(exp)
+	if exp == 0 {
+		z = 0
+		if obs > 0 {
+			z = math.Inf(1)
+		}
+	}
+	return Residual{Group: g, Cell: c, Obs: obs, Exp: exp, Z: z}
+}
+
+// TopResiduals returns the k cells (group, cell) of the table with the
+// largest standardised residuals, before pooling: where the observed
+// counts depart most from the hypothesis.
+func (t *Table) TopResiduals(k int) []Residual {
+	var rs []Residual
+	for g, obs := range t.obs {
+		var n int64
+		for _, o := range obs {
+			n += o
+		}
+		for c, o := range obs {
+			if e := float64(n) * t.probs[g][c]; e > 0 || o > 0 {
+				rs = append(rs, residual(g, c, o, e))
+			}
+		}
+	}
+	return topResiduals(rs, k)
 }

@@ -282,3 +282,15 @@ func spread(s *mat.SymDense, n float64) float64 {
 	}
 	return math.Min(1, best/n)
 }
+
+// TopResiduals returns the k cells with the largest standardised residuals
+// (O_c - E_c)/sqrt(E_c), before pooling (group 0).
+func (h *Hetero) TopResiduals(k int) []Residual {
+	var rs []Residual
+	for c, o := range h.obs {
+		if e := h.exp[c]; e > 0 || o > 0 {
+			rs = append(rs, residual(0, c, o, e))
+		}
+	}
+	return topResiduals(rs, k)
+}

@@ -676,3 +676,25 @@ func TestSmallSample(t *testing.T) {
 		t.Errorf("no sample: %+v", none)
 	}
 }
+
+// TopResiduals ranks cells by Pearson's standardised residual: a group of
+// 100 observations with one cell 10 above its expected 25 and another 10
+// below, the rest on expectation.
+func TestTopResiduals(t *testing.T) {
+	tb := &Table{}
+	if err := tb.Add([]int64{35, 15, 25, 25}, []float64{0.25, 0.25, 0.25, 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	top := tb.TopResiduals(2)
+	if len(top) != 2 || top[0].Cell != 0 || top[1].Cell != 1 || top[0].Z != 2 || top[1].Z != -2 || top[0].Exp != 25 {
+		t.Errorf("top residuals %+v, want cells 0 (z = 2) and 1 (z = -2)", top)
+	}
+	h := NewHetero(3)
+	for range 10 {
+		h.Add([]float64{0.5, 0.5, 0}, 0)
+	}
+	hr := h.TopResiduals(1)
+	if len(hr) != 1 || hr[0].Cell != 0 || hr[0].Obs != 10 || hr[0].Exp != 5 {
+		t.Errorf("hetero top residual %+v, want cell 0 with 10 observed against 5", hr)
+	}
+}
