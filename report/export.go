@@ -60,7 +60,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 	}
 	t, err := results.ReadFile(path)
 	if err != nil {
-		return diag.IO(err)
+		return ioErr(err)
 	}
 	var b bytes.Buffer
 	if err := Export(&b, t, format); err != nil {
@@ -68,7 +68,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 	}
 	if out != "" {
 		if err := results.AtomicWrite(out, b.Bytes()); err != nil {
-			return diag.IO(err)
+			return ioErr(err)
 		}
 		return nil
 	}

@@ -95,10 +95,10 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	}
 	t, rep, err := sweep.MergeDir(dir)
 	if err != nil {
-		return MergeSummary{}, diag.IO(err)
+		return MergeSummary{}, ioErr(err)
 	}
 	if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
-		return MergeSummary{}, diag.IO(err)
+		return MergeSummary{}, ioErr(err)
 	}
 	s := MergeSummary{Out: out, Experiment: t.Meta[results.KeyExperiment], SpecHash: t.Meta[results.KeySpecHash],
 		Seed: t.Meta[results.KeySeed], Cells: rep.Cells, Rows: len(t.Rows), Files: rep.Files, Duplicates: rep.Duplicates,

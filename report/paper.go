@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/internal/fsutil"
 
 	"github.com/specsim/specsim/data/results"
@@ -32,7 +33,7 @@ var macroName = regexp.MustCompile(`^[A-Za-z]+$`)
 func Numbers(b *Bundle) []Number {
 	seed := "n/a"
 	for _, m := range b.Meta {
-		seed = m[results.KeySeed]
+		seed = escape.TeX(m[results.KeySeed]) // from a file: text, never TeX
 		break
 	}
 	out := []Number{{"Seed", seed, "master seed"}}
@@ -91,12 +92,20 @@ func WritePaper(b *Bundle, dir string) error {
 		return err
 	}
 	for _, f := range figs {
-		if err := f.Save(filepath.Join(gen, "figures", f.Name+".pdf")); err != nil {
+		p, err := fsutil.Under(filepath.Join(gen, "figures"), f.Name, ".pdf")
+		if err != nil {
+			return err
+		}
+		if err := f.Save(p); err != nil {
 			return err
 		}
 	}
 	for _, t := range Tables(b) {
-		if err := fsutil.WriteBytes(filepath.Join(gen, "tables", t.Name+".tex"), []byte(t.LaTeX()), 0o644); err != nil {
+		p, err := fsutil.Under(filepath.Join(gen, "tables"), t.Name, ".tex")
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteBytes(p, []byte(t.LaTeX()), 0o644); err != nil {
 			return err
 		}
 	}
@@ -145,15 +154,15 @@ func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error)
 	}
 	b, err := LoadBundle(results)
 	if err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	if err := WritePaper(b, dir); err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	out := []string{filepath.Join(dir, "generated")}
 	if pdf {
 		if err := BuildPDF(ctx, dir); err != nil {
-			return out, diag.IO(err)
+			return out, ioErr(err)
 		}
 		out = append(out, filepath.Join(dir, "paper.pdf"))
 	}

@@ -196,7 +196,7 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 		return "", diag.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
 	}
 	if err != nil {
-		return "", diag.IO(err)
+		return "", ioErr(err)
 	}
 	return filepath.Join(opt.Out, "report.md"), nil
 }

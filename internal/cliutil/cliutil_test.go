@@ -177,3 +177,19 @@ func TestOneArg(t *testing.T) {
 		}
 	}
 }
+
+// An error quoting input (an external implementation's message or name)
+// reaches stderr as one line with its control characters shown, not
+// acted on: no ESC, BEL or carriage return gets to the terminal.
+func TestRunEscapesErrorLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "run",
+		Action: func(*cli.Context) error {
+			return fmt.Errorf("external: evil\x1b]0;title\x07: the implementation reported an error: \x1b[2J\rgone\u202e")
+		}}}}
+	Run(app, &errb, []string{"x", "run"})
+	got := errb.String()
+	if strings.ContainsAny(got, "\x1b\x07\r\u202e") || !strings.Contains(got, `\x1b[2J\x0dgone\u202e`) || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr %q", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -76,7 +77,7 @@ func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 		return diag.ExitOK
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", app.Name, oneLine(msg))
+		fmt.Fprintf(stderr, "%s: %s\n", app.Name, escape.Terminal(oneLine(msg)))
 	}
 	return CodeOf(err)
 }
@@ -92,7 +93,7 @@ func crashLine(name string, r any, stack []byte) string {
 			where = "details in " + f.Name()
 		}
 	}
-	return fmt.Sprintf("%s: internal error (a bug in %s, not in your input): %s; %s; please report it with that file", name, name, firstLine(fmt.Sprint(r)), where)
+	return fmt.Sprintf("%s: internal error (a bug in %s, not in your input): %s; %s; please report it with that file", name, name, escape.Terminal(firstLine(fmt.Sprint(r))), where)
 }
 
 // firstLine returns s up to its first newline, with " …" when more
