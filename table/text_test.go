@@ -10,7 +10,7 @@ func TestTextFormats(t *testing.T) {
 		Rows: [][]string{{"token", "0.700", "5%"}, {"a|b", "✓", "–"}, {"<b>x</b>\n[l](u)", "}\\input{y}", ""}}}
 	// a cell is text in every medium: Markdown/HTML and LaTeX markup
 	// from a cell is escaped (internal/escape)
-	md := "| rule | α | p\\_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n| &lt;b&gt;x&lt;/b&gt; \\[l\\](u) | }\\\\input{y} |  |\n"
+	md := "| rule | α | p_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n| &lt;b&gt;x&lt;/b&gt; \\[l\\](u) | }\\\\input{y} |  |\n"
 	if got := tab.Markdown(); got != md {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", got, md)
 	}

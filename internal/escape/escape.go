@@ -24,9 +24,10 @@ func TeX(s string) string {
 	return texReplacer.Replace(controlsTo(s, " "))
 }
 
-// mdReplacer escapes what Markdown or HTML would read as markup.
+// mdReplacer escapes what Markdown or HTML would read as markup ('_'
+// aside: see Markdown).
 var mdReplacer = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "|", `\|`,
+	`\`, `\\`, "`", "\\`", "*", `\*`, "[", `\[`, "]", `\]`, "|", `\|`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;")
 
 // Markdown returns s as literal Markdown text that also stays literal
@@ -34,9 +35,28 @@ var mdReplacer = strings.NewReplacer(
 // tag, comment or entity can open), Markdown's \ ` * _ [ ] escaped (no
 // code span, emphasis, link or image), | escaped (a table cell stays one
 // cell), and control characters and line breaks as spaces (a value
-// stays on its line).
+// stays on its line). An underscore inside a word (mean_emitted), which
+// cannot open emphasis in CommonMark, stays as it is; one at a word's edge
+// is escaped.
 func Markdown(s string) string {
-	return mdReplacer.Replace(controlsTo(s, " "))
+	s = mdReplacer.Replace(controlsTo(s, " "))
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b strings.Builder
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	prev := ' '
+	for i, r := range s {
+		if r == '_' {
+			next, _ := utf8.DecodeRuneInString(s[i+1:])
+			if !word(prev) || !word(next) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 // Terminal returns s with every character a terminal would act on shown

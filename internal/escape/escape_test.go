@@ -39,6 +39,7 @@ func TestMarkdown(t *testing.T) {
 		{"![i](http://e/x.png)", `!\[i\](http://e/x.png)`},
 		{"a|b\n## c", `a\|b ## c`},
 		{"`code` *em* _u_ \\ &amp;", "\\`code\\` \\*em\\* \\_u\\_ \\\\ &amp;amp;"},
+		{"mean_emitted __init__ a_ _b", "mean_emitted \\_\\_init\\_\\_ a\\_ \\_b"},
 	} {
 		if got := Markdown(c.in); got != c.want {
 			t.Errorf("Markdown(%q) = %q, want %q", c.in, got, c.want)
