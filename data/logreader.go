@@ -12,6 +12,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -91,7 +92,7 @@ type decoded struct {
 
 // Open opens the log at path.
 func Open(path string, opt ReadOptions) (*Reader, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, err
 	}

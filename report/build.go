@@ -265,6 +265,9 @@ func BuildDir(dir, out string) ([]string, error) {
 	if out == "" {
 		out = dir
 	}
+	if err := fsutil.CheckOutputDir(out); err != nil {
+		return nil, diag.Param("out", ": %w", err)
+	}
 	b, err := LoadBundle(dir)
 	if err != nil {
 		return nil, ioErr(err)

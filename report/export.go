@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/specsim/specsim/internal/diag"
-	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -54,7 +53,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 		return diag.Param("format", " %q; use csv or json", format)
 	}
 	if out != "" {
-		if err := fsutil.CheckNotInput(out, path); err != nil {
+		if err := results.CheckOutput(out, path); err != nil {
 			return diag.Usage(err)
 		}
 	}

@@ -152,6 +152,9 @@ func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error)
 			return nil, diag.Param("pdf", ": latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)")
 		}
 	}
+	if err := fsutil.CheckOutputDir(dir); err != nil {
+		return nil, diag.Param("out", ": %w", err)
+	}
 	b, err := LoadBundle(results)
 	if err != nil {
 		return nil, ioErr(err)

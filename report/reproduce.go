@@ -16,6 +16,7 @@ import (
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/experiments/sweep"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -182,6 +183,9 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 	}
 	if opt.Workers < 0 {
 		return "", diag.Param("workers", " = %d; use 0 (all cores) or more", opt.Workers)
+	}
+	if err := fsutil.CheckOutputDir(opt.Out); err != nil {
+		return "", diag.Param("out", ": %w", err)
 	}
 	if len(opt.Experiments) == 0 {
 		opt.Experiments = MainExperiments

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 )
 
@@ -34,9 +35,14 @@ type Manifest struct {
 	Cells      int    `json:"cells"`
 }
 
+// maxManifest bounds a manifest's size: it holds a spec in canonical
+// JSON, whose TOML file is bounded at 4 MiB (experiments/sweep's
+// MaxSpecBytes).
+const maxManifest = 16 << 20
+
 // ReadManifest reads DIR/sweep.json; ok is false when there is none.
 func ReadManifest(dir string) (m Manifest, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, err := fsutil.ReadFile(filepath.Join(dir, ManifestName), maxManifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, false, nil
 	}
@@ -130,4 +136,28 @@ func (d *Dir) Save(idx int, c table.Cell, rows []table.Row) error {
 	meta[KeyCellIndex] = strconv.Itoa(idx)
 	meta[KeyCellID] = c.ID()
 	return WriteFile(d.CellPath(idx), rows, meta)
+}
+
+// CheckOutput checks an output file the user named, as every command
+// does before it computes: fsutil.CheckOutput (a regular file or a new
+// name in an existing directory, not one of inputs, not a lock), and not
+// a sweep's bookkeeping: its manifest (DIR/sweep.json, which resuming and
+// merging need) or a file in its cells directory. Errors are usage
+// errors.
+func CheckOutput(out string, inputs ...string) error {
+	if err := fsutil.CheckOutput(out, inputs...); err != nil {
+		return err
+	}
+	dir, base := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	if base == ManifestName && (exists(out) || exists(filepath.Join(dir, CellsDir))) {
+		return fmt.Errorf("%w: %s is a sweep's manifest, which resuming and merging read; write the output elsewhere", fsutil.ErrOutputIsInput, out)
+	}
+	if filepath.Base(filepath.Clean(dir)) == CellsDir && exists(filepath.Join(dir, "..", ManifestName)) {
+		return fmt.Errorf("%w: %s is inside a sweep's cells directory, where every file is read as a cell; write the output elsewhere", fsutil.ErrOutputIsInput, out)
+	}
+	return nil
 }

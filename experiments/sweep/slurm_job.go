@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 )
@@ -118,6 +119,14 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		return res, diag.IO(err)
 	}
 	sdir := filepath.Join(out, "slurm")
+	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
+	for _, p := range []string{sweepPath, mergePath} {
+		// the target may be a file the scripts would replace (a spec
+		// named DIR/slurm/sweep.sbatch, say)
+		if err := results.CheckOutput(p, arg); err != nil {
+			return res, diag.Param("out", ": %w", err)
+		}
+	}
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
 		return res, diag.IO(err)
 	}
@@ -126,7 +135,6 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	if err != nil {
 		return res, diag.Usage(err)
 	}
-	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
 		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
 			return res, diag.IO(err)

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 )
 
@@ -71,9 +71,14 @@ type specFile struct {
 	Axes       map[string]any `toml:"axes"`
 }
 
-// LoadSpec reads and parses a TOML spec file.
+// MaxSpecBytes is the largest spec file LoadSpec reads (4 MiB: an axis
+// of half a million values); a larger one is refused before it is read.
+const MaxSpecBytes = 4 << 20
+
+// LoadSpec reads and parses a TOML spec file: a regular file (a FIFO is
+// refused, not waited on) of at most MaxSpecBytes.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path, MaxSpecBytes)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}

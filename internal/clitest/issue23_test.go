@@ -1,0 +1,166 @@
+package clitest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/specsim/specsim/data/results"
+	"github.com/specsim/specsim/table"
+)
+
+// hostile23 is one row of TestHostileData: a command line built on the
+// fixtures, its allowed exit codes, the files that must not change, and a
+// check of what it left behind ("" when fine).
+type hostile23 struct {
+	class  int // the issue's class (1 names and markup, 2 outputs, ...)
+	name   string
+	cmd    []string
+	codes  []int
+	inputs []string
+	after  func() string
+}
+
+// mergedTable writes a merged results table at path with meta and two
+// rows of a generic sweep.
+func mergedTable(t *testing.T, path string, meta results.Meta) {
+	t.Helper()
+	rows := []table.Row{
+		{{K: "experiment", V: "x"}, {K: "V", V: int64(4)}, {K: "alpha", V: 0.5}},
+		{{K: "experiment", V: "x"}, {K: "V", V: int64(8)}, {K: "alpha", V: 0.6}},
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteFile(path, rows, meta); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noFileMatching reports a file under root whose path contains s.
+func noFileMatching(root, s string) func() string {
+	return func() string {
+		found := ""
+		filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+			if err == nil && strings.Contains(p, s) {
+				found = p
+			}
+			return nil
+		})
+		if found != "" {
+			return "wrote " + found
+		}
+		return ""
+	}
+}
+
+// fileLacks reports when the file at path holds one of bad.
+func fileLacks(path string, bad ...string) func() string {
+	return func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err.Error()
+		}
+		for _, s := range bad {
+			if strings.Contains(string(b), s) {
+				return path + " holds " + s
+			}
+		}
+		return ""
+	}
+}
+
+// stillA reports when path is no longer of the file type mode.
+func stillA(path string, mode os.FileMode) func() string {
+	return func() string {
+		st, err := os.Lstat(path)
+		if err != nil {
+			return err.Error()
+		}
+		if st.Mode().Type() != mode.Type() {
+			return path + " was replaced by a " + st.Mode().Type().String()
+		}
+		return ""
+	}
+}
+
+// TestHostileData runs issue 23's classes of hostile input (variants of
+// the examples, not their bytes) through the binaries and checks
+// checkResult's contract (documented exit code, one stderr line, no panic,
+// peak RSS under maxRSS) plus each row's own check: nothing written
+// outside --out, no device or FIFO replaced, no markup copied.
+func TestHostileData(t *testing.T) {
+	f := makeFixtures(t)
+	S, R := bin.simulate, bin.report
+	d := f.dir
+	// class 1: names and markup from a results file's metadata
+	victimRoot := filepath.Join(d, "c1")
+	mergedTable(t, filepath.Join(victimRoot, "in", "deeper", "evil.parquet"), results.Meta{results.KeyKind: "merged",
+		results.KeyExperiment: "../../victim/PWNED", results.KeySeed: "1"})
+	markup := filepath.Join(d, "c1m")
+	mergedTable(t, filepath.Join(markup, "mysweep.parquet"), results.Meta{results.KeyKind: "merged", results.KeyExperiment: "mysweep",
+		results.KeySeed: "7}\\immediate\\openout9=owned.tex", results.KeyGitRevision: "<img src=x onerror=alert(1)>\x1b]0;t\x07"})
+	// class 2: outputs that are not regular files, inputs that block
+	fifo := filepath.Join(d, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toNull := filepath.Join(d, "to-null")
+	os.Symlink("/dev/null", toNull)
+	toStdout := filepath.Join(d, "to-stdout")
+	os.Symlink("/proc/self/fd/1", toStdout)
+	spec := filepath.Join(d, "c2", "slurm", "sweep.sbatch")
+	os.MkdirAll(filepath.Dir(spec), 0o755)
+	os.WriteFile(spec, []byte("experiment = \"verify\"\nseed = 7\n[axes]\nsource = \"markov:V=3,order=1,a=0.5\"\nalgo = [\"token\", \"block\"]\n"), 0o644)
+	manifest := filepath.Join(f.sweep, results.ManifestName)
+	cases := []hostile23{
+		{1, "report build of a table named ../../victim/PWNED", []string{R, "build", filepath.Join(victimRoot, "in", "deeper"), "--out", filepath.Join(victimRoot, "in", "deeper", "out")},
+			[]int{exitUsage}, nil, noFileMatching(victimRoot, "PWNED")},
+		{1, "report paper of a table named ../../victim/PWNED", []string{R, "paper", filepath.Join(victimRoot, "in", "deeper"), "--out", filepath.Join(victimRoot, "in", "deeper", "paper")},
+			[]int{exitUsage}, nil, noFileMatching(victimRoot, "PWNED")},
+		{1, "report build with HTML and terminal escapes in the revision", []string{R, "build", markup}, []int{exitOK}, nil,
+			fileLacks(filepath.Join(markup, "report.md"), "<img", "\x1b")},
+		{1, "report paper with TeX in the seed", []string{R, "paper", markup, "--out", filepath.Join(markup, "paper")}, []int{exitOK}, nil,
+			fileLacks(filepath.Join(markup, "paper", "generated", "numbers.tex"), `\immediate`, `\openout`)},
+		{2, "log-synthetic --out a link to /dev/null", []string{S, "log-synthetic", "--source", "markov:V=4,order=1,seed=7", "--steps", "5", "--seed", "1", "--out", toNull},
+			[]int{exitUsage}, nil, stillA(toNull, os.ModeSymlink)},
+		{2, "log-synthetic --out a FIFO", []string{S, "log-synthetic", "--source", "markov:V=4,order=1,seed=7", "--steps", "5", "--seed", "1", "--out", fifo},
+			[]int{exitUsage}, nil, stillA(fifo, os.ModeNamedPipe)},
+		{2, "import-log --out a link to stdout (a pipe)", []string{S, "import-log", "--in", f.jsonl, "--out", toStdout}, []int{exitUsage}, []string{f.jsonl}, stillA(toStdout, os.ModeSymlink)},
+		{2, "report export --out a link to /dev/null", []string{R, "export", f.merged, "--out", toNull}, []int{exitUsage}, []string{f.sweep}, stillA(toNull, os.ModeSymlink)},
+		{2, "replay --steps-out a FIFO", []string{S, "replay", "--log", f.log, "--steps-out", fifo, "--seed", "1"}, []int{exitUsage}, []string{f.log}, stillA(fifo, os.ModeNamedPipe)},
+		{2, "report merge --out the sweep's manifest", []string{R, "merge", f.sweep, "--out", manifest}, []int{exitUsage}, []string{f.sweep}, nil},
+		{2, "report merge --out the sweep's lock", []string{R, "merge", f.sweep, "--out", filepath.Join(f.sweep, ".lock")}, []int{exitUsage}, []string{f.sweep}, nil},
+		{2, "slurm whose spec is the script it would write", []string{S, "slurm", spec, "--out", filepath.Join(d, "c2"), "--shards", "2", "--seed", "1"}, []int{exitUsage}, []string{spec}, nil},
+		{2, "validate-log of a FIFO", []string{S, "validate-log", fifo}, []int{exitUsage}, nil, nil},
+		{2, "replay of a FIFO", []string{S, "replay", "--log", fifo, "--seed", "1"}, []int{exitUsage}, nil, nil},
+		{2, "run of a FIFO spec", []string{S, "run", fifo, "--seed", "1"}, []int{exitUsage}, nil, nil},
+		{2, "report export of a FIFO", []string{R, "export", fifo}, []int{exitUsage}, nil, nil},
+		{2, "run --out a FIFO", []string{S, "run", "leviathan-table1", "--out", fifo, "--seed", "1"}, []int{exitUsage}, nil, stillA(fifo, os.ModeNamedPipe)},
+	}
+	runHostile23(t, d, cases)
+}
+
+func runHostile23(t *testing.T, dir string, cases []hostile23) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := hashFiles(t, c.inputs)
+			r := run(t, dir, c.cmd[0], c.cmd[1:]...)
+			if c.cmd[1] == "validate-log" {
+				r.stdout = "" // its problems are its report, on stdout by design
+			}
+			checkResult(t, c.cmd, r, c.codes, false)
+			if after := hashFiles(t, c.inputs); !mapsEqual(before, after) {
+				t.Errorf("class %d: %q changed an input", c.class, c.cmd[1:])
+			}
+			if c.after != nil {
+				if msg := c.after(); msg != "" {
+					t.Errorf("class %d: %q: %s", c.class, c.cmd[1:], msg)
+				}
+			}
+		})
+	}
+}
