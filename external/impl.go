@@ -297,11 +297,11 @@ func (im *Impl) steps(seed uint64, coins string, bs []sim.Block, outs []sim.Outc
 	if err != nil {
 		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
-	want, arrs := []string{"emitted"}, []*array{&im.emitted}
+	want, arrs, shapes := []string{"emitted"}, []*array{&im.emitted}, [][]int{{b, g + 1}}
 	if im.cfg.Mode == Step {
-		want, arrs = []string{"drafts", "emitted"}, []*array{&im.sampled, &im.emitted}
+		want, arrs, shapes = []string{"drafts", "emitted"}, []*array{&im.sampled, &im.emitted}, [][]int{{b, g}, {b, g + 1}}
 	}
-	rh, err := im.p.recv(want, arrs)
+	rh, err := im.p.recv(want, arrs, shapes...)
 	if err == nil && (rh.Op != "result" || rh.Batch != k) {
 		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
 	}

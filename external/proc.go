@@ -170,8 +170,10 @@ func (p *proc) send(h header, body func(w io.Writer) error) error {
 }
 
 // recv reads one reply header and its frames into arrs (in the order the
-// header names them, which must be want).
-func (p *proc) recv(want []string, arrs []*array) (header, error) {
+// header names them, which must be want). shapes, when given, are the
+// arrays' expected shapes, checked from each frame's header before its
+// data is allocated.
+func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, error) {
 	_ = p.out.SetReadDeadline(time.Now().Add(p.timeout))
 	line, err := p.r.ReadSlice('\n')
 	if err != nil {
@@ -194,10 +196,17 @@ func (p *proc) recv(want []string, arrs []*array) (header, error) {
 		return h, fmt.Errorf("the reply carries arrays %v, want %v", h.Arrays, want)
 	}
 	for i, a := range arrs {
-		p.scratch, err = readNpy(p.r, a, p.scratch)
+		var expect []int
+		if i < len(shapes) {
+			expect = shapes[i]
+		}
+		p.scratch, err = readNpy(p.r, a, p.scratch, expect...)
 		if err != nil {
 			if isIO(err) {
 				return h, p.ioErr("reading from", err)
+			}
+			if errors.Is(err, errShape) {
+				return h, fmt.Errorf("%s %v", want[i], err)
 			}
 			return h, fmt.Errorf("array %q: %v", want[i], err)
 		}

@@ -17,13 +17,19 @@ import (
 )
 
 func TestInterspersed(t *testing.T) {
-	app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{
-		&cli.BoolFlag{Name: "json"}, &cli.StringFlag{Name: "out"}}}}}
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.Float64Flag{Name: "mem-budget"}, &cli.BoolFlag{Name: "quiet"}},
+		Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json"}, &cli.StringFlag{Name: "out"}}}}}
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"x", "run", "NAME", "--json", "--out", "D"}, []string{"x", "run", "--json", "--out", "D", "NAME"}},
 		{[]string{"x", "run", "--out=D", "NAME", "--json"}, []string{"x", "run", "--out=D", "--json", "NAME"}},
 		{[]string{"x", "run", "NAME", "--", "--json"}, []string{"x", "run", "NAME", "--", "--json"}},
 		{[]string{"x", "other", "a", "--b"}, []string{"x", "other", "a", "--b"}},
+		// global flags before the command (issue 23): the command's
+		// flags after its positional argument are still read
+		{[]string{"x", "--mem-budget", "1", "run", "NAME", "--json", "--out", "D"}, []string{"x", "--mem-budget", "1", "run", "--json", "--out", "D", "NAME"}},
+		{[]string{"x", "--mem-budget=1", "--quiet", "run", "NAME", "--out", "D"}, []string{"x", "--mem-budget=1", "--quiet", "run", "--out", "D", "NAME"}},
+		{[]string{"x", "--mem-budget", "1"}, []string{"x", "--mem-budget", "1"}},
 	} {
 		if got := Interspersed(app, c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Interspersed(%q) = %q, want %q", c.in, got, c.want)
