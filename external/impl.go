@@ -1,6 +1,7 @@
 package external
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,7 +79,13 @@ var (
 // Start runs cfg.Command and exchanges the hello message: the child
 // answers with its function's name and whether it takes sampling
 // parameters.
-func Start(cfg Config) (*Impl, error) {
+func Start(cfg Config) (*Impl, error) { return StartContext(context.Background(), cfg) }
+
+// StartContext is Start with every wait on the child (the hello, each
+// batch, the close) listening to ctx: once ctx is done a wait returns at
+// once with an error wrapping context.Canceled and the child's process
+// group is killed.
+func StartContext(ctx context.Context, cfg Config) (*Impl, error) {
 	switch {
 	case cfg.Mode != Verify && cfg.Mode != Step:
 		return nil, fmt.Errorf("external: mode %q; use %q or %q", cfg.Mode, Verify, Step)
@@ -94,6 +101,7 @@ func Start(cfg Config) (*Impl, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.watch(ctx)
 	im := &Impl{cfg: cfg, p: p}
 	err = p.send(header{Op: "hello", Protocol: ProtocolVersion, Mode: cfg.Mode, Gamma: cfg.Gamma, Vocab: cfg.V, Sampling: cfg.Sampling}, nil)
 	var h header
@@ -206,6 +214,7 @@ func (im *Impl) appendRow(buf []float32, r []float32) []float32 {
 }
 
 func (im *Impl) fail(err error) error {
+	err = im.p.interrupted(err)
 	im.err = err
 	im.p.kill()
 	return err

@@ -113,7 +113,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		}
 		rule.Law, rule.LawName, rule.Conform = lw, cfg.Conform, true
 	}
-	im, err := Start(cfg.Config)
+	im, err := StartContext(ctx, cfg.Config)
 	if err != nil {
 		return rep, err
 	}

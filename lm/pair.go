@@ -2,6 +2,7 @@ package lm
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -217,6 +218,36 @@ type cached struct {
 // NewPair builds (or reads from the cache) the pair described by the
 // target and draft specs.
 func NewPair(target, draft string, opt Options) (*Pair, error) {
+	return newPair(target, draft, opt)
+}
+
+// NewPairContext is NewPair with its wait listening to ctx: loading the
+// corpus and training the models (seconds to minutes for a large corpus
+// or vocabulary) run on their own goroutine, and NewPairContext returns
+// ctx.Err() as soon as ctx is done, leaving that work to finish unseen
+// (its result is dropped; a disk cache it writes is whole or absent).
+func NewPairContext(ctx context.Context, target, draft string, opt Options) (*Pair, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type built struct {
+		p   *Pair
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		p, err := newPair(target, draft, opt)
+		ch <- built{p, err}
+	}()
+	select {
+	case b := <-ch:
+		return b.p, b.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func newPair(target, draft string, opt Options) (*Pair, error) {
 	ts, err := ParseModelSpec(target, true)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/escape"
@@ -118,8 +119,20 @@ var latexWarning = regexp.MustCompile(`(?m)^(LaTeX Warning: (Reference|Citation|
 // BuildPDF runs latexmk on dir/paper.tex and fails if the log reports an
 // undefined reference, a missing file or an error.
 func BuildPDF(ctx context.Context, dir string) error {
-	cmd := exec.CommandContext(ctx, "latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
+	// -no-shell-escape and openout_any=p: the sources quote text from
+	// results files (escaped, escape.TeX), and TeX gets no way to run a
+	// program or write outside dir should anything slip through
+	cmd := exec.CommandContext(ctx, "latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error",
+		"-pdflatex=pdflatex -no-shell-escape %O %S", "paper.tex")
 	cmd.Dir = dir
+	// SOURCE_DATE_EPOCH: pdfTeX's /CreationDate, /ModDate and /ID come from
+	// it instead of the clock, so two runs write the same PDF
+	cmd.Env = append(os.Environ(), "openout_any=p", "openin_any=p", "shell_escape=f", "SOURCE_DATE_EPOCH=0", "FORCE_SOURCE_DATE=1")
+	// latexmk runs pdflatex and bibtex as children: Ctrl-C kills the whole
+	// group, and the wait for their output ends a second after (a child
+	// holding the pipe no longer keeps it open)
+	setGroup(cmd)
+	cmd.WaitDelay = time.Second
 	outb, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("latexmk in %s failed: %w\n%s", dir, err, tail(string(outb), 3000))
