@@ -102,6 +102,9 @@ func checkExternal(c *cli.Context) error {
 	if err != nil && ctx.Err() == nil {
 		return err // usage errors are marked by external.Run
 	}
+	if ctx.Err() != nil {
+		rep.Interrupted = true // also when Ctrl-C came before the first batch
+	}
 	if werr := printResult(c, rep, func(w io.Writer) {
 		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
 		fmt.Fprintf(w, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)

@@ -40,3 +40,21 @@ func TestBisectionBounded(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23: when every run ends with Ẑ = 0 (z = −∞, zero spread) with
+// particles alive, a correct scheme is not called violated: the runs
+// support no verdict. A constant non-zero Ẑ ≠ Z (a deterministic bias)
+// still is violated.
+func TestJudgeAllZero(t *testing.T) {
+	t.Parallel()
+	zero := Stats{Runs: 200, ZeroRuns: 200, SizeMean: 1, SizeMin: 1, SizeMax: 1, Groups: []Group{{Label: "a", P: 0.5}, {Label: "b", P: 0.5}}}
+	j := Judge(zero, nil, 8, 0.01, 0.9)
+	if j.Verdict != Inconclusive || len(j.Reasons) != 1 {
+		t.Errorf("all runs zero: %s %q", j.Verdict, j.Reasons)
+	}
+	biased := Stats{Runs: 200}
+	biased.ZRatio.Mean, biased.ZRatio.N = 0.5, 200
+	if j := Judge(biased, nil, 8, 0.01, 0.9); j.Verdict != Violated {
+		t.Errorf("a constant Ẑ/Z = 0.5: %s", j.Verdict)
+	}
+}

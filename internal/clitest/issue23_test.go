@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,5 +268,90 @@ func runHostile23(t *testing.T, dir string, cases []hostile23) {
 				}
 			}
 		})
+	}
+}
+
+// noNaNOut reports NaN or Inf on r's stdout.
+func noNaNOut(r *result) func() string {
+	return func() string {
+		if strings.Contains(r.stdout, "NaN") || strings.Contains(r.stdout, "Inf") {
+			return "NaN or Inf in the output: " + firstLines(r.stdout, 3)
+		}
+		return ""
+	}
+}
+
+// TestHostileLoopsAndValues: loops that did not end (issue 23, class 4)
+// and values that crashed or gave a verdict the data cannot support
+// (class 5), each within caseTimeout and with the documented code.
+func TestHostileLoopsAndValues(t *testing.T) {
+	d := t.TempDir()
+	S, R := bin.simulate, bin.report
+	// a generic sweep whose axis holds NaN and ±Inf and whose metric 0,
+	// NaN and ±Inf (report build looped for ever on such ranges)
+	nan, inf := math.NaN(), math.Inf(1)
+	axes := filepath.Join(d, "axes")
+	os.MkdirAll(axes, 0o755)
+	var rows []table.Row
+	for i, x := range []float64{nan, inf, -inf, 1, 2} {
+		rows = append(rows, table.Row{{K: "experiment", V: "mysweep"}, {K: "x", V: x}, {K: "m", V: []float64{0, nan, inf, -inf, 0.5}[i]}})
+	}
+	if err := results.WriteFile(filepath.Join(axes, "mysweep.parquet"), rows, results.Meta{results.KeyKind: "merged", results.KeyExperiment: "mysweep"}); err != nil {
+		t.Fatal(err)
+	}
+	// the main job's smc-steering, block-vs-token and replay tables with
+	// every float NaN (and Inf): their figures crashed
+	main := filepath.Join(d, "main")
+	if r := run(t, d, R, "reproduce", "--out", main, "--scale", "0.01", "--only", "smc-steering", "--only", "block-vs-token", "--only", "replay", "--paper=false"); r.code != 0 {
+		t.Fatalf("fixture reproduce: exit %d: %s", r.code, r.stderr)
+	}
+	for _, v := range []float64{nan, inf} {
+		out := filepath.Join(d, fmt.Sprintf("main-%g", v))
+		os.MkdirAll(out, 0o755)
+		for _, name := range []string{"smc-steering", "block-vs-token", "replay"} {
+			tab, err := results.ReadFile(filepath.Join(main, "runs", name, "merged.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tab.Rows {
+				for i := range r {
+					if _, ok := r[i].V.(float64); ok {
+						r[i].V = v
+					}
+				}
+			}
+			if err := results.WriteFile(filepath.Join(out, name+".parquet"), tab.Rows, tab.Meta); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// a model cache cut in half (it panicked generate)
+	cache := filepath.Join(d, "lmcache")
+	if r := run(t, d, S, "generate", "--cache", cache, "--target", "prose:V=300,bytes=30000", "--prompts", "1", "--tokens", "10", "--seed", "1"); r.code != 0 {
+		t.Fatalf("fixture generate: exit %d: %s", r.code, r.stderr)
+	}
+	gobs, _ := filepath.Glob(filepath.Join(cache, "*.gob"))
+	for _, g := range gobs {
+		b, _ := os.ReadFile(g)
+		os.WriteFile(g, b[:len(b)/2], 0o644)
+	}
+	var exact result
+	cases := []hostile23{
+		{4, "smc fc-bisect with a tolerance below float64's spacing", []string{S, "smc", "--scheme", "fc-bisect", "--bisect-tol", "3e-16", "--seed", "1"}, []int{exitUsage}, nil, nil},
+		{4, "smc fc-bisect with a NaN tolerance", []string{S, "smc", "--scheme", "fc-bisect", "--bisect-tol", "nan", "--seed", "1"}, []int{exitUsage}, nil, nil},
+		{4, "generate with a target at T = 0.003", []string{S, "generate", "--target", "prose:V=300,bytes=30000,T=0.003", "--cache", "", "--prompts", "1", "--tokens", "30", "--seed", "1"}, []int{exitOK}, nil, nil},
+		{4, "report build of a sweep with NaN and ±Inf axis values and metrics", []string{R, "build", axes}, []int{exitOK}, nil, nil},
+		{5, "generate with a draft at T = 0.0015", []string{S, "generate", "--target", "prose:V=300,bytes=30000", "--draft", "order=2,T=0.0015", "--cache", "", "--prompts", "1", "--tokens", "30", "--seed", "1"}, []int{exitOK}, nil, nil},
+		{5, "generate with its model cache cut in half", []string{S, "generate", "--cache", cache, "--target", "prose:V=300,bytes=30000", "--prompts", "1", "--tokens", "10", "--seed", "1"}, []int{exitOK}, nil, nil},
+		{5, "report build of the main job's tables with every float NaN", []string{R, "build", filepath.Join(d, "main-NaN")}, []int{exitOK}, nil, nil},
+		{5, "report build of the main job's tables with every float +Inf", []string{R, "build", filepath.Join(d, "main-+Inf")}, []int{exitOK}, nil, nil},
+	}
+	runHostile23(t, d, cases)
+	// exact of mutant-q-mismatch at T = 1e250 printed NaN with exit 0
+	cmd := []string{S, "exact", "--algo", "mutant-q-mismatch", "--param", "T=1e250", "--source", "markov:V=4,order=1", "--seed", "1", "--json"}
+	exact = run(t, d, cmd[0], cmd[1:]...)
+	checkResult(t, cmd, exact, []int{exitOK}, true)
+	if msg := noNaNOut(&exact)(); msg != "" {
+		t.Errorf("class 5: %s", msg)
 	}
 }
