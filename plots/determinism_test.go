@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
@@ -8,9 +9,11 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// Issue 23: a panel whose data hold NaN and ±Inf (axis ranges gonum
-// cannot tick) renders in every format instead of looping or panicking.
-func TestFigureNonFinite(t *testing.T) {
+// Issue 23: a figure's PDF carries a fixed date, not the clock, so two
+// runs write the same bytes; and a panel whose data hold NaN and ±Inf
+// (axis ranges gonum cannot tick) renders in every format instead of
+// looping or panicking.
+func TestFigurePDFDeterministicAndNonFinite(t *testing.T) {
 	t.Parallel()
 	mk := func() *Figure {
 		lin, lg := newPanel("x", "y"), newPanel("x", "y")
@@ -23,7 +26,22 @@ func TestFigureNonFinite(t *testing.T) {
 		}
 		return &Figure{Name: "t", Panels: []*plot.Plot{lin, lg, newPanel("empty", "log")}}
 	}
-	for _, f := range []string{"pdf", "png", "svg"} {
+	var first []byte
+	for i := range 2 {
+		b, err := mk().Render("pdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("/CreationDate (D:19700101000000)")) {
+			t.Errorf("the PDF's date is not the fixed one")
+		}
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(first, b) {
+			t.Errorf("two renders of one figure differ")
+		}
+	}
+	for _, f := range []string{"png", "svg"} {
 		if _, err := mk().Render(f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}

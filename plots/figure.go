@@ -8,6 +8,9 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"codeberg.org/go-pdf/fpdf"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -19,6 +22,17 @@ import (
 
 	"github.com/specsim/specsim/internal/fsutil"
 )
+
+// pdfDate is the creation and modification date every figure PDF
+// carries: a constant (the Unix epoch), not the time of the run, so that
+// two runs write the same bytes (fpdf stamps the clock otherwise).
+var pdfDate = time.Unix(0, 0).UTC()
+
+func init() {
+	fpdf.SetDefaultCreationDate(pdfDate)
+	fpdf.SetDefaultModificationDate(pdfDate)
+	fpdf.SetDefaultCatalogSort(true)
+}
 
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 200

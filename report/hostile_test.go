@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -178,5 +179,24 @@ func TestBuildMainJobNonFinite(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatalf("floats = %g: report build did not end", v)
 		}
+	}
+}
+
+// Issue 23: two report reproduce runs into one directory: the second is
+// refused at once while the first holds the directory's lock.
+func TestReproduceLocked(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	unlock, err := fsutil.LockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, err = Job(context.Background(), ReproduceOptions{Out: out, Seed: 1, Scale: 0.01, Experiments: []string{"leviathan-table1"}})
+	if !errors.Is(err, fsutil.ErrLocked) || diag.KindOf(err) != diag.ErrUsage {
+		t.Errorf("a second reproduce: %v; want ErrLocked, a usage error", err)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("the refused run wrote into the directory: %d entries", len(ents))
 	}
 }

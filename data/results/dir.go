@@ -73,6 +73,9 @@ func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
 	if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
 		return nil, err
 	}
+	// the temporary files of a killed run's cells and manifest
+	fsutil.RemoveStale(dir)
+	fsutil.RemoveStale(filepath.Join(dir, CellsDir))
 	old, ok, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err

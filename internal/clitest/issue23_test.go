@@ -1,6 +1,7 @@
 package clitest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -353,5 +354,61 @@ func TestHostileLoopsAndValues(t *testing.T) {
 	checkResult(t, cmd, exact, []int{exitOK}, true)
 	if msg := noNaNOut(&exact)(); msg != "" {
 		t.Errorf("class 5: %s", msg)
+	}
+}
+
+// TestHostileFullDisk: a write that fails for lack of room (here the
+// file-size limit, ulimit -f, whose EFBIG a full disk's ENOSPC shares a
+// path with) is an I/O failure, exit 5, for every command that writes;
+// it used to be reported as an invalid configuration (exit 2) by
+// log-synthetic. No temporary file is left behind.
+func TestHostileFullDisk(t *testing.T) {
+	f := makeFixtures(t)
+	d := t.TempDir()
+	S, R := bin.simulate, bin.report
+	// a JSON-lines log of 2000 valid steps for import-log
+	var jl strings.Builder
+	for i := range 2000 {
+		b, _ := json.Marshal(data.LogRow{SchemaVersion: int32(data.SchemaVersion), RunID: "r", Step: int64(i), Gamma: 1, VocabSize: 2,
+			DraftTokens: []int32{0}, Emitted: []int32{0}, RowKind: "probs", Layout: "dense", Temperature: 1, TopP: 1,
+			Q: []float32{0.5, 0.5}, P: []float32{0.5, 0.5, 0.5, 0.5}})
+		jl.Write(append(b, '\n'))
+	}
+	jsonl := filepath.Join(d, "steps.jsonl")
+	os.WriteFile(jsonl, []byte(jl.String()), 0o644)
+	out := func(name string) string { return filepath.Join(d, "out", name) }
+	os.MkdirAll(out(""), 0o755)
+	lm := filepath.Join(d, "lm")
+	for _, c := range []struct {
+		name string
+		cmd  []string
+	}{
+		{"log-synthetic", []string{S, "log-synthetic", "--source", "dirichlet:V=200", "--steps", "300", "--seed", "1", "--out", out("a.parquet")}},
+		{"import-log", []string{S, "import-log", "--in", jsonl, "--out", out("b.parquet")}},
+		{"replay --steps-out", []string{S, "replay", "--log", f.log, "--steps-out", out("steps.csv"), "--seed", "1"}},
+		{"run --out", []string{S, "run", "leviathan-table1", "--out", out("sweep"), "--seed", "1"}},
+		{"generate --cache", []string{S, "generate", "--cache", lm, "--target", "prose:V=300,bytes=30000", "--prompts", "1", "--tokens", "10", "--seed", "1"}},
+		{"report merge", []string{R, "merge", f.sweep, "--out", out("m.parquet")}},
+		{"report build", []string{R, "build", f.sweep, "--out", out("build")}},
+		{"report paper", []string{R, "paper", f.sweep, "--out", out("paper")}},
+		{"report reproduce", []string{R, "reproduce", "--out", out("repro"), "--only", "leviathan-table1", "--scale", "0.1", "--paper=false"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := append([]string{"/bin/sh", "-c", `ulimit -f 1 && exec "$0" "$@"`}, c.cmd...)
+			r := run(t, d, cmd[0], cmd[1:]...)
+			lines := nonEmptyLines(r.stderr)
+			if r.code != exitIO || len(lines) == 0 || !strings.Contains(lines[len(lines)-1], "too large") {
+				t.Errorf("%q: exit %d, want %d with the write's error last; stderr: %s", c.cmd[1:], r.code, exitIO, firstLines(r.stderr, 4))
+			}
+			if strings.Contains(r.stderr, "panic:") {
+				t.Errorf("%q: a panic", c.cmd[1:])
+			}
+			filepath.Walk(d, func(p string, info os.FileInfo, err error) error {
+				if err == nil && strings.Contains(info.Name(), ".tmp-") {
+					t.Errorf("%q left %s", c.cmd[1:], p)
+				}
+				return nil
+			})
+		})
 	}
 }

@@ -59,7 +59,7 @@ func writeFile(path string, perm os.FileMode, write func(w io.Writer) error) (er
 	if path, err = checkDest(path); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}

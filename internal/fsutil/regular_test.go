@@ -2,8 +2,10 @@ package fsutil_test
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -129,5 +131,46 @@ func TestOpenDoesNotBlock(t *testing.T) {
 	}
 	if _, err := fsutil.ReadFile(reg, 9); !errors.Is(err, fsutil.ErrTooLarge) || diag.KindOf(err) != diag.ErrUsage {
 		t.Errorf("ReadFile over the limit = %v", err)
+	}
+}
+
+// Issue 23: the temporary files of a killed run are removed by the next
+// write into their directory; those of live processes (this one) and
+// files that only look alike are kept, and a new temporary file carries
+// this process's id.
+func TestRemoveStale(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	dead := cmd.Process.Pid   // exited and reaped
+	names := map[string]bool{ // name -> kept
+		fmt.Sprintf(".out.parquet.tmp-%d-12345", dead):      false,
+		fmt.Sprintf(".cell-000003.parquet.tmp-%d-9", dead):  false,
+		fmt.Sprintf(".out.parquet.tmp-%d-777", os.Getpid()): true,
+		".out.parquet.tmp-notapid-1":                        true,
+		"out.parquet.tmp-1-2":                               true,
+		fmt.Sprintf(".lm-%d.tmp", dead):                     true,
+	}
+	for n := range names {
+		os.WriteFile(filepath.Join(dir, n), []byte("partial"), 0o644)
+	}
+	if err := fsutil.WriteBytes(filepath.Join(dir, "other.csv"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for n, kept := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != kept {
+			t.Errorf("%s: kept %v, want %v", n, err == nil, kept)
+		}
+	}
+	f, err := fsutil.Create(filepath.Join(dir, "new.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if want := fmt.Sprintf(".new.csv.tmp-%d-", os.Getpid()); !strings.HasPrefix(filepath.Base(f.Name()), want) {
+		t.Errorf("temporary file %s, want the prefix %s", f.Name(), want)
 	}
 }
