@@ -412,3 +412,28 @@ func TestHostileFullDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobalFlagFirst: a global flag before the command no longer stops
+// the command reading its own flags after a positional argument (issue
+// 23: '--mem-budget 1 replay LOG --algo block' replayed the default
+// rules).
+func TestGlobalFlagFirst(t *testing.T) {
+	f := makeFixtures(t)
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{bin.simulate, "--mem-budget", "1", "replay", f.log, "--algo", "block", "--json", "--seed", "1"}, `"algorithm": "block"`},
+		{[]string{bin.simulate, "--mem-budget=2", "validate-log", f.log, "--json"}, `"valid": true`},
+		{[]string{bin.report, "--mem-budget", "1", "export", f.merged, "--format", "json"}, `"columns"`},
+	} {
+		r := run(t, f.dir, c.cmd[0], c.cmd[1:]...)
+		checkResult(t, c.cmd, r, []int{exitOK}, false)
+		if !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%q: stdout lacks %s: the flags after the argument were not read: %s", c.cmd[1:], c.want, firstLines(r.stdout, 3))
+		}
+		if c.cmd[3] == "replay" && strings.Contains(r.stdout, `"algorithm": "token"`) {
+			t.Errorf("%q replayed the default rules", c.cmd[1:])
+		}
+	}
+}
