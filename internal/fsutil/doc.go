@@ -6,8 +6,9 @@
 //     directory, synced, and renamed over the destination only when the
 //     whole content was written, so a crash, a full disk or SIGKILL leaves
 //     the previous file (or none), never a truncated one; the temporary
-//     file's name holds the writer's process id, and the next write into
-//     the directory removes those of processes that are gone;
+//     file's name holds the writer's process id and host, and the next
+//     write into the directory removes those of this host's processes
+//     that are gone;
 //  3. a run's output directory is locked for the run's duration, so two
 //     runs cannot interleave their cells under one manifest;
 //  4. outputs are regular files in directories the user named: a device

@@ -135,9 +135,10 @@ func TestOpenDoesNotBlock(t *testing.T) {
 }
 
 // Issue 23: the temporary files of a killed run are removed by the next
-// write into their directory; those of live processes (this one) and
-// files that only look alike are kept, and a new temporary file carries
-// this process's id.
+// write into their directory; those of live processes (this one), of
+// other hosts (the shards of a Slurm array share a directory) and files
+// that only look alike are kept, and a new temporary file carries this
+// process's id and host.
 func TestRemoveStale(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -145,14 +146,17 @@ func TestRemoveStale(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Skip(err)
 	}
-	dead := cmd.Process.Pid   // exited and reaped
+	dead := cmd.Process.Pid // exited and reaped
+	h := fsutil.TempHost()
 	names := map[string]bool{ // name -> kept
-		fmt.Sprintf(".out.parquet.tmp-%d-12345", dead):      false,
-		fmt.Sprintf(".cell-000003.parquet.tmp-%d-9", dead):  false,
-		fmt.Sprintf(".out.parquet.tmp-%d-777", os.Getpid()): true,
-		".out.parquet.tmp-notapid-1":                        true,
-		"out.parquet.tmp-1-2":                               true,
-		fmt.Sprintf(".lm-%d.tmp", dead):                     true,
+		fmt.Sprintf(".out.parquet.tmp-%d@%s-12345", dead, h):      false,
+		fmt.Sprintf(".cell-000003.parquet.tmp-%d@%s-9", dead, h):  false,
+		fmt.Sprintf(".out.parquet.tmp-%d@%s-777", os.Getpid(), h): true,
+		fmt.Sprintf(".out.parquet.tmp-%d@othernode-5", dead):      true, // a shard on another host
+		".out.parquet.tmp-notapid@" + h + "-1":                    true,
+		fmt.Sprintf(".out.parquet.tmp-%d-1", dead):                true, // no host: not ours to judge
+		"out.parquet.tmp-1@" + h + "-2":                           true,
+		fmt.Sprintf(".lm-%d.tmp", dead):                           true,
 	}
 	for n := range names {
 		os.WriteFile(filepath.Join(dir, n), []byte("partial"), 0o644)
@@ -170,7 +174,7 @@ func TestRemoveStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	if want := fmt.Sprintf(".new.csv.tmp-%d-", os.Getpid()); !strings.HasPrefix(filepath.Base(f.Name()), want) {
+	if want := fmt.Sprintf(".new.csv.tmp-%d@%s-", os.Getpid(), h); !strings.HasPrefix(filepath.Base(f.Name()), want) {
 		t.Errorf("temporary file %s, want the prefix %s", f.Name(), want)
 	}
 }

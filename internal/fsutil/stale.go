@@ -8,14 +8,25 @@ import (
 	"sync"
 )
 
-// Temporary files are named ".<base>.tmp-<pid>-<random>": the writing
-// process's id is in the name, so that a later run can tell the files of
-// a killed run (SIGKILL, a power cut: nothing removed them) from those of
-// a run still writing, and remove them.
+// Temporary files are named ".<base>.tmp-<pid>@<host>-<random>": the
+// writing process's id and host are in the name, so that a later run on
+// the same host can tell the files of a killed run (SIGKILL, a power cut:
+// nothing removed them) from those of a run still writing, and remove
+// them. The files of other hosts (the shards of a Slurm array share a
+// directory) are never touched: their process ids mean nothing here.
+
+// host is this machine's name as it appears in temporary file names.
+var host = func() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown"
+	}
+	return strings.NewReplacer("/", "_", "@", "_", "-", "_").Replace(h)
+}()
 
 // tempPattern is the os.CreateTemp pattern of a temporary file for path.
 func tempPattern(path string) string {
-	return "." + filepath.Base(path) + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+	return "." + filepath.Base(path) + ".tmp-" + strconv.Itoa(os.Getpid()) + "@" + host + "-*"
 }
 
 // createTemp creates the temporary file of an atomic write of path, after
@@ -31,10 +42,11 @@ func createTemp(path string) (*os.File, error) {
 var cleaned sync.Map
 
 // RemoveStale removes from dir the temporary files of atomic writes
-// whose writing process is gone (their name holds its id, and no process
-// has it), and reports how many it removed. A file of a process still
-// alive, or of a name it cannot read a process id from, is kept. Each
-// directory is swept once per process; later calls return 0.
+// whose writing process on this host is gone (their name holds its id and
+// host, and no process here has that id), and reports how many it
+// removed. A file of a process still alive, of another host, or of a name
+// it cannot read a process id from, is kept. Each directory is swept once
+// per process; later calls return 0.
 func RemoveStale(dir string) int {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -61,7 +73,7 @@ func RemoveStale(dir string) int {
 }
 
 // tempPID returns the process id in a temporary file's name
-// ".<base>.tmp-<pid>-<random>".
+// ".<base>.tmp-<pid>@<host>-<random>" written on this host.
 func tempPID(name string) (int, bool) {
 	if !strings.HasPrefix(name, ".") {
 		return 0, false
@@ -70,9 +82,12 @@ func tempPID(name string) (int, bool) {
 	if i < 0 {
 		return 0, false
 	}
-	rest := name[i+len(".tmp-"):]
-	p, _, ok := strings.Cut(rest, "-")
+	p, rest, ok := strings.Cut(name[i+len(".tmp-"):], "@")
 	if !ok {
+		return 0, false
+	}
+	j := strings.LastIndexByte(rest, '-')
+	if j < 0 || rest[:j] != host {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(p)
