@@ -17,9 +17,11 @@ var handlers atomic.Int64
 
 // Grace periods of Watchdog after the first SIGINT or SIGTERM: a command
 // that listens (it holds a SignalContext) gets HandledGrace to stop by
-// itself, one that does not gets UnhandledGrace.
+// itself and print what it finished (milliseconds, as a rule; a step that
+// does not look at its context, such as sorting 4M probabilities, is cut
+// short), one that does not gets UnhandledGrace.
 const (
-	HandledGrace   = 10 * time.Second
+	HandledGrace   = 2 * time.Second
 	UnhandledGrace = 200 * time.Millisecond
 )
 
@@ -28,7 +30,7 @@ const (
 // it waits UnhandledGrace when no SignalContext is in use (a command with
 // no cancellation of its own: a conversion, a merge, a report build), or
 // HandledGrace when one is (the command stops itself and reports what it
-// finished; this is the safety net should it not), or until a second
+// finished; this is the safety net should it be slow to), or until a second
 // signal, then writes "<name>: interrupted" to stderr and exits with
 // code. Without it, such a command ignored Ctrl-C (the signal was caught
 // for nothing) or was killed by it (exit 130, not the documented code).
