@@ -65,39 +65,49 @@ func (AlwaysAccept) Law(b *sim.Block, dst *sim.Law) error {
 // T = 1 the two coincide and the rule is exact.
 type QMismatch struct{ T float64 }
 
-// pow is v^T, with math.Sqrt for the default T = 0.5 (a full pass of
-// math.Pow per position would make large-vocabulary checks slow).
-func (m QMismatch) pow(v float64) float64 {
+// pow is (v/top)^T, with math.Sqrt (and top 1) for the default T = 0.5
+// (a full pass of math.Pow per position would make large-vocabulary
+// checks slow). Scaling by the row's largest entry top leaves the raw
+// law q^T/Σq^T as it is and keeps it in float64's range for any T > 0:
+// at T = 1e300 every q(y)^T underflowed to 0 and the law was 0/0.
+func (m QMismatch) pow(v, top float64) float64 {
 	if m.T == 0.5 {
 		return math.Sqrt(v)
 	}
-	return math.Pow(v, m.T)
+	return math.Pow(v/top, m.T)
 }
 
-// rawNorm returns Σ_y q(y)^T, the normaliser of the raw law; raw(x) is
-// then q(x)^T / rawNorm. It is one pass over the vocabulary, computed once
-// per examined position.
-func (m QMismatch) rawNorm(q sim.Row) float64 {
-	s := 0.0
-	for y := 0; y < q.Len(); y++ {
-		s += m.pow(q.At(y))
+// rawNorm returns the row's largest entry top (1 for T = 0.5) and
+// Σ_y pow(q(y), top), the normaliser of the raw law; raw(x) is then
+// pow(q(x), top) / rawNorm. It is one pass over the vocabulary (two for
+// T ≠ 0.5), computed once per examined position.
+func (m QMismatch) rawNorm(q sim.Row) (s, top float64) {
+	top = 1
+	if m.T != 0.5 {
+		top = 0
+		for y := 0; y < q.Len(); y++ {
+			top = math.Max(top, q.At(y))
+		}
 	}
-	return s
+	for y := 0; y < q.Len(); y++ {
+		s += m.pow(q.At(y), top)
+	}
+	return s, top
 }
 
 // residual returns z = Σ_t (p(t) - q(t)^T/s)+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).
-func (m QMismatch) residual(u float64, p, q sim.Row, s float64) (float64, int) {
+func (m QMismatch) residual(u float64, p, q sim.Row, s, top float64) (float64, int) {
 	z := 0.0
 	for t := 0; t < p.Len(); t++ {
-		z += math.Max(0, p.At(t)-m.pow(q.At(t))/s)
+		z += math.Max(0, p.At(t)-m.pow(q.At(t), top)/s)
 	}
 	if u < 0 {
 		return z, -1
 	}
 	c, last := 0.0, -1
 	for t := 0; t < p.Len(); t++ {
-		if d := p.At(t) - m.pow(q.At(t))/s; d > 0 {
+		if d := p.At(t) - m.pow(q.At(t), top)/s; d > 0 {
 			c += d
 			last = t
 			if c > u*z {
@@ -111,9 +121,9 @@ func (m QMismatch) residual(u float64, p, q sim.Row, s float64) (float64, int) {
 // Accept runs one step.
 func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 	for i, x := range b.Tokens {
-		s := m.rawNorm(b.Q[i])
-		if !(rng.Float64() < b.P[i].At(x)/(m.pow(b.Q[i].At(x))/s)) {
-			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i], s)
+		s, top := m.rawNorm(b.Q[i])
+		if !(rng.Float64() < b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s)) {
+			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i], s, top)
 			if y < 0 {
 				y = sim.SampleRow(rng.Float64(), b.P[i])
 			}
@@ -129,12 +139,12 @@ func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error {
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
-		s := m.rawNorm(b.Q[i])
-		a := math.Min(1, b.P[i].At(x)/(m.pow(b.Q[i].At(x))/s))
+		s, top := m.rawNorm(b.Q[i])
+		a := math.Min(1, b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s))
 		if rej := reach * (1 - a); rej > 0 {
-			z, _ := m.residual(-1, b.P[i], b.Q[i], s)
+			z, _ := m.residual(-1, b.P[i], b.Q[i], s, top)
 			for t := 0; t < b.V(); t++ {
-				if d := b.P[i].At(t) - m.pow(b.Q[i].At(t))/s; d > 0 {
+				if d := b.P[i].At(t) - m.pow(b.Q[i].At(t), top)/s; d > 0 {
 					dst.Add(i, t, rej*d/z)
 				}
 			}

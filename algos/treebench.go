@@ -31,8 +31,8 @@ type TreeBenchConfig struct {
 	Seed     uint64
 	// Params are the rule's parameters (nil: its defaults).
 	Params Params
-	// MemBudget is the most bytes the pool may take (0:
-	// sim.DefaultMemBudget).
+	// MemBudget is the most bytes the pool may take, and separately the
+	// pre-drafted trees' rows (0: sim.DefaultMemBudget).
 	MemBudget int64
 }
 
@@ -88,6 +88,17 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	}
 	a, err := e.Build(cfg.Params)
 	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	// The trees' rows, before anything is drawn: every drafter kind of
+	// the bench grows at most K chains of Depth nodes under the root, and
+	// drafting gives each node a float64 target and draft row of V.
+	nodesMax := sim.MulBytes(int64(cfg.K), int64(cfg.Depth))
+	if nodesMax >= 0 {
+		nodesMax++
+	}
+	if err := sim.CheckMem(fmt.Sprintf("tree bench: %d trees of up to %d nodes over V = %d", cfg.Trees, nodesMax, cfg.V),
+		sim.MulBytes(int64(cfg.Trees), nodesMax, 2, int64(cfg.V), 8), cfg.MemBudget, "use a smaller vocabulary, k or depth"); err != nil {
 		return TreeBenchResult{}, err
 	}
 	pl, err := source.Dirichlet{Shape: source.Shape{V: cfg.V, Gamma: cfg.Depth, Contexts: cfg.Trees, MemBudget: cfg.MemBudget},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/specsim/specsim/sim"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
@@ -69,6 +70,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if !(gib > 0) || gib > 1<<20 {
 				return diag.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
 			}
+			results.SetMemBudget(memBudget(c)) // every results table read
 			return nil
 		},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -23,12 +24,14 @@ func jsonFlag() cli.Flag {
 }
 
 // printResult writes v as JSON with --json, else its text form, and
-// returns the JSON writer's error (the caller gives it its kind).
+// returns the JSON writer's error (the caller gives it its kind). The
+// text form is escaped for a terminal (it quotes names and messages from
+// input: an external implementation's, a log's); JSON escapes its own.
 func printResult(c *cli.Context, v any, text func(w io.Writer)) error {
 	if c.Bool("json") {
 		return cliutil.WriteJSON(c.App.Writer, v)
 	}
-	text(c.App.Writer)
+	text(escape.TerminalWriter(c.App.Writer))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/lm"
 	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim/check"
@@ -61,7 +62,12 @@ func generateCommand() *cli.Command {
 					Level: c.Float64("level"), Power: c.Float64("power"), Progress: bar.update}}
 			rep, err := seq.Run(ctx, spec)
 			bar.done(err != nil)
-			if err != nil {
+			switch {
+			case err != nil && ctx.Err() != nil && !rep.Interrupted:
+				return diag.Interrupted(fmt.Errorf("interrupted before the first token (loading or training the models); nothing was generated"))
+			case err != nil && fsutil.IsIO(err): // the model cache
+				return diag.IO(err)
+			case err != nil:
 				return diag.Usage(err)
 			}
 			if err := printResult(c, rep, func(w io.Writer) { printGenerate(w, rep) }); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/sim"
 )
 
 func init() { register(replayCommand) }
@@ -21,8 +22,11 @@ func init() { register(replayCommand) }
 // (data.ErrInvalid content: usage; data.ErrCorrupt: I/O), else I/O (the
 // file could not be read).
 func logErr(err error) error {
-	if diag.KindOf(err) != nil {
+	switch {
+	case diag.KindOf(err) != nil:
 		return err
+	case errors.Is(err, sim.ErrMemBudget): // a log declaring more than --mem-budget
+		return diag.Usage(err)
 	}
 	return diag.IO(err)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/escape"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,5 +54,5 @@ func slurmAction(c *cli.Context) error {
 	if c.Bool("json") {
 		return cliutil.WriteJSON(c.App.Writer, res)
 	}
-	return res.WriteText(c.App.Writer)
+	return res.WriteText(escape.TerminalWriter(c.App.Writer))
 }

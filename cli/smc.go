@@ -70,6 +70,8 @@ func smcCommand() *cli.Command {
 				return diag.Interrupted(fmt.Errorf("interrupted after %d of %d runs; no verdict", rep.Runs, cfg.Runs))
 			case rep.Verdict == smc.Violated:
 				return diag.Violated(fmt.Errorf("smc %s: %s", rep.Scheme, rep.Reasons[0]))
+			case rep.Verdict == smc.Inconclusive:
+				return diag.Inconclusive(fmt.Errorf("smc %s: %s", rep.Scheme, rep.Reasons[0]))
 			}
 			return nil
 		},

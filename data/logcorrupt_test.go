@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +14,10 @@ import (
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/internal/memcap"
+	"github.com/specsim/specsim/sim"
+
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // validLog returns the bytes of a small valid log (dense, 3 row groups).
@@ -202,7 +208,12 @@ func TestInvalidRows(t *testing.T) {
 }
 
 // FuzzReader feeds corrupted logs to the reader: it must return (an
-// error or rows), never panic. Run: go test ./data -run X -fuzz FuzzReader -fuzztime 2m
+// error or rows), never panic, and never allocate in proportion to what
+// the file declares: under a 16 MiB budget, one input allocates at most
+// memcap's cap. Its seeds include issue 23's log whose one row declares
+// 2e7 floats in a few KB of zstd. Run:
+//
+//	go test ./data -run '^$' -fuzz FuzzReader -fuzztime 2m
 func FuzzReader(f *testing.F) {
 	good := validLog(f, 0)
 	sparse := validLog(f, 1)
@@ -214,24 +225,47 @@ func FuzzReader(f *testing.F) {
 	b[len(b)/2] ^= 0xff
 	f.Add(b)
 	f.Add([]byte("PAR1PAR1"))
+	f.Add(bigListLog(f, 20_000_000))
+	f.Add(bigListLog(f, 1<<17)[:2000])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := data.NewReader(bytes.NewReader(b), int64(len(b)), data.ReadOptions{})
-		if err != nil {
-			if !errors.Is(err, data.ErrCorrupt) && !errors.Is(err, data.ErrInvalid) {
-				t.Fatalf("open error %v wraps neither ErrCorrupt nor ErrInvalid", err)
+		memcap.Cap(t, memcap.DefaultLimit, fmt.Sprintf("a log of %d bytes", len(b)), func() {
+			r, err := data.NewReader(bytes.NewReader(b), int64(len(b)), data.ReadOptions{MemBudget: 16 << 20})
+			if err != nil {
+				if !errors.Is(err, data.ErrCorrupt) && !errors.Is(err, data.ErrInvalid) && !errors.Is(err, sim.ErrMemBudget) {
+					t.Fatalf("open error %v wraps none of ErrCorrupt, ErrInvalid and ErrMemBudget", err)
+				}
+				return
 			}
-			return
-		}
-		n := 0
-		for r.Next() && n < 1000 {
-			blk := r.Block()
-			if err := blk.Check(); err != nil {
-				t.Fatalf("row %d passed validation but its block is bad: %v", n, err)
+			defer r.Close()
+			n := 0
+			for r.Next() && n < 1000 {
+				blk := r.Block()
+				if err := blk.Check(); err != nil {
+					t.Fatalf("row %d passed validation but its block is bad: %v", n, err)
+				}
+				n++
 			}
-			n++
-		}
-		if err := r.Err(); err != nil && !errors.Is(err, data.ErrCorrupt) && !errors.Is(err, data.ErrInvalid) {
-			t.Fatalf("error %v wraps neither ErrCorrupt nor ErrInvalid", err)
-		}
+			if err := r.Err(); err != nil && !errors.Is(err, data.ErrCorrupt) && !errors.Is(err, data.ErrInvalid) && !errors.Is(err, sim.ErrMemBudget) {
+				t.Fatalf("error %v wraps none of ErrCorrupt, ErrInvalid and ErrMemBudget", err)
+			}
+		})
 	})
+}
+
+// bigListLog is a log whose first row (V = 2, γ = 1) carries a p list of
+// n floats, zstd-compressed: a few KB that declare n·4 bytes of rows.
+func bigListLog(t testing.TB, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[data.LogRow](&buf, parquet.Compression(&zstd.Codec{}),
+		parquet.KeyValueMetadata(data.MetaSchemaVersion, strconv.Itoa(data.SchemaVersion)))
+	rows := []data.LogRow{{SchemaVersion: int32(data.SchemaVersion), RunID: "r", Gamma: 1, VocabSize: 2, DraftTokens: []int32{0},
+		Emitted: []int32{0}, RowKind: "probs", Layout: "dense", Temperature: 1, TopP: 1, Q: []float32{0.5, 0.5}, P: make([]float32, n)}}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

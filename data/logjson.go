@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 )
@@ -47,10 +47,10 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 // will check them (0: sim.DefaultMemBudget). Errors about the content
 // match ErrInvalid.
 func ImportFile(inPath, outPath string, pv Provenance, budget int64) (int64, error) {
-	if err := fsutil.CheckNotInput(outPath, inPath); err != nil {
+	if err := results.CheckOutput(outPath, inPath); err != nil {
 		return 0, diag.Usage(err)
 	}
-	in, err := os.Open(inPath)
+	in, err := fsutil.Open(inPath)
 	if err != nil {
 		return 0, err
 	}

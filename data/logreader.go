@@ -12,6 +12,7 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -91,7 +92,7 @@ type decoded struct {
 
 // Open opens the log at path.
 func Open(path string, opt ReadOptions) (*Reader, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +123,14 @@ func NewReader(ra io.ReaderAt, size int64, opt ReadOptions) (r *Reader, err erro
 	pf, err := openLog(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (is it a complete parquet file?)", ErrCorrupt, err)
+	}
+	// every page's declared size against the budget, before a row is
+	// decoded: a few KB of zstd can declare a list of 2e7 floats
+	if err := results.CheckPages(ra, size, pf.Metadata(), opt.MemBudget); err != nil {
+		if errors.Is(err, sim.ErrMemBudget) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	have := map[string]bool{}
 	for _, f := range pf.Schema().Fields() {
@@ -479,6 +488,9 @@ func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	}
 	pf, err := openLog(ra, size)
 	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := results.CheckPages(ra, size, pf.Metadata(), 0); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	var buf [1]LogRow

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -53,6 +55,9 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 	if cfg.Steps < 1 {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, diag.Param("steps", " = %d; log at least one step", cfg.Steps))
 	}
+	if err := results.CheckOutput(opt.Out); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, diag.Param("out", ": %w", err))
+	}
 	if opt.Sparse < 0 {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, diag.Param("sparse", " = %d; use 0 (dense) or a positive count", opt.Sparse))
 	}
@@ -88,8 +93,11 @@ func LogSynthetic(ctx context.Context, opt SyntheticOptions) (*SyntheticSummary,
 		return runErr
 	})
 	if runErr != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil, diag.KindOf(runErr) != nil:
 			return nil, runErr
+		case fsutil.IsIO(runErr): // a full disk while the rows stream out
+			return nil, diag.IO(runErr)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, runErr)
 	}

@@ -3,10 +3,10 @@ package data
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/fsutil"
 )
 
 // ValidateReport is the result of Validate (the JSON form of 'simulate
@@ -99,7 +99,7 @@ type DecodeSummary struct {
 // replay). Errors opening the file are returned as they are; decoding
 // errors match ErrCorrupt.
 func DecodeFile(path string) (*DecodeSummary, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, err
 	}

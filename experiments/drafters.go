@@ -57,14 +57,14 @@ var (
 
 // seqPair trains (once per process; the disk cache keeps it across runs)
 // the pair of a corpus with target cache weight λ.
-func seqPair(corpus string, cache float64) (*lm.Pair, error) {
+func seqPair(ctx context.Context, corpus string, cache float64) (*lm.Pair, error) {
 	seqPairsMu.Lock()
 	defer seqPairsMu.Unlock()
 	spec := fmt.Sprintf("%s%s%g", corpus, seqTargetSpec, cache)
 	if p, ok := seqPairs[spec]; ok {
 		return p, nil
 	}
-	p, err := lm.NewPair(spec, seqDraftSpec, lm.Options{CacheDir: lm.DefaultCacheDir()})
+	p, err := lm.NewPairContext(ctx, spec, seqDraftSpec, lm.Options{CacheDir: lm.DefaultCacheDir()})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func seqSpec(cfg Config, seed uint64, c seq.Config) seq.Spec {
 func runDrafters(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
 	corpus, cache, drafter := cell.Key[0].V.(string), cell.Key[1].V.(float64), cell.Key[2].V.(string)
 	g := int(cell.Key[3].V.(int64))
-	pr, err := seqPair(corpus, cache)
+	pr, err := seqPair(ctx, corpus, cache)
 	if err != nil {
 		return nil, err
 	}

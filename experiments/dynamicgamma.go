@@ -65,7 +65,7 @@ func init() {
 func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {
 	corpus := cell.Key[0].V.(string)
 	cost := cell.Key[1].V.(float64)
-	pr, err := seqPair(corpus, 0.5)
+	pr, err := seqPair(ctx, corpus, 0.5)
 	if err != nil {
 		return nil, err
 	}

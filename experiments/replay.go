@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/specsim/specsim/algos"
 
 	"github.com/specsim/specsim/data"
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/data/samples"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
@@ -441,7 +440,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		return nil, err
 	}
 	if opt.StepsOut != "" {
-		if err := fsutil.CheckNotInput(opt.StepsOut, opt.Log); err != nil {
+		if err := results.CheckOutput(opt.StepsOut, opt.Log); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("steps-out", ": %w", err))
 		}
 	}
@@ -557,19 +556,18 @@ func replayRules(names []string) ([]ReplayRule, []algos.Entry, error) {
 }
 
 // stepsCSV writes ReplayLog's per-step CSV to a temporary file that close
-// renames into place (abort removes it).
+// renames into place (abort removes it): internal/fsutil's atomic File.
 type stepsCSV struct {
-	path string
-	f    *os.File
-	w    *csv.Writer
+	f *fsutil.File
+	w *csv.Writer
 }
 
 func newStepsCSV(path string) (*stepsCSV, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := fsutil.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &stepsCSV{path: path, f: f, w: csv.NewWriter(f)}
+	s := &stepsCSV{f: f, w: csv.NewWriter(f)}
 	if err := s.w.Write([]string{"row", "prompt_id", "step", "algorithm", "accepted_exact", "emitted_exact", "accepted_sampled", "emitted_sampled"}); err != nil {
 		s.abort()
 		return nil, err
@@ -585,31 +583,14 @@ func (s *stepsCSV) write(r StepResult) error {
 
 func (s *stepsCSV) close() error {
 	s.w.Flush()
-	err := s.w.Error()
-	if err == nil {
-		err = s.f.Sync()
-	}
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(s.f.Name(), s.path)
-	}
-	if err != nil {
-		os.Remove(s.f.Name())
+	if err := s.w.Error(); err != nil {
+		s.f.Abort()
 		return err
 	}
-	s.f = nil
-	return nil
+	return s.f.Commit()
 }
 
-func (s *stepsCSV) abort() {
-	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
-		s.f = nil
-	}
-}
+func (s *stepsCSV) abort() { s.f.Abort() }
 
 // WriteText prints the human-readable form of 'simulate replay' to w and
 // its warnings to errw.

@@ -172,7 +172,8 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 			opts = append(opts, []string{"emitted"})
 		}
 	}
-	rh, got, err := im.p.recvOneOf(opts, map[string]*array{"drafts": &im.sampled, "emitted": &im.emitted})
+	rh, got, err := im.p.recvOneOf(opts, map[string]*array{"drafts": &im.sampled, "emitted": &im.emitted},
+		map[string][]int{"drafts": {b, g}, "emitted": {b, g + 1}})
 	if err == nil && (rh.Op != "result" || rh.Batch != k) {
 		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
 	}

@@ -1,6 +1,7 @@
 package external
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -126,7 +127,13 @@ var (
 // Start runs cfg.Command and exchanges the hello message: the child
 // answers with its function's name, whether it takes sampling parameters
 // and the protocol version it speaks.
-func Start(cfg Config) (*Impl, error) {
+func Start(cfg Config) (*Impl, error) { return StartContext(context.Background(), cfg) }
+
+// StartContext is Start with every wait on the child (the hello, each
+// batch, the close) listening to ctx: once ctx is done a wait returns at
+// once with an error wrapping context.Canceled and the child's process
+// group is killed.
+func StartContext(ctx context.Context, cfg Config) (*Impl, error) {
 	if cfg.Source == "" {
 		cfg.Source = SourceInline
 	}
@@ -154,6 +161,7 @@ func Start(cfg Config) (*Impl, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.watch(ctx)
 	im := &Impl{cfg: cfg, p: p}
 	hello := header{Op: "hello", Protocol: ProtocolVersion, Protocols: []int{1, 2}, Mode: cfg.Mode, Gamma: cfg.Gamma,
 		Vocab: cfg.V, Sampling: cfg.Sampling, Source: cfg.Source, Draft: cfg.Draft, PerRow: perRowArrays(cfg.Rows)}
@@ -339,6 +347,7 @@ func (im *Impl) appendRow(buf []float32, r []float32) []float32 {
 }
 
 func (im *Impl) fail(err error) error {
+	err = im.p.interrupted(err)
 	im.err = err
 	im.p.kill()
 	return err

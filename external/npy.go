@@ -3,9 +3,11 @@ package external
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -112,10 +114,16 @@ func grow(b []byte, n int) []byte {
 	return b[:n]
 }
 
+// errShape is readNpy's error for a frame of another shape than expected.
+var errShape = errors.New("has shape")
+
 // readNpy reads one frame, reusing dst's slices. It accepts little-endian
 // signed and unsigned integers of 1, 2, 4 and 8 bytes, booleans and
 // float16/32/64, in C order; anything else is an error naming the dtype.
-func readNpy(r *bufio.Reader, dst *array, scratch []byte) ([]byte, error) {
+// With expect, the frame's shape must be expect, checked from its header
+// before anything is allocated for its data (a reply's size is the
+// harness's to state, never the implementation's).
+func readNpy(r *bufio.Reader, dst *array, scratch []byte, expect ...int) ([]byte, error) {
 	var pre [10]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return scratch, err
@@ -147,6 +155,9 @@ func readNpy(r *bufio.Reader, dst *array, scratch []byte) ([]byte, error) {
 			return scratch, fmt.Errorf(".npy shape %v is too large", shape)
 		}
 		n *= d
+	}
+	if expect != nil && !slices.Equal(shape, expect) {
+		return scratch, fmt.Errorf("%w %v, want %v", errShape, shape, expect)
 	}
 	size, kind, err := dtypeOf(descr)
 	if err != nil {

@@ -3,6 +3,7 @@ package external
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -78,6 +80,7 @@ type proc struct {
 	cmd     *exec.Cmd
 	in      *os.File // the child's stdin (we write)
 	out     *os.File // the child's stdout (we read)
+	errPipe *os.File // the child's stderr (we read into tail)
 	w       *bufio.Writer
 	r       *bufio.Reader
 	timeout time.Duration
@@ -85,39 +88,70 @@ type proc struct {
 	waited  chan struct{}
 	waitErr error
 	scratch []byte
+	// cancelled is set when the context watch gives ends: every wait
+	// then returns at once with an error wrapping context.Canceled.
+	cancelled atomic.Bool
+	stopWatch func()
 }
 
-// start runs command through /bin/sh -c in its own process group, so a
-// timeout kills the whole group (the shell and the interpreter it
-// started).
+// wrapper runs the command line as a job of a shell that leads its own
+// process group: the command in a subshell in the background, reading the
+// protocol from fd 3 (a background job's stdin is /dev/null), and the
+// shell waiting for it. The shell is sent SIGTERM when the harness dies,
+// even by SIGKILL (Pdeathsig, Linux), and kills the whole group then, so
+// neither the implementation nor a helper it started outlives the
+// harness. Its exit status is the command's.
+const wrapper = `trap 'kill -KILL 0' TERM HUP
+( %s
+) <&3 3<&- &
+wait $!
+s=$?
+trap - TERM HUP
+exit $s`
+
+// start runs command through /bin/sh in its own process group (wrapper),
+// so every exit path kills the whole group: the shell, the interpreter it
+// started and any helper process of the implementation.
 func start(command string, env []string, timeout time.Duration) (*proc, error) {
 	if strings.TrimSpace(command) == "" {
 		return nil, errors.New("external: empty command; give the implementation's command line, e.g. \"python3 -m specsim_ext mymodule:verify\"")
 	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	var pipes [6]*os.File // inR, inW, outR, outW, errR, errW
+	closeAll := func() {
+		for _, f := range pipes {
+			if f != nil {
+				f.Close()
+			}
+		}
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
+	for i := 0; i < 6; i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		pipes[i], pipes[i+1] = r, w
 	}
-	p := &proc{in: inW, out: outR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{})}
-	p.cmd = exec.Command("/bin/sh", "-c", command)
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.tail
+	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
+	p := &proc{in: inW, out: outR, errPipe: errR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{}), stopWatch: func() {}}
+	p.cmd = exec.Command("/bin/sh", "-c", fmt.Sprintf(wrapper, command))
+	// every stream an *os.File: Wait returns when the shell exits, never
+	// waiting on a copy that a helper holding a pipe would keep open
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
+	p.cmd.ExtraFiles = []*os.File{inR}
 	p.cmd.Env = env
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeathSignal(p.cmd.SysProcAttr)
 	if err := p.cmd.Start(); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
+		closeAll()
 		return nil, fmt.Errorf("external: starting %q: %w", command, err)
 	}
 	inR.Close()
 	outW.Close()
+	errW.Close()
+	go func() {
+		io.Copy(p.tail, errR) // ends when the last writer (helpers too) is gone
+	}()
 	go func() {
 		p.waitErr = p.cmd.Wait()
 		close(p.waited)
@@ -127,33 +161,106 @@ func start(command string, env []string, timeout time.Duration) (*proc, error) {
 	return p, nil
 }
 
-// kill ends the child's process group and closes the pipes.
-func (p *proc) kill() {
+// watch makes every wait on the child listen to ctx: once ctx is done,
+// the pending read or write returns at once (its deadline is moved to
+// now) and fails with an error wrapping context.Canceled, as every later
+// one does. stop ends the watch.
+func (p *proc) watch(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.cancelled.Store(true)
+			now := time.Now()
+			_ = p.in.SetWriteDeadline(now)
+			_ = p.out.SetReadDeadline(now)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	p.stopWatch = func() { once.Do(func() { close(done) }) }
+	return p.stopWatch
+}
+
+// errCancelled is the error of a wait given up because the context
+// ended (it wraps context.Canceled, which callers report as interrupted).
+var errCancelled = fmt.Errorf("interrupted while waiting for the implementation: %w", context.Canceled)
+
+// interrupted returns err marked as an interruption (errors.Is with
+// context.Canceled, its message kept) when the watched context has ended:
+// a failure met then (a wait given up, a pipe the killed child closed) is
+// Ctrl-C's, and the check keeps the trials finished before it. Other
+// errors are returned as they are.
+func (p *proc) interrupted(err error) error {
+	if err == nil || !p.cancelled.Load() || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return interruption{err}
+}
+
+// interruption is an error that also matches context.Canceled.
+type interruption struct{ error }
+
+func (e interruption) Unwrap() []error { return []error{e.error, context.Canceled} }
+
+// setDeadline sets a pipe's deadline for the next operation, unless the
+// watch was cancelled (checked after setting it, so a cancellation that
+// lands in between still moves it to now).
+func (p *proc) deadline(set func(time.Time) error) error {
+	_ = set(time.Now().Add(p.timeout))
+	if p.cancelled.Load() {
+		_ = set(time.Now())
+		return errCancelled
+	}
+	return nil
+}
+
+// killGroup sends SIGKILL to the child's whole process group: the
+// implementation and any helper it started (ESRCH, a group already gone,
+// is fine).
+func (p *proc) killGroup() {
 	if p.cmd.Process != nil {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// kill ends the child's process group and closes the pipes.
+func (p *proc) kill() {
+	p.stopWatch()
+	p.killGroup()
 	p.in.Close()
 	p.out.Close()
 	select {
 	case <-p.waited:
 	case <-time.After(5 * time.Second):
 	}
+	p.errPipe.Close()
 }
 
-// close asks the child to exit, waits up to the timeout, then kills it.
+// close asks the child to exit, waits up to the timeout (or until the
+// watched context ends), then kills its group either way: a helper the
+// implementation left running does not outlive the check, and does not
+// hold its verdict hostage by keeping a pipe open.
 func (p *proc) close() error {
 	err := p.send(header{Op: "close"}, nil)
 	if err == nil {
 		err = p.w.Flush()
 	}
 	p.in.Close()
+	var cancel <-chan struct{}
+	if p.cancelled.Load() {
+		cancel = closedChan
+	}
 	select {
 	case <-p.waited:
+	case <-cancel:
+		p.kill()
+		return errCancelled
 	case <-time.After(p.timeout):
 		p.kill()
 		return fmt.Errorf("did not exit within %v of the close message", p.timeout)
 	}
-	p.out.Close()
+	p.kill() // the group: helpers left behind
 	if err != nil {
 		return err
 	}
@@ -163,10 +270,15 @@ func (p *proc) close() error {
 	return nil
 }
 
+// closedChan is a closed channel (a select case that is always ready).
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // send writes a header line and the frames written by body, then
 // flushes, all within the timeout.
 func (p *proc) send(h header, body func(w io.Writer) error) error {
-	_ = p.in.SetWriteDeadline(time.Now().Add(p.timeout))
+	if err := p.deadline(p.in.SetWriteDeadline); err != nil {
+		return err
+	}
 	line, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -185,9 +297,13 @@ func (p *proc) send(h header, body func(w io.Writer) error) error {
 }
 
 // recv reads one reply header and its frames into arrs (in the order the
-// header names them, which must be want).
-func (p *proc) recv(want []string, arrs []*array) (header, error) {
-	_ = p.out.SetReadDeadline(time.Now().Add(p.timeout))
+// header names them, which must be want). shapes, when given, are the
+// arrays' expected shapes, checked from each frame's header before its
+// data is allocated.
+func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, error) {
+	if err := p.deadline(p.out.SetReadDeadline); err != nil {
+		return header{}, err
+	}
 	line, err := p.r.ReadSlice('\n')
 	if err != nil {
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -208,12 +324,14 @@ func (p *proc) recv(want []string, arrs []*array) (header, error) {
 	if strings.Join(h.Arrays, ",") != strings.Join(want, ",") {
 		return h, fmt.Errorf("the reply carries arrays %v, want %v", h.Arrays, want)
 	}
-	return h, p.readArrays(want, arrs)
+	return h, p.readArrays(want, arrs, shapes)
 }
 
 // recvOneOf reads one reply whose arrays are one of the lists in opts,
-// each into arrs[name], and returns the header and the list it carried.
-func (p *proc) recvOneOf(opts [][]string, arrs map[string]*array) (header, []string, error) {
+// each into arrs[name] with the shape shapes[name] (checked from the
+// frame's header before its data is read; no entry: any shape), and
+// returns the header and the list it carried.
+func (p *proc) recvOneOf(opts [][]string, arrs map[string]*array, shapes map[string][]int) (header, []string, error) {
 	h, err := p.recv(nil, nil)
 	if err != nil {
 		return h, nil, err
@@ -224,10 +342,11 @@ func (p *proc) recvOneOf(opts [][]string, arrs map[string]*array) (header, []str
 			continue
 		}
 		as := make([]*array, len(o))
+		ss := make([][]int, len(o))
 		for i, name := range o {
-			as[i] = arrs[name]
+			as[i], ss[i] = arrs[name], shapes[name]
 		}
-		return h, o, p.readArrays(o, as)
+		return h, o, p.readArrays(o, as, ss)
 	}
 	var alts []string
 	for _, o := range opts {
@@ -236,14 +355,23 @@ func (p *proc) recvOneOf(opts [][]string, arrs map[string]*array) (header, []str
 	return h, nil, fmt.Errorf("the reply carries arrays %v, want %s", h.Arrays, strings.Join(alts, " or "))
 }
 
-// readArrays reads the frames of want into arrs, in order.
-func (p *proc) readArrays(want []string, arrs []*array) error {
+// readArrays reads the frames of want into arrs, in order; shapes[i], when
+// given, is the shape frame i must declare, checked from its header
+// before its data is allocated.
+func (p *proc) readArrays(want []string, arrs []*array, shapes [][]int) error {
 	var err error
 	for i, a := range arrs {
-		p.scratch, err = readNpy(p.r, a, p.scratch)
+		var expect []int
+		if i < len(shapes) {
+			expect = shapes[i]
+		}
+		p.scratch, err = readNpy(p.r, a, p.scratch, expect...)
 		if err != nil {
 			if isIO(err) {
 				return p.ioErr("reading from", err)
+			}
+			if errors.Is(err, errShape) {
+				return fmt.Errorf("%s %v", want[i], err)
 			}
 			return fmt.Errorf("array %q: %v", want[i], err)
 		}
@@ -259,6 +387,11 @@ func isIO(err error) bool {
 // ioErr turns a pipe error into a sentence: a timeout kills the child; an
 // end of file means it exited (its status and last stderr line quoted).
 func (p *proc) ioErr(what string, err error) error {
+	if p.cancelled.Load() {
+		// whatever the pipe says, the wait was given up for Ctrl-C
+		p.kill()
+		return errCancelled
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		p.kill()
 		return fmt.Errorf("no answer within the timeout of %v (the implementation was killed; raise the timeout if it is just slow)%s", p.timeout, p.tail.quote())

@@ -218,7 +218,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			return rep, usage(err)
 		}
 	}
-	im, err := Start(cfg.Config)
+	im, err := StartContext(ctx, cfg.Config)
 	if err != nil {
 		return rep, err
 	}

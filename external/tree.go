@@ -145,7 +145,7 @@ func (im *Impl) TreeSteps(rng *rand.Rand, ts []*sim.Tree, outs []sim.TreeOutcome
 	if err != nil {
 		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
-	rh, err := im.p.recv([]string{"emitted"}, []*array{&im.emitted})
+	rh, err := im.p.recv([]string{"emitted"}, []*array{&im.emitted}, []int{b, g + 1})
 	if err == nil && (rh.Op != "result" || rh.Batch != k) {
 		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
 	}

@@ -94,9 +94,20 @@ func (t Temp) Next(ctx []int, dst []float64) {
 	if t.T == 1 {
 		return
 	}
-	e := 1 / t.T
+	// p^(1/T) relative to the largest entry, in log space: at T = 0.002
+	// the plain power underflows every entry of a row to 0 (a row that
+	// never emits), while here the largest entry stays 1, so any T > 0
+	// gives a row (T → 0 tends to the argmax, ties shared).
+	top := 0.0
+	for _, v := range dst {
+		top = max(top, v)
+	}
+	if !(top > 0) {
+		return // no mass to rescale: the model's row as it is
+	}
+	lt := math.Log(top)
 	for w, v := range dst {
-		dst[w] = math.Pow(v, e)
+		dst[w] = math.Exp((math.Log(v) - lt) / t.T)
 	}
 	sim.Normalize(dst)
 }

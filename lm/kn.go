@@ -2,6 +2,7 @@ package lm
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -220,6 +221,74 @@ func TrainSkipKN(docs [][]int, v, order, skip int) (*KN, error) {
 		m.Levels = append([]Level{l}, m.Levels...)
 	}
 	return m, nil
+}
+
+// check reports whether m is a model TrainSkipKN could have built over v
+// tokens at order: every size and index consistent (a lookup can neither
+// index out of range nor search a hash table with no empty slot for
+// ever) and every probability finite and non-negative. A model read back
+// from a file is checked before use.
+func (m *KN) check(v, order int) error {
+	finite := func(xs []float64, what string) error {
+		for _, x := range xs {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s holds %g", what, x)
+			}
+		}
+		return nil
+	}
+	switch {
+	case m.V != v || m.Order != order:
+		return fmt.Errorf("V = %d, order %d; want %d, %d", m.V, m.Order, v, order)
+	case len(m.D) != order+1 || len(m.Uni) != v || len(m.Levels) != order-1:
+		return fmt.Errorf("%d discounts, %d unigrams, %d levels", len(m.D), len(m.Uni), len(m.Levels))
+	}
+	if err := finite(m.D, "a discount"); err != nil {
+		return err
+	}
+	if err := finite(m.Uni, "the unigram row"); err != nil {
+		return err
+	}
+	for li, l := range m.Levels {
+		n := len(l.Keys)
+		if n < 2 || n&(n-1) != 0 || len(l.Vals) != n {
+			return fmt.Errorf("level %d: a hash table of %d keys and %d values", li+2, n, len(l.Vals))
+		}
+		nctx, empty := 0, false
+		for i, k := range l.Keys {
+			if k == 0 {
+				empty = true
+				continue
+			}
+			nctx++
+			if l.Vals[i] < 0 || int(l.Vals[i]) >= len(l.Weight) {
+				return fmt.Errorf("level %d: context index %d of %d", li+2, l.Vals[i], len(l.Weight))
+			}
+		}
+		if !empty || nctx != len(l.Weight) || len(l.Start) != nctx+1 || len(l.Tok) != len(l.Disc) {
+			return fmt.Errorf("level %d: %d contexts, %d weights, %d starts, %d tokens, %d probabilities", li+2, nctx, len(l.Weight), len(l.Start), len(l.Tok), len(l.Disc))
+		}
+		if l.Start[0] != 0 || int(l.Start[nctx]) != len(l.Tok) {
+			return fmt.Errorf("level %d: followers span [%d, %d) of %d", li+2, l.Start[0], l.Start[nctx], len(l.Tok))
+		}
+		for i := range nctx {
+			if l.Start[i] > l.Start[i+1] {
+				return fmt.Errorf("level %d: context %d's followers end before they start", li+2, i)
+			}
+		}
+		for _, t := range l.Tok {
+			if t < 0 || int(t) >= v {
+				return fmt.Errorf("level %d: token %d outside [0, %d)", li+2, t, v)
+			}
+		}
+		if err := finite(l.Weight, fmt.Sprintf("level %d: a weight", li+2)); err != nil {
+			return err
+		}
+		if err := finite(l.Disc, fmt.Sprintf("level %d: a probability", li+2)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func cmpU(a, b uint64) int {

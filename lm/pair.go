@@ -2,10 +2,13 @@ package lm
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -217,6 +221,36 @@ type cached struct {
 // NewPair builds (or reads from the cache) the pair described by the
 // target and draft specs.
 func NewPair(target, draft string, opt Options) (*Pair, error) {
+	return newPair(target, draft, opt)
+}
+
+// NewPairContext is NewPair with its wait listening to ctx: loading the
+// corpus and training the models (seconds to minutes for a large corpus
+// or vocabulary) run on their own goroutine, and NewPairContext returns
+// ctx.Err() as soon as ctx is done, leaving that work to finish unseen
+// (its result is dropped; a disk cache it writes is whole or absent).
+func NewPairContext(ctx context.Context, target, draft string, opt Options) (*Pair, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type built struct {
+		p   *Pair
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		p, err := newPair(target, draft, opt)
+		ch <- built{p, err}
+	}()
+	select {
+	case b := <-ch:
+		return b.p, b.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func newPair(target, draft string, opt Options) (*Pair, error) {
 	ts, err := ParseModelSpec(target, true)
 	if err != nil {
 		return nil, err
@@ -247,8 +281,14 @@ func NewPair(target, draft string, opt Options) (*Pair, error) {
 	}
 	var c cached
 	if file != "" {
-		if b, err := os.ReadFile(file); err == nil && gob.NewDecoder(bytes.NewReader(b)).Decode(&c) == nil && c.P != nil {
+		// a cache that cannot be read, decoded or checked is a miss: the
+		// models are trained again and the file rewritten (a damaged one
+		// used to panic generate later, or loop for ever in a lookup)
+		if b, err := fsutil.ReadFile(file, maxCacheBytes); err == nil && gob.NewDecoder(bytes.NewReader(b)).Decode(&c) == nil &&
+			c.check(ts, ds) == nil {
 			prov.Cached = true
+		} else {
+			c = cached{}
 		}
 	}
 	if !prov.Cached {
@@ -334,20 +374,49 @@ func writeCache(file string, c *cached) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return fmt.Errorf("lm cache: %w (set another cache directory)", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".lm-*.tmp")
-	if err != nil {
+	if err := fsutil.WriteFile(file, func(w io.Writer) error { return gob.NewEncoder(w).Encode(c) }); err != nil {
 		return fmt.Errorf("lm cache: %w", err)
 	}
-	if err := gob.NewEncoder(tmp).Encode(c); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("lm cache: %w", err)
+	return nil
+}
+
+// maxCacheBytes bounds a cache file read back (the largest pairs take a
+// few hundred MB).
+const maxCacheBytes = 4 << 30
+
+// check reports whether a decoded cache is one training could have
+// written for the specs: the tokenizer's merges refer to earlier tokens,
+// both models pass KN.check over its vocabulary, and the token streams
+// stay inside it.
+func (c *cached) check(ts, ds ModelSpec) error {
+	if c.P == nil || c.Q == nil || c.Train < 0 || c.Out < 0 {
+		return errors.New("lm cache: incomplete")
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("lm cache: %w", err)
+	if ts.V > 256 && len(c.Merges) > ts.V-256 || ts.V == 256 && len(c.Merges) != 0 {
+		return fmt.Errorf("lm cache: %d merges for V = %d", len(c.Merges), ts.V)
 	}
-	return os.Rename(tmp.Name(), file)
+	for i, m := range c.Merges {
+		if m[0] < 0 || m[1] < 0 || int(m[0]) >= 256+i || int(m[1]) >= 256+i {
+			return fmt.Errorf("lm cache: merge %d refers to token %v", i, m)
+		}
+	}
+	v := 256 + len(c.Merges)
+	if err := c.P.check(v, ts.Order); err != nil {
+		return fmt.Errorf("lm cache: target: %w", err)
+	}
+	if err := c.Q.check(v, ds.Order); err != nil {
+		return fmt.Errorf("lm cache: draft: %w", err)
+	}
+	for _, docs := range [][][]int{c.Heldout, c.Docs} {
+		for _, d := range docs {
+			for _, t := range d {
+				if t < 0 || t >= v {
+					return fmt.Errorf("lm cache: token %d outside [0, %d)", t, v)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Prompts cuts n prompts of length tokens from the held-out streams,

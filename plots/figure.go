@@ -3,11 +3,14 @@ package plots
 import (
 	"bytes"
 	"fmt"
-	"github.com/specsim/specsim/internal/fsutil"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"codeberg.org/go-pdf/fpdf"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -16,7 +19,20 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/specsim/specsim/internal/fsutil"
 )
+
+// pdfDate is the creation and modification date every figure PDF
+// carries: a constant (the Unix epoch), not the time of the run, so that
+// two runs write the same bytes (fpdf stamps the clock otherwise).
+var pdfDate = time.Unix(0, 0).UTC()
+
+func init() {
+	fpdf.SetDefaultCreationDate(pdfDate)
+	fpdf.SetDefaultModificationDate(pdfDate)
+	fpdf.SetDefaultCatalogSort(true)
+}
 
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 200
@@ -208,9 +224,34 @@ func (f *Figure) Draw(c draw.Canvas) {
 		for j := range gc {
 			x0 := c.Min.X + vg.Length(j)*(pw+panelGap)
 			r := vg.Rectangle{Min: vg.Point{X: x0, Y: top - panelH}, Max: vg.Point{X: x0 + pw, Y: top}}
+			guardAxes(f.Panels[i0+j])
 			f.Panels[i0+j].Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
 		}
 		top -= panelH
+	}
+}
+
+// guardAxes makes a panel's axes drawable whatever values reached its
+// plotters (issue 23): gonum computes an axis's range from the data and
+// replaces only infinite ends, so a NaN end made its tick search loop for
+// ever, and an empty or non-positive range on a log axis panicked. A NaN
+// end, or both ends non-finite, gives the range [0, 1]; on a log scale a
+// range that is not positive becomes one that is (a decade below its top,
+// or [0.1, 1]). Finite data keep their range.
+func guardAxes(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+		if math.IsNaN(a.Min) || math.IsNaN(a.Max) || !finite(a.Min) && !finite(a.Max) {
+			a.Min, a.Max = 0, 1
+		}
+		if _, log := a.Scale.(plot.LogScale); log {
+			if !(a.Max > 0) || !finite(a.Max) {
+				a.Min, a.Max = 0.1, 1
+			}
+			if !(a.Min > 0) || a.Min >= a.Max { // gonum widens an empty range by ±1: below 0
+				a.Min = a.Max / 10
+			}
+		}
 	}
 }
 

@@ -149,7 +149,10 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
 	betas := table.Distinct(mc, "beta_target")
-	pick := []float64{betas[0], betas[len(betas)/2], betas[len(betas)-1]}
+	var pick []float64 // none when every β is NaN: the panel stays empty
+	if len(betas) > 0 {
+		pick = []float64{betas[0], betas[len(betas)/2], betas[len(betas)-1]}
+	}
 	styles := [][]vg.Length{dotted, dashed, nil}
 	for j, b := range slices.Compact(pick) {
 		for _, rule := range []string{"token", "block"} {
@@ -576,8 +579,12 @@ func Replay(rows []table.Row) (*Figure, error) {
 // significant digits and no trailing zeros (25, not 25.00).
 type cleanTicks struct{ plot.Ticker }
 
-// Ticks implements plot.Ticker.
+// Ticks implements plot.Ticker; a range that is not finite has no ticks
+// (gonum's tick search never ends on a NaN range).
 func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !finiteRange(lo, hi) {
+		return nil
+	}
 	ts := c.Ticker.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
@@ -587,12 +594,21 @@ func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// finiteRange reports whether [lo, hi] is a finite, ordered range.
+func finiteRange(lo, hi float64) bool {
+	return !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && lo <= hi
+}
+
 // inRange drops the ticks a Ticker returns outside [min, max]: gonum pads
 // the axis for their labels, which left a blank strip beside log axes.
 type inRange struct{ plot.Ticker }
 
-// Ticks implements plot.Ticker.
+// Ticks implements plot.Ticker; a range that is not finite and positive
+// has no ticks (gonum's log ticks panic below zero).
 func (r inRange) Ticks(lo, hi float64) []plot.Tick {
+	if !finiteRange(lo, hi) || !(lo > 0) {
+		return nil
+	}
 	var out []plot.Tick
 	for _, t := range r.Ticker.Ticks(lo, hi) {
 		if t.Value >= lo && t.Value <= hi {

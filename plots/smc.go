@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -81,11 +82,11 @@ func SMCSteering(rows []table.Row, model string) (*Figure, error) {
 	return f, nil
 }
 
-// positive drops the points a log axis cannot show (y ≤ 0).
+// positive drops the points a log axis cannot show (y ≤ 0, NaN, ±Inf).
 func positive(pts plotter.XYs) plotter.XYs {
 	var out plotter.XYs
 	for _, p := range pts {
-		if p.Y > 0 {
+		if p.Y > 0 && !math.IsInf(p.Y, 1) {
 			out = append(out, p)
 		}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +13,10 @@ import (
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
+	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/table"
 )
 
@@ -49,6 +52,11 @@ func LoadBundle(dir string) (*Bundle, error) {
 		name := t.Meta[results.KeyExperiment]
 		if name == "" {
 			name = t.Rows[0].String("experiment")
+		}
+		// the name becomes file names (figures, tables, csv): a name from
+		// a file is data, checked before anything is written
+		if err := fsutil.CheckName(name); err != nil {
+			return nil, fmt.Errorf("%s: experiment name (metadata %s): %w", p, results.KeyExperiment, err)
 		}
 		if prev, dup := from[name]; dup {
 			return nil, fmt.Errorf("%s and %s both hold experiment %s; keep one", prev, p, name)
@@ -135,7 +143,10 @@ func Build(b *Bundle, out string) ([]string, error) {
 	}
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			p := filepath.Join(out, "figures", f.Name+"."+ext)
+			p, err := fsutil.Under(filepath.Join(out, "figures"), f.Name, "."+ext)
+			if err != nil {
+				return files, err
+			}
 			if err := f.Save(p); err != nil {
 				return files, err
 			}
@@ -144,7 +155,10 @@ func Build(b *Bundle, out string) ([]string, error) {
 	}
 	for _, t := range tabs {
 		for ext, text := range map[string]string{"md": t.Markdown(), "tex": t.LaTeX(), "csv": t.CSV()} {
-			p := filepath.Join(out, "tables", t.Name+"."+ext)
+			p, err := fsutil.Under(filepath.Join(out, "tables"), t.Name, "."+ext)
+			if err != nil {
+				return files, err
+			}
 			if err := fsutil.WriteBytes(p, []byte(text), 0o644); err != nil {
 				return files, err
 			}
@@ -162,7 +176,10 @@ func Build(b *Bundle, out string) ([]string, error) {
 		if err := Export(&buf, results.Table{Columns: cols, Rows: rows, Meta: b.Meta[name]}, "csv"); err != nil {
 			return files, err
 		}
-		p := filepath.Join(out, "csv", name+".csv")
+		p, err := fsutil.Under(filepath.Join(out, "csv"), name, ".csv")
+		if err != nil {
+			return files, err
+		}
 		if err := fsutil.WriteBytes(p, buf.Bytes(), 0o644); err != nil {
 			return files, err
 		}
@@ -213,27 +230,33 @@ func ReportMarkdown(b *Bundle, figs []*plots.Figure, tabs []table.Text) string {
 			continue
 		}
 		m := b.Meta[sec.name]
-		fmt.Fprintf(&s, "| %s | %d | %s | %s |\n", sec.name, len(b.Rows[sec.name]), m[results.KeySeed], m[results.KeyGitRevision])
+		fmt.Fprintf(&s, "| %s | %d | %s | %s |\n", md(sec.name), len(b.Rows[sec.name]), md(m[results.KeySeed]), md(m[results.KeyGitRevision]))
 	}
 	s.WriteString("\n")
 	for _, sec := range order {
 		if !b.Has(sec.name) {
 			continue
 		}
-		fmt.Fprintf(&s, "## %s\n\n", sec.title)
+		fmt.Fprintf(&s, "## %s\n\n", md(sec.title))
 		for _, f := range figs {
 			if sec.figure(f.Name) {
-				fmt.Fprintf(&s, "![%s](figures/%s.png)\n\n*Figure: %s* ([SVG](figures/%s.svg), [PDF](figures/%s.pdf))\n\n", f.Name, f.Name, f.Caption, f.Name, f.Name)
+				fmt.Fprintf(&s, "![%s](figures/%s.png)\n\n*Figure: %s* ([SVG](figures/%s.svg), [PDF](figures/%s.pdf))\n\n", md(f.Name), f.Name, md(f.Caption), f.Name, f.Name)
 			}
 		}
 		for _, t := range tabs {
 			if sec.table(t.Name) {
-				fmt.Fprintf(&s, "*Table: %s* ([CSV](tables/%s.csv), [LaTeX](tables/%s.tex))\n\n%s\n", t.Caption, t.Name, t.Name, t.Markdown())
+				fmt.Fprintf(&s, "*Table: %s* ([CSV](tables/%s.csv), [LaTeX](tables/%s.tex))\n\n%s\n", md(t.Caption), t.Name, t.Name, t.Markdown())
 			}
 		}
 	}
 	return s.String()
 }
+
+// md is escape.Markdown: every string in report.md that came from a
+// results file (names, seeds, revisions, captions naming them) is text,
+// never Markdown or HTML. File names in links are checked names
+// (fsutil.Under), so they need no escaping.
+var md = escape.Markdown
 
 // BuildDir is the 'report build' command: it loads the results directory
 // dir and writes its figures, tables and report.md to out (default dir),
@@ -242,13 +265,29 @@ func BuildDir(dir, out string) ([]string, error) {
 	if out == "" {
 		out = dir
 	}
+	if err := fsutil.CheckOutputDir(out); err != nil {
+		return nil, diag.Param("out", ": %w", err)
+	}
 	b, err := LoadBundle(dir)
 	if err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	files, err := Build(b, out)
 	if err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	return files, nil
+}
+
+// ioErr marks err as an I/O failure unless it already carries a kind
+// (a bad name or a table over the memory budget in a file is the input's
+// fault: usage), so the exit code says what went wrong.
+func ioErr(err error) error {
+	if err == nil || diag.KindOf(err) != nil {
+		return err
+	}
+	if errors.Is(err, sim.ErrMemBudget) {
+		return diag.Usage(err)
+	}
+	return diag.IO(err)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/specsim/specsim/internal/diag"
-	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 
 	"github.com/specsim/specsim/data/results"
@@ -54,13 +53,13 @@ func ExportFile(w io.Writer, path, format, out string) error {
 		return diag.Param("format", " %q; use csv or json", format)
 	}
 	if out != "" {
-		if err := fsutil.CheckNotInput(out, path); err != nil {
+		if err := results.CheckOutput(out, path); err != nil {
 			return diag.Usage(err)
 		}
 	}
 	t, err := results.ReadFile(path)
 	if err != nil {
-		return diag.IO(err)
+		return ioErr(err)
 	}
 	var b bytes.Buffer
 	if err := Export(&b, t, format); err != nil {
@@ -68,7 +67,7 @@ func ExportFile(w io.Writer, path, format, out string) error {
 	}
 	if out != "" {
 		if err := results.AtomicWrite(out, b.Bytes()); err != nil {
-			return diag.IO(err)
+			return ioErr(err)
 		}
 		return nil
 	}

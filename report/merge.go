@@ -95,10 +95,10 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	}
 	t, rep, err := sweep.MergeDir(dir)
 	if err != nil {
-		return MergeSummary{}, diag.IO(err)
+		return MergeSummary{}, ioErr(err)
 	}
 	if err := results.WriteFile(out, t.Rows, t.Meta); err != nil {
-		return MergeSummary{}, diag.IO(err)
+		return MergeSummary{}, ioErr(err)
 	}
 	s := MergeSummary{Out: out, Experiment: t.Meta[results.KeyExperiment], SpecHash: t.Meta[results.KeySpecHash],
 		Seed: t.Meta[results.KeySeed], Cells: rep.Cells, Rows: len(t.Rows), Files: rep.Files, Duplicates: rep.Duplicates,
@@ -109,11 +109,15 @@ func Merge(dir, out string, withRows bool) (MergeSummary, error) {
 	return s, nil
 }
 
-// checkMergeOut refuses a merge output that is one of the sweep's inputs:
+// checkMergeOut refuses a merge output that is not a regular file or is
+// the sweep's bookkeeping (results.CheckOutput), or one of its inputs:
 // an existing cell file under dir (compared by file identity), or any file
 // in dir's cells directory, where a merged table would be read back as a
 // shard's output by the next merge or resume.
 func checkMergeOut(dir, out string) error {
+	if err := results.CheckOutput(out); err != nil {
+		return err
+	}
 	cells := filepath.Join(dir, results.CellsDir)
 	if ci, err := os.Stat(cells); err == nil {
 		if oi, err := os.Stat(filepath.Dir(out)); err == nil && os.SameFile(ci, oi) {

@@ -9,8 +9,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/internal/fsutil"
 
 	"github.com/specsim/specsim/data/results"
@@ -32,7 +34,7 @@ var macroName = regexp.MustCompile(`^[A-Za-z]+$`)
 func Numbers(b *Bundle) []Number {
 	seed := "n/a"
 	for _, m := range b.Meta {
-		seed = m[results.KeySeed]
+		seed = escape.TeX(m[results.KeySeed]) // from a file: text, never TeX
 		break
 	}
 	out := []Number{{"Seed", seed, "master seed"}}
@@ -91,12 +93,20 @@ func WritePaper(b *Bundle, dir string) error {
 		return err
 	}
 	for _, f := range figs {
-		if err := f.Save(filepath.Join(gen, "figures", f.Name+".pdf")); err != nil {
+		p, err := fsutil.Under(filepath.Join(gen, "figures"), f.Name, ".pdf")
+		if err != nil {
+			return err
+		}
+		if err := f.Save(p); err != nil {
 			return err
 		}
 	}
 	for _, t := range Tables(b) {
-		if err := fsutil.WriteBytes(filepath.Join(gen, "tables", t.Name+".tex"), []byte(t.LaTeX()), 0o644); err != nil {
+		p, err := fsutil.Under(filepath.Join(gen, "tables"), t.Name, ".tex")
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteBytes(p, []byte(t.LaTeX()), 0o644); err != nil {
 			return err
 		}
 	}
@@ -109,8 +119,20 @@ var latexWarning = regexp.MustCompile(`(?m)^(LaTeX Warning: (Reference|Citation|
 // BuildPDF runs latexmk on dir/paper.tex and fails if the log reports an
 // undefined reference, a missing file or an error.
 func BuildPDF(ctx context.Context, dir string) error {
-	cmd := exec.CommandContext(ctx, "latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
+	// -no-shell-escape and openout_any=p: the sources quote text from
+	// results files (escaped, escape.TeX), and TeX gets no way to run a
+	// program or write outside dir should anything slip through
+	cmd := exec.CommandContext(ctx, "latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error",
+		"-pdflatex=pdflatex -no-shell-escape %O %S", "paper.tex")
 	cmd.Dir = dir
+	// SOURCE_DATE_EPOCH: pdfTeX's /CreationDate, /ModDate and /ID come from
+	// it instead of the clock, so two runs write the same PDF
+	cmd.Env = append(os.Environ(), "openout_any=p", "openin_any=p", "shell_escape=f", "SOURCE_DATE_EPOCH=0", "FORCE_SOURCE_DATE=1")
+	// latexmk runs pdflatex and bibtex as children: Ctrl-C kills the whole
+	// group, and the wait for their output ends a second after (a child
+	// holding the pipe no longer keeps it open)
+	setGroup(cmd)
+	cmd.WaitDelay = time.Second
 	outb, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("latexmk in %s failed: %w\n%s", dir, err, tail(string(outb), 3000))
@@ -143,17 +165,20 @@ func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error)
 			return nil, diag.Param("pdf", ": latexmk is not installed (apt-get install texlive-latex-base texlive-latex-recommended latexmk)")
 		}
 	}
+	if err := fsutil.CheckOutputDir(dir); err != nil {
+		return nil, diag.Param("out", ": %w", err)
+	}
 	b, err := LoadBundle(results)
 	if err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	if err := WritePaper(b, dir); err != nil {
-		return nil, diag.IO(err)
+		return nil, ioErr(err)
 	}
 	out := []string{filepath.Join(dir, "generated")}
 	if pdf {
 		if err := BuildPDF(ctx, dir); err != nil {
-			return out, diag.IO(err)
+			return out, ioErr(err)
 		}
 		out = append(out, filepath.Join(dir, "paper.pdf"))
 	}

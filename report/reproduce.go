@@ -16,6 +16,7 @@ import (
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/experiments/sweep"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -175,7 +176,9 @@ func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt Rep
 // workers ≥ 0, known experiment names; an empty list is MainExperiments),
 // runs Reproduce and returns the path of report.md. Errors are marked with
 // their kind (internal/diag): usage (bad options name their field:
-// scale, workers, experiments), interrupted (finished cells kept) or I/O.
+// scale, workers, experiments; another reproduce holding the output
+// directory's lock, fsutil.ErrLocked), interrupted (finished cells kept)
+// or I/O.
 func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 	if err := experiments.CheckScale("scale", opt.Scale); err != nil {
 		return "", err
@@ -183,6 +186,16 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 	if opt.Workers < 0 {
 		return "", diag.Param("workers", " = %d; use 0 (all cores) or more", opt.Workers)
 	}
+	if err := fsutil.CheckOutputDir(opt.Out); err != nil {
+		return "", diag.Param("out", ": %w", err)
+	}
+	// one reproduce per output directory: two would interleave their
+	// merges, builds and paper in it
+	unlock, err := fsutil.LockDir(opt.Out)
+	if err != nil {
+		return "", ioErr(err)
+	}
+	defer unlock()
 	if len(opt.Experiments) == 0 {
 		opt.Experiments = MainExperiments
 	}
@@ -191,12 +204,12 @@ func Job(ctx context.Context, opt ReproduceOptions) (string, error) {
 			return "", diag.Param("experiments", ": %w", err)
 		}
 	}
-	err := Reproduce(ctx, opt)
+	err = Reproduce(ctx, opt)
 	if err != nil && ctx.Err() != nil {
 		return "", diag.Interrupted(fmt.Errorf("interrupted: %w; finished cells are kept, run the same command again to resume", err))
 	}
 	if err != nil {
-		return "", diag.IO(err)
+		return "", ioErr(err)
 	}
 	return filepath.Join(opt.Out, "report.md"), nil
 }

@@ -34,7 +34,7 @@ type Report struct {
 
 // Run builds the pair of s and generates.
 func Run(ctx context.Context, s Spec) (Report, error) {
-	pr, err := lm.NewPair(s.Target, s.Draft, lm.Options{CacheDir: s.CacheDir})
+	pr, err := lm.NewPairContext(ctx, s.Target, s.Draft, lm.Options{CacheDir: s.CacheDir})
 	if err != nil {
 		return Report{}, err
 	}

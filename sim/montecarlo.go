@@ -64,9 +64,12 @@ type MCOptions struct {
 //
 // If ctx is cancelled, MonteCarlo stops handing out chunks, cuts the running
 // ones short (within cancelEvery trials), and returns the merged result of
-// the contiguous run of whole chunks finished before the first cut one,
-// the number of trials it holds (always a prefix 0..count-1), and
-// ctx.Err(). A nil newAcc result is not allowed; n < 0 counts as 0.
+// the contiguous run of trials finished before the first cut: the whole
+// chunks before the first cut one and the trials that chunk finished
+// before its cut (a chunk of slow trials, such as an external
+// implementation's batches, may hold all the work done), the number of
+// trials it holds (always a prefix 0..count-1), and ctx.Err(). A nil
+// newAcc result is not allowed; n < 0 counts as 0.
 func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func() A, trial func(i int64, acc A), merge func(dst, src A)) (A, int64, error) {
 	workers := Workers(opt.Workers)
 	n = max(n, 0)
@@ -83,9 +86,13 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 		next    int64           // next chunk to hand out
 		merged  int64           // chunks [0, merged) are in total or skipped
 		pending = map[int64]A{} // finished chunks waiting for earlier ones
-		total   = newAcc()
-		count   int64
-		done    int64
+		partial = map[int64]struct {
+			acc A
+			k   int64
+		}{} // cut chunks: the accumulator of their first k trials
+		total = newAcc()
+		count int64
+		done  int64
 	)
 	// flush merges the contiguous run of finished chunks; mu is held.
 	flush := func() {
@@ -121,7 +128,8 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 
 				acc := newAcc()
 				cut := false
-				for i := c * ChunkSize; i < c*ChunkSize+size(c); i++ {
+				i := c * ChunkSize
+				for ; i < c*ChunkSize+size(c); i++ {
 					if i%cancelEvery == 0 && cancelled(ctx) {
 						cut = true
 						break
@@ -129,8 +137,15 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 					trial(i, acc)
 				}
 				if cut {
-					// A cut chunk is never merged: the total stays the
-					// contiguous run of whole chunks before it.
+					// A cut chunk is merged only as the end of the
+					// prefix: its trials before the cut, after every
+					// earlier chunk (see the end).
+					mu.Lock()
+					partial[c] = struct {
+						acc A
+						k   int64
+					}{acc, i - c*ChunkSize}
+					mu.Unlock()
 					return
 				}
 
@@ -153,8 +168,13 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 	})
 	wg.Wait()
 	stop()
-	// flush has merged the contiguous run of whole chunks; a chunk after a
-	// cut one stays in pending and is dropped with it.
+	// flush has merged the contiguous run of whole chunks; the first cut
+	// chunk's finished trials extend it when every chunk before it is
+	// merged, and chunks after it stay in pending and are dropped.
+	if p, ok := partial[merged]; ok && p.k > 0 {
+		merge(total, p.acc)
+		count += p.k
+	}
 	return total, count, ctx.Err()
 }
 

@@ -40,8 +40,9 @@ func TestMonteCarloWorkers(t *testing.T) {
 func TestMonteCarloCancel(t *testing.T) {
 	t.Parallel()
 	// One worker: the chunk that sees the cancellation is cut within
-	// cancelEvery (8) trials and dropped, so exactly the three chunks
-	// before it are returned.
+	// cancelEvery (8) trials, and the trials it ran before the cut (all 8
+	// of them: the cut falls on trial 3·1024+8) extend the three chunks
+	// before it (issue 23: a chunk of slow trials may hold all the work).
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := int64(0)
 	r, n, err := sim.MonteCarlo(ctx, 1<<20, sim.MCOptions{Workers: 1},
@@ -57,22 +58,23 @@ func TestMonteCarloCancel(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error after cancellation")
 	}
-	if n != 3*sim.ChunkSize || r.n != float64(n) {
-		t.Errorf("one worker, cancelled in chunk 3: %d trials reported, %g merged; want %d", n, r.n, 3*sim.ChunkSize)
+	if n != 3*sim.ChunkSize+8 || r.n != float64(n) || n != ran {
+		t.Errorf("one worker, cancelled in chunk 3: %d trials reported, %g merged, %d ran; want %d", n, r.n, ran, 3*sim.ChunkSize+8)
 	}
 	if after := ran - (3*sim.ChunkSize + 2); after > 8 {
 		t.Errorf("%d trials ran after the cancellation, want at most 8", after)
 	}
 
-	// Two workers: whatever the interleaving, the result is a whole-chunk
-	// prefix that ends before the cancelling chunk.
+	// Two workers: whatever the interleaving, the result is a prefix
+	// that ends within 8 trials of the cancel.
 	cancelTwoWorkers(t, 1<<20, 3)
 }
 
 // cancelTwoWorkers runs MonteCarlo over trials counting trials on two
 // workers, cancels at the first trial of chunk c, and checks that the
-// result is a whole-chunk prefix of at most c chunks, the cancelling one
-// left out.
+// result is a prefix (the trials merged are the trials reported) of at
+// most c chunks and the cancelling chunk's trials run before the cut,
+// which comes within cancelEvery (8) trials of the cancel.
 func cancelTwoWorkers(t *testing.T, trials, c int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -86,8 +88,8 @@ func cancelTwoWorkers(t *testing.T, trials, c int64) {
 			acc.n++
 		},
 		func(dst, src *sums) { dst.n += src.n })
-	if err == nil || n > c*sim.ChunkSize || float64(n) != r.n || n%sim.ChunkSize != 0 {
-		t.Errorf("%d trials on two workers, cancelled in chunk %d: %d trials reported, %g merged, err %v; want a whole-chunk prefix of at most %d chunks", trials, c, n, r.n, err, c)
+	if err == nil || n > c*sim.ChunkSize+8 || float64(n) != r.n {
+		t.Errorf("%d trials on two workers, cancelled in chunk %d: %d trials reported, %g merged, err %v; want a prefix of at most %d chunks and 8 trials", trials, c, n, r.n, err, c)
 	}
 }
 

@@ -16,6 +16,9 @@ import (
 const (
 	Consistent = "consistent"
 	Violated   = "violated"
+	// Inconclusive: the runs carry no information on E[Ẑ] (every run
+	// ended with Ẑ = 0), so neither verdict is supported.
+	Inconclusive = "inconclusive"
 )
 
 // Defaults of the check.
@@ -83,10 +86,25 @@ type Judgement struct {
 // ConvergenceFactor·N particles, for convergence) at family-wise level:
 // the Ẑ test and the posterior test each at level/2 (Bonferroni), the
 // convergence test at level. The verdict is Violated when either null
-// test rejects or convergence is not shown.
+// test rejects or convergence is not shown, and Inconclusive when every
+// run ended with Ẑ = 0 while particles survived (a zero-variance sample
+// supports no verdict). Samples that carry no information are not
+// evidence: a group never observed is not tested, nor is convergence when
+// a mean TV is NaN.
 func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 	nrm := distuv.UnitNormal
 	var j Judgement
+	if st.Runs > 0 && st.ZeroRuns == st.Runs && st.SizeMax > 0 {
+		// Every run ended with Ẑ = 0 although particles survived: their
+		// weights were all zero, which a correct scheme gives with high
+		// probability when Z is small. Ẑ/Z = 0 with no spread: the z
+		// statistic would be −∞ and call it violated.
+		j.Z = ZTest{Level: level / 2, Power: power, PValue: math.NaN(), MinDetectableRelBias: math.Inf(1)}
+		j.Posterior = PosteriorTest{Groups: len(st.Groups), Level: level / 2, PValue: math.NaN()}
+		j.Verdict = Inconclusive
+		j.Reasons = []string{fmt.Sprintf("all %d runs ended with Ẑ = 0 (every surviving particle had weight 0): they carry no information on E[Ẑ]; use more particles or runs", st.Runs)}
+		return j
+	}
 	R := float64(st.Runs)
 	zt := ZTest{Level: level / 2, Power: power}
 	se := st.ZRatio.StdDev / math.Sqrt(R)
@@ -110,8 +128,11 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 		switch {
 		case gse > 0:
 			z = math.Abs(g.Est.Mean-g.P) / gse
+		case g.Est.Mean == 0:
+			// never observed in R runs: a rare group, untested (its z
+			// would be +∞ for a correct scheme with R·P(g) small)
 		case math.Abs(g.Est.Mean-g.P) > 1e-9:
-			z = math.Inf(1)
+			z = math.Inf(1) // the same non-zero value in every run
 		}
 		if z > pt.MaxAbsZ || pt.Worst == "" {
 			pt.MaxAbsZ, pt.Worst = z, g.Label
@@ -138,7 +159,9 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 			cv.Statistic = (st.TV.Mean - large.TV.Mean) / d
 		}
 		cv.Converging = cv.Statistic > nrm.Quantile(1-level)
-		if !cv.Converging {
+		// a NaN mean TV (no run at that N kept a weighted particle)
+		// supports no comparison
+		if !cv.Converging && !math.IsNaN(cv.TVSmall) && !math.IsNaN(cv.TVLarge) {
 			j.Reasons = append(j.Reasons, fmt.Sprintf("posterior TV does not shrink from N = %d to %d (%.4g → %.4g, z = %.2f)", N, cv.NLarge, cv.TVSmall, cv.TVLarge, cv.Statistic))
 		}
 		j.Converge = &cv

@@ -85,7 +85,9 @@ func CStarFindFirst(w []float64, n int, order []int) (float64, []int) {
 // exceeds n. The result is below c* by at most a relative tol; the
 // resampler that uses it therefore gives selected particles the weight
 // W/c > W/c*, an upward bias of the evidence estimate of up to about tol
-// per resampling step. It returns +Inf when m ≤ n.
+// per resampling step. It returns +Inf when m ≤ n. It stops too when the
+// bracket is as narrow as float64 allows (tol below about 2^-52), so it
+// always ends.
 func CStarBisect(w []float64, n int, tol float64, order []int) (float64, []int) {
 	order, total := positiveOrder(w, order)
 	m := len(order)
@@ -93,8 +95,13 @@ func CStarBisect(w []float64, n int, tol float64, order []int) (float64, []int) 
 		return math.Inf(1), order
 	}
 	lo, hi := float64(n), total/w[order[0]]
-	for hi-lo > tol*hi {
+	// each step halves the bracket, so 2100 steps exhaust float64's range;
+	// a midpoint equal to an end means the bracket cannot shrink further
+	for it := 0; hi-lo > tol*hi && it < 2100; it++ {
 		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
 		if F(w, total, mid) > float64(n) {
 			hi = mid
 		} else {

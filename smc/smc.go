@@ -64,6 +64,12 @@ func LookupScheme(name string) (Scheme, error) {
 // DefaultBisectTol is fc-bisect's relative bracket width.
 const DefaultBisectTol = 1e-2
 
+// MinBisectTol is the smallest bisection tolerance: four units in the last
+// place of float64 (2^-50). A bracket [lo, hi] cannot be narrower than
+// hi's spacing, about 2^-52·hi, so a smaller relative width would never
+// be reached (1e-17 bisected for ever).
+const MinBisectTol = 0x1p-50
+
 // Config is one SMC run's size.
 type Config struct {
 	// N is the number of particles, K the expansion factor.
@@ -81,8 +87,8 @@ func (c Config) Validate(s Scheme) error {
 		return fmt.Errorf("expansion factor K = %d; use 1 <= K <= 64", c.K)
 	case s.kind == kindIS && c.K != 1:
 		return fmt.Errorf("scheme is (importance sampling) has no expansion: use K = 1")
-	case c.BisectTol < 0 || c.BisectTol >= 1:
-		return fmt.Errorf("bisection tolerance %g; use 0 < tol < 1 (0: %g)", c.BisectTol, DefaultBisectTol)
+	case !(c.BisectTol == 0 || c.BisectTol >= MinBisectTol && c.BisectTol < 1): // NaN too
+		return fmt.Errorf("bisection tolerance %g; use %g <= tol < 1 (0: %g): a relative width float64 can reach", c.BisectTol, MinBisectTol, DefaultBisectTol)
 	}
 	return nil
 }

@@ -9,7 +9,8 @@
 // numbers a paper quotes (Number: a filter and an aggregate, evaluated to
 // text).
 //
-// It is a leaf: it imports only the standard library, so the experiments
+// It is a leaf: it imports only the standard library and internal/escape
+// (a cell from input is text in every medium it renders), so the experiments
 // that produce rows (and declare the tables and numbers made of them), the
 // store that keeps them (data/results), the plots and the report that read
 // them, and the command-line helpers that print them all share it without

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/specsim/specsim/internal/escape"
 )
 
 // SafeValue maps values encoding/json cannot write (NaN, ±Inf) to the
@@ -83,14 +85,16 @@ func WriteCSV(w io.Writer, columns []string, rows []Row) error {
 // MarshalIndent is json.MarshalIndent except that values encoding/json
 // cannot represent (NaN, ±Inf: an infinite KL, an impossible observation's
 // statistic) are written as the strings "NaN", "+Inf" and "-Inf" rather
-// than failing.
+// than failing, and characters a terminal acts on (DEL, C1 and
+// bidirectional controls, which encoding/json leaves raw) are written as
+// \u escapes (internal/escape.JSON): the same value, safe to print.
 func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
 	b, err := json.MarshalIndent(v, prefix, indent)
 	var uv *json.UnsupportedValueError
 	if errors.As(err, &uv) {
 		b, err = json.MarshalIndent(jsonable(reflect.ValueOf(v)), prefix, indent)
 	}
-	return b, err
+	return escape.JSON(b), err
 }
 
 // WriteJSON writes v indented by two spaces and a newline, NaN-safe as

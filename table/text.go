@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/specsim/specsim/internal/escape"
 )
 
 // Text is a formatted result table: its cells are already text. It
@@ -84,19 +86,12 @@ func escapeAll(xs []string, f func(string) string) []string {
 	return out
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-
-// texEscape escapes LaTeX's special characters and maps the Greek and
-// math symbols used in headers to math mode.
-func texEscape(s string) string {
-	r := strings.NewReplacer(
-		`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
-		"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
-		"α̂", `$\hat\alpha$`, "α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "π", `$\pi$`, "±", `$\pm$`,
-		"‖", `$\|$`, "≤", `$\le$`, "≥", `$\ge$`, "×", `$\times$`, "−", `$-$`, "Σ", `$\Sigma$`,
-		"✓", `yes`, "✗", `\textbf{no}`, "…", `\dots{}`, "†", `$^\dagger$`, "‡", `$^\ddagger$`, "–", `--`)
-	return r.Replace(s)
-}
+// mdEscape and texEscape are the one escaping of each medium
+// (internal/escape): a cell is data, never markup.
+var (
+	mdEscape  = escape.Markdown
+	texEscape = escape.TeX
+)
 
 // Fixed formats v with d decimals: "–" when !ok or v is NaN, "+Inf" and
 // "-Inf" for infinities, and no sign on a value that rounds to zero.

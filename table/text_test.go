@@ -7,17 +7,19 @@ import (
 
 func TestTextFormats(t *testing.T) {
 	tab := Text{Name: "t", Header: []string{"rule", "α", "p_value"}, Right: []bool{false, true, true},
-		Rows: [][]string{{"token", "0.700", "5%"}, {"a|b", "✓", "–"}}}
-	md := "| rule | α | p_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n"
+		Rows: [][]string{{"token", "0.700", "5%"}, {"a|b", "✓", "–"}, {"<b>x</b>\n[l](u)", "}\\input{y}", ""}}}
+	// a cell is text in every medium: Markdown/HTML and LaTeX markup
+	// from a cell is escaped (internal/escape)
+	md := "| rule | α | p_value |\n|---|---:|---:|\n| token | 0.700 | 5% |\n| a\\|b | ✓ | – |\n| &lt;b&gt;x&lt;/b&gt; \\[l\\](u) | }\\\\input{y} |  |\n"
 	if got := tab.Markdown(); got != md {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", got, md)
 	}
 	tex := "\\begin{tabular}{lrr}\n\\toprule\nrule & $\\alpha$ & p\\_value \\\\\n\\midrule\n" +
-		"token & 0.700 & 5\\% \\\\\na|b & yes & -- \\\\\n\\bottomrule\n\\end{tabular}\n"
+		"token & 0.700 & 5\\% \\\\\na|b & yes & -- \\\\\n<b>x</b> [l](u) & \\}\\textbackslash{}input\\{y\\} &  \\\\\n\\bottomrule\n\\end{tabular}\n"
 	if got := tab.LaTeX(); got != tex {
 		t.Errorf("LaTeX:\n%s\nwant:\n%s", got, tex)
 	}
-	csvText := "rule,α,p_value\ntoken,0.700,5%\na|b,✓,–\n"
+	csvText := "rule,α,p_value\ntoken,0.700,5%\na|b,✓,–\n\"<b>x</b>\n[l](u)\",}\\input{y},\n"
 	if got := tab.CSV(); got != csvText {
 		t.Errorf("CSV:\n%s\nwant:\n%s", got, csvText)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/cliutil"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/report"
 )
 
@@ -29,7 +30,7 @@ func mergeCommand() *cli.Command {
 			if c.Bool("json") {
 				return cliutil.WriteJSON(c.App.Writer, s)
 			}
-			return s.WriteText(c.App.Writer)
+			return s.WriteText(escape.TerminalWriter(c.App.Writer))
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 )
 
@@ -34,9 +35,14 @@ type Manifest struct {
 	Cells      int    `json:"cells"`
 }
 
+// maxManifest bounds a manifest's size: it holds a spec in canonical
+// JSON, whose TOML file is bounded at 4 MiB (experiments/sweep's
+// MaxSpecBytes).
+const maxManifest = 16 << 20
+
 // ReadManifest reads DIR/sweep.json; ok is false when there is none.
 func ReadManifest(dir string) (m Manifest, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, err := fsutil.ReadFile(filepath.Join(dir, ManifestName), maxManifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, false, nil
 	}
@@ -67,6 +73,9 @@ func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
 	if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
 		return nil, err
 	}
+	// the temporary files of a killed run's cells and manifest
+	fsutil.RemoveStale(dir)
+	fsutil.RemoveStale(filepath.Join(dir, CellsDir))
 	old, ok, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -86,7 +95,9 @@ func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
 	}
 	rev, gover := Provenance()
 	d := &Dir{Path: dir, Shard: shard, hash: m.SpecHash, base: Meta{
-		KeyKind: "cell", KeyExperiment: m.Experiment, KeySpecHash: m.SpecHash, KeySpec: m.Spec,
+		// a cell names its spec by hash; the spec itself is in the
+		// manifest, once (10k cells each carrying it took 1.3 GB)
+		KeyKind: "cell", KeyExperiment: m.Experiment, KeySpecHash: m.SpecHash,
 		KeySeed: strconv.FormatUint(m.Seed, 10), KeyCells: strconv.Itoa(m.Cells),
 		KeyShard: shard, KeyGitRevision: rev, KeyGoVersion: gover,
 	}}
@@ -130,4 +141,28 @@ func (d *Dir) Save(idx int, c table.Cell, rows []table.Row) error {
 	meta[KeyCellIndex] = strconv.Itoa(idx)
 	meta[KeyCellID] = c.ID()
 	return WriteFile(d.CellPath(idx), rows, meta)
+}
+
+// CheckOutput checks an output file the user named, as every command
+// does before it computes: fsutil.CheckOutput (a regular file or a new
+// name in an existing directory, not one of inputs, not a lock), and not
+// a sweep's bookkeeping: its manifest (DIR/sweep.json, which resuming and
+// merging need) or a file in its cells directory. Errors are usage
+// errors.
+func CheckOutput(out string, inputs ...string) error {
+	if err := fsutil.CheckOutput(out, inputs...); err != nil {
+		return err
+	}
+	dir, base := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	if base == ManifestName && (exists(out) || exists(filepath.Join(dir, CellsDir))) {
+		return fmt.Errorf("%w: %s is a sweep's manifest, which resuming and merging read; write the output elsewhere", fsutil.ErrOutputIsInput, out)
+	}
+	if filepath.Base(filepath.Clean(dir)) == CellsDir && exists(filepath.Join(dir, "..", ManifestName)) {
+		return fmt.Errorf("%w: %s is inside a sweep's cells directory, where every file is read as a cell; write the output elsewhere", fsutil.ErrOutputIsInput, out)
+	}
+	return nil
 }

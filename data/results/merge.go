@@ -50,10 +50,13 @@ type CellNamer func(Meta) []table.Cell
 // by index only).
 func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 	var rep MergeReport
-	var paths []string
+	var paths, manifests []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if !d.IsDir() && d.Name() == ManifestName {
+			manifests = append(manifests, filepath.Dir(path))
 		}
 		if d.IsDir() || IsTemp(d.Name()) || !strings.HasSuffix(d.Name(), ".parquet") {
 			return nil
@@ -108,6 +111,25 @@ func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 	if rep.Files == 0 {
 		return Table{}, rep, fmt.Errorf("%s holds no cell files (*.parquet); run 'simulate run NAME|SPEC' into %s first", dir, dir)
 	}
+	// the spec: cell files name it by hash, and the sweep's manifest (in
+	// dir, or in a gathered shard's directory under it) holds it; files
+	// of earlier versions carried it themselves
+	spec := first.Meta[KeySpec]
+	for _, md := range manifests {
+		if spec != "" {
+			break
+		}
+		if m, ok, err := ReadManifest(md); err == nil && ok && m.SpecHash == first.Meta[KeySpecHash] {
+			spec = m.Spec
+		}
+	}
+	meta := Meta{}
+	for k, v := range first.Meta {
+		meta[k] = v
+	}
+	if spec != "" {
+		meta[KeySpec] = spec
+	}
 	n, err := strconv.Atoi(first.Meta[KeyCells])
 	if err != nil || n < 1 {
 		return Table{}, rep, fmt.Errorf("%s: metadata %s = %q is not a cell count", firstPath, KeyCells, first.Meta[KeyCells])
@@ -125,11 +147,13 @@ func MergeNamed(dir string, cells CellNamer) (Table, MergeReport, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them ('simulate run' into %s resumes)", len(missing), n, describeCells(first.Meta, missing, cells), dir)
+		return Table{}, rep, fmt.Errorf("%d of %d cells are missing: %s; re-run the shards that own them ('simulate run' into %s resumes)", len(missing), n, describeCells(meta, missing, cells), dir)
 	}
 	out := Table{Meta: Meta{}}
 	for _, k := range []string{KeyExperiment, KeySpecHash, KeySpec, KeySeed, KeyCells} {
-		out.Meta[k] = first.Meta[k]
+		if meta[k] != "" || k != KeySpec {
+			out.Meta[k] = meta[k]
+		}
 	}
 	out.Meta[KeyKind] = "merged"
 	out.Meta[KeyGitRevision] = joinSet(revs)

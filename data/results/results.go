@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/gitrev"
+	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/table"
 )
 
@@ -257,7 +258,11 @@ func IsTemp(name string) bool {
 }
 
 // Read reads a table written by Write. A file parquet-go cannot decode
-// (see Guard) is an error that says to delete and recompute it.
+// (see Guard) is an error that says to delete and recompute it. Before
+// anything is decoded the frame and footer are checked (CheckFrame), every
+// page against the memory budget (CheckPages, MemBudget), and the declared
+// rows × columns against it too; an error over the budget wraps
+// sim.ErrMemBudget.
 func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	damaged := func(perr error) error {
 		return fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", perr.(*DecoderPanic).Value)
@@ -295,12 +300,23 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 	for i, c := range t.Columns {
 		order[c.Name] = i
 	}
+	budget := MemBudget()
+	if err := CheckPages(r, size, pf.Metadata(), budget); err != nil {
+		return Table{}, err
+	}
 	var rd *parquet.Reader
 	if perr := Guard(func() { rd = parquet.NewReader(pf) }); perr != nil {
 		return Table{}, damaged(perr)
 	}
 	defer rd.Close()
 	n := rd.NumRows()
+	// every row becomes a table.Row of its columns: refuse a table that
+	// declares more than the budget holds before reading a row (a few
+	// hundred bytes of RLE nulls can declare ten million rows)
+	if err := sim.CheckMem(fmt.Sprintf("a results table of %d rows × %d columns", n, len(t.Columns)),
+		sim.MulBytes(n, int64(len(t.Columns)+1), CellCost), budget, "it is damaged or not a table of this program"); err != nil {
+		return Table{}, err
+	}
 	buf := make([]parquet.Row, 64)
 	for int64(len(t.Rows)) < n {
 		var k int
@@ -408,8 +424,11 @@ func rowHasKey(r table.Row, id string) bool {
 }
 
 // CheckFrame validates a Parquet file's frame before parquet-go sees it:
-// the magic "PAR1" at both ends and a footer length that fits in the file
-// (a damaged length makes parquet-go allocate gigabytes before failing).
+// the magic "PAR1" at both ends, a footer length that fits in the file
+// (a damaged length makes parquet-go allocate gigabytes before failing),
+// and footer metadata whose every declared length fits in the footer
+// (skimThrift: parquet-go allocates a list of the declared length before
+// reading it).
 func CheckFrame(r io.ReaderAt, size int64) error {
 	const magic = "PAR1"
 	if size < 12 {
@@ -425,15 +444,41 @@ func CheckFrame(r io.ReaderAt, size int64) error {
 	if string(head) != magic || string(tail[4:]) != magic {
 		return fmt.Errorf("not a readable parquet file: no PAR1 magic at both ends (truncated or not Parquet)")
 	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > size-12 {
 		return fmt.Errorf("not a readable parquet file: footer length %d exceeds the file's %d bytes (damaged or truncated)", n, size)
 	}
-	return nil
+	return checkFooter(r, size, n)
+}
+
+// CellCost is the memory one value of a results table takes once read (a
+// table.KV with its boxed value, and its share of the row), with a
+// margin; Read checks rows × columns × CellCost against the budget before
+// it reads a row.
+const CellCost = 64
+
+// memBudget is the budget of MemBudget; 0 stands for
+// sim.DefaultMemBudget.
+var memBudget atomic.Int64
+
+// SetMemBudget sets the memory budget, in bytes, that reading one results
+// table may take (0: sim.DefaultMemBudget): the front ends set it once
+// from their --mem-budget flag before they run a command. Tables are read
+// in many places (merging, the store's resume, reports, export), so the
+// budget is the process's, not an argument of each.
+func SetMemBudget(bytes int64) { memBudget.Store(bytes) }
+
+// MemBudget returns the budget SetMemBudget set, or sim.DefaultMemBudget.
+func MemBudget() int64 {
+	if b := memBudget.Load(); b > 0 {
+		return b
+	}
+	return sim.DefaultMemBudget
 }
 
 // ReadFile reads the table at path; errors name the file.
 func ReadFile(path string) (Table, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return Table{}, err
 	}

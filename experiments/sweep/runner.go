@@ -170,8 +170,8 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if o.Out != "" {
 		unlock, err := fsutil.Lock(o.Out, fmt.Sprintf("%s-shard-%d-of-%d", fsutil.LockName, shard.I, shard.N), false)
 		if err != nil {
-			if errors.Is(err, fsutil.ErrLocked) {
-				return RunReport{}, diag.Usage(err)
+			if diag.KindOf(err) != nil { // locked, or --out is no directory
+				return RunReport{}, err
 			}
 			return RunReport{}, diag.IO(err)
 		}

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 )
@@ -118,6 +120,14 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		return res, diag.IO(err)
 	}
 	sdir := filepath.Join(out, "slurm")
+	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
+	for _, p := range []string{sweepPath, mergePath} {
+		// the target may be a file the scripts would replace (a spec
+		// named DIR/slurm/sweep.sbatch, say)
+		if err := results.CheckOutput(p, arg); err != nil {
+			return res, diag.Param("out", ": %w", err)
+		}
+	}
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
 		return res, diag.IO(err)
 	}
@@ -126,7 +136,6 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	if err != nil {
 		return res, diag.Usage(err)
 	}
-	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
 		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
 			return res, diag.IO(err)
@@ -141,16 +150,26 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		return res, nil
 	}
 	submit := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, sb, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		b, err := cmd.Output()
+		// sbatch prints a job id: keep at most maxSbatchOutput bytes of
+		// each stream, and stop an sbatch that prints more (a broken or
+		// hostile one may print without end)
+		cctx, stop := context.WithCancel(ctx)
+		defer stop()
+		cmd := exec.CommandContext(cctx, sb, args...)
+		stdout, stderr := &capped{max: maxSbatchOutput, over: stop}, &capped{max: maxSbatchOutput, over: stop}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.WaitDelay = 5 * time.Second // a child left holding the pipes
+		err := cmd.Run()
+		b := stdout.Bytes()
+		if stdout.overflow || stderr.overflow {
+			return "", diag.IO(fmt.Errorf("%s %s printed more than %d bytes; it is not sbatch, or it is broken", sb, strings.Join(args, " "), maxSbatchOutput))
+		}
 		if err != nil {
-			return "", diag.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, strings.TrimSpace(stderr.String())))
+			return "", diag.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, clipText(strings.TrimSpace(stderr.String()), 300)))
 		}
 		id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";") // --parsable: "id" or "id;cluster"
 		if id == "" || strings.ContainsAny(id, " \n") {
-			return "", diag.IO(fmt.Errorf("%s --parsable printed %q, not a job id", sb, string(b)))
+			return "", diag.IO(fmt.Errorf("%s --parsable printed %.200q, not a job id", sb, string(b)))
 		}
 		return id, nil
 	}
@@ -165,6 +184,33 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 	return res, nil
 }
 
+// maxSbatchOutput bounds what the harness keeps of sbatch's output.
+const maxSbatchOutput = 64 << 10
+
+// capped keeps the first max bytes written to it; past them it records
+// the overflow, calls over (which stops the writer) and discards the rest.
+// It has only Write (an embedded bytes.Buffer's ReadFrom would let
+// io.Copy bypass the cap).
+type capped struct {
+	buf      bytes.Buffer
+	max      int
+	over     func()
+	overflow bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if len(p) > room && !c.overflow {
+		c.overflow = true
+		c.over()
+	}
+	c.buf.Write(p[:min(len(p), max(room, 0))])
+	return len(p), nil
+}
+
+func (c *capped) Bytes() []byte  { return c.buf.Bytes() }
+func (c *capped) String() string { return c.buf.String() }
+
 // WriteText prints r as 'simulate slurm' does without --json: the
 // commands and scripts it would submit, or the submitted job ids.
 func (r SlurmResult) WriteText(w io.Writer) error {
@@ -176,4 +222,12 @@ func (r SlurmResult) WriteText(w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "array job %s (%d tasks), merge job %s (afterok:%s); seed %d; results in %s\n", r.ArrayJobID, r.Shards, r.MergeJobID, r.ArrayJobID, r.Seed, r.Out)
 	return err
+}
+
+// clipText is s cut to n bytes, with " …" when cut.
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + " …"
+	}
+	return s
 }

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/table"
 )
 
@@ -71,9 +71,14 @@ type specFile struct {
 	Axes       map[string]any `toml:"axes"`
 }
 
-// LoadSpec reads and parses a TOML spec file.
+// MaxSpecBytes is the largest spec file LoadSpec reads (4 MiB: an axis
+// of half a million values); a larger one is refused before it is read.
+const MaxSpecBytes = 4 << 20
+
+// LoadSpec reads and parses a TOML spec file: a regular file (a FIFO is
+// refused, not waited on) of at most MaxSpecBytes.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path, MaxSpecBytes)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
@@ -87,6 +92,12 @@ func LoadSpec(path string) (*Spec, error) {
 // ParseSpec parses a TOML spec and checks it: the experiment must be
 // registered, keys and axes known, the grid non-empty.
 func ParseSpec(text string) (*Spec, error) {
+	if len(text) > MaxSpecBytes {
+		return nil, fmt.Errorf("the spec has %d bytes, more than %d", len(text), MaxSpecBytes)
+	}
+	if err := checkTOMLShape(text); err != nil {
+		return nil, fmt.Errorf("TOML: %w", err)
+	}
 	var f specFile
 	md, err := toml.Decode(text, &f)
 	if err != nil {
@@ -192,7 +203,11 @@ func axisValues(name string, v any) ([]any, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("axis %s is empty: the grid would have no cells; give at least one value", name)
 	}
+	if len(raw) > MaxCells {
+		return nil, fmt.Errorf("axis %s has %d values; a grid has at most %d cells, so split the sweep into several specs", name, len(raw), MaxCells)
+	}
 	out := make([]any, len(raw))
+	seen := make(map[any]struct{}, len(raw)) // == on the values, in linear time
 	for i, r := range raw {
 		switch x := r.(type) {
 		case int64, float64, string, bool:
@@ -200,13 +215,76 @@ func axisValues(name string, v any) ([]any, error) {
 		default:
 			return nil, fmt.Errorf("axis %s value %d (%v) is a %T; give numbers, strings or booleans", name, i, r, r)
 		}
-		for j := range i {
-			if out[j] == out[i] {
-				return nil, fmt.Errorf("axis %s lists %v twice; cells must be distinct", name, out[i])
-			}
+		if _, dup := seen[out[i]]; dup {
+			return nil, fmt.Errorf("axis %s lists %v twice; cells must be distinct", name, out[i])
 		}
+		seen[out[i]] = struct{}{}
 	}
 	return out, nil
+}
+
+// MaxTOMLDepth bounds how deeply a spec's TOML nests arrays and inline
+// tables, and how many parts a dotted key has: the TOML parser takes time
+// quadratic in both (32 KB of nested inline tables took 27 s), and a spec
+// needs a handful.
+const MaxTOMLDepth = 32
+
+// checkTOMLShape refuses TOML nested deeper than MaxTOMLDepth, or with a
+// dotted key of more parts, before the parser sees it. It scans the text
+// once, skipping strings and comments: brackets and braces count depth,
+// and a dot not between two digits (a number's) counts one part of the
+// key it is in.
+func checkTOMLShape(text string) error {
+	depth, parts, line := 0, 0, 1
+	digit := func(i int) bool { return i >= 0 && i < len(text) && text[i] >= '0' && text[i] <= '9' }
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n':
+			line++
+			parts = 0
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+		case c == '"' || c == '\'':
+			q := string(c)
+			if strings.HasPrefix(text[i:], q+q+q) {
+				end := strings.Index(text[i+3:], q+q+q)
+				if end < 0 {
+					return fmt.Errorf("line %d: an unterminated multi-line string", line)
+				}
+				line += strings.Count(text[i:i+3+end], "\n")
+				i += 3 + end + 2
+				continue
+			}
+			j := i + 1
+			for ; j < len(text) && text[j] != c && text[j] != '\n'; j++ {
+				if c == '"' && text[j] == '\\' {
+					j++
+				}
+			}
+			i = j
+		case c == '[' || c == '{':
+			if depth++; depth > MaxTOMLDepth {
+				return fmt.Errorf("line %d: arrays and inline tables nested deeper than %d; a spec needs a few levels", line, MaxTOMLDepth)
+			}
+			parts = 0
+		case c == ']' || c == '}':
+			depth--
+			parts = 0
+		case c == '.':
+			if !(digit(i-1) && digit(i+1)) {
+				if parts++; parts > MaxTOMLDepth {
+					return fmt.Errorf("line %d: a dotted key of more than %d parts; a spec needs a few", line, MaxTOMLDepth)
+				}
+			}
+		case c == '=' || c == ',':
+			parts = 0
+		}
+	}
+	return nil
 }
 
 // Axis returns the axis called name, or nil.

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/longtest"
+	"github.com/specsim/specsim/table"
 )
 
 // The Ctrl-C contract (docs/cli.md, "Interrupts"): every command stops within
@@ -48,6 +50,24 @@ func TestInterrupt(t *testing.T) {
 		}
 		return ""
 	}
+	// issue 23: an implementation that answers hello and then never
+	// answers a batch; a results directory whose build takes seconds (a
+	// command with no cancellation of its own)
+	hang := filepath.Join(dir, "hang.sh")
+	os.WriteFile(hang, []byte("#!/bin/sh\nread -r hello\nprintf '{\"op\":\"ready\",\"name\":\"hang\"}\\n'\nsleep 600\n"), 0o755)
+	bigSweep := filepath.Join(dir, "bigsweep")
+	os.MkdirAll(bigSweep, 0o755)
+	bigRows := make([]table.Row, 300_000)
+	for i := range bigRows {
+		bigRows[i] = table.Row{{K: "experiment", V: "big"}, {K: "x", V: int64(i)}, {K: "m", V: float64(i % 97)}}
+	}
+	if err := results.WriteFile(filepath.Join(bigSweep, "big.parquet"), bigRows, results.Meta{results.KeyKind: "merged", results.KeyExperiment: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	midLog := filepath.Join(dir, "mid.parquet")
+	if r := run(t, dir, S, "log-synthetic", "--source", "markov:V=4,order=1", "--steps", "600000", "--seed", "1", "--out", midLog); r.code != 0 {
+		t.Fatalf("fixture log: exit %d: %s", r.code, r.stderr)
+	}
 	cases := []struct {
 		name  string
 		cmd   []string
@@ -56,6 +76,12 @@ func TestInterrupt(t *testing.T) {
 		kept  func() string // "" when what finished was kept
 		long  bool          // only with SPECSIM_LONG=1
 	}{
+		{name: "check --external waiting for an answer", cmd: []string{S, "check", "--external", hang, "--source", "dirichlet:V=8", "--trials", "1000", "--seed", "1", "--json"}, want: `"interrupted": true`},
+		{name: "generate while training its models", cmd: []string{S, "generate", "--cache", "", "--target", "code:V=8192,bytes=40000000", "--prompts", "1", "--tokens", "100", "--seed", "1"}, after: 2 * time.Second},
+		{name: "check --law-test at V = 4,194,304", cmd: []string{S, "check", "--law-test", "--source", "dirichlet:V=4194304,contexts=1", "--gamma", "1", "--trials", "100000", "--seed", "1"}, after: 4 * time.Second},
+		{name: "report build, which has no cancellation of its own", cmd: []string{R, "build", bigSweep}},
+		{name: "report paper, which has none either", cmd: []string{R, "paper", bigSweep, "--out", filepath.Join(dir, "paper")}},
+		{name: "validate-log, which has none either", cmd: []string{S, "validate-log", midLog}},
 		// The largest chain enumeration exact allows (V^gamma = 2^20, V^L =
 		// 2^22) takes 3.5 s on this machine and about 2 s on CI's, so
 		// SIGINT goes early enough to land mid-enumeration on both.
@@ -70,6 +96,7 @@ func TestInterrupt(t *testing.T) {
 		{name: "run --out", cmd: []string{S, "run", "audit", "--scale", "0.1", "--out", runOut, "--seed", "1"}, after: 3 * time.Second, kept: cellsKept},
 		{name: "smc", cmd: []string{S, "smc", "--runs", "1000000000", "--seed", "1", "--json"}, want: `"runs"`},
 		{name: "check", cmd: []string{S, "check", "--trials", "1000000000", "--seed", "1", "--json"}},
+		{name: "plan while confirming", cmd: []string{S, "plan", "--source", "dirichlet:V=1000,a=0.1,beta=0.7", "--tv", "0.006", "--seed", "1"}, after: 3 * time.Second},
 		{name: "log-synthetic", cmd: []string{S, "log-synthetic", "--source", "markov:V=4,order=1,seed=7", "--steps", "100000000", "--seed", "1", "--out", filepath.Join(dir, "big.parquet")}},
 		{name: "generate", cmd: []string{S, "generate", "--tokens", "10000000", "--seed", "1", "--json"}, after: 5 * time.Second, long: true},
 		{name: "report reproduce", cmd: []string{R, "reproduce", "--out", filepath.Join(dir, "repro"), "--seed", "1"}, after: 5 * time.Second, long: true},
@@ -135,6 +162,55 @@ func TestInterrupt(t *testing.T) {
 			}
 			t.Logf("%q: exit %d %v after SIGINT", c.cmd[1:], code, took.Round(time.Millisecond))
 		})
+	}
+}
+
+// TestEveryCommandClassified: each command of both programs either has
+// a row in TestInterrupt (it can run long: SIGINT stops it within the
+// bound with exit 4) or is listed here as one whose work is bounded by
+// small inputs (job.Watchdog stops it all the same). A new command must
+// be placed in one or the other.
+func TestEveryCommandClassified(t *testing.T) {
+	src, err := os.ReadFile("signal_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := map[string]string{
+		"simulate bound":      "one LP or enumeration at one position",
+		"simulate describe":   "prints a source's rows",
+		"simulate list":       "prints the registries",
+		"simulate slurm":      "writes two scripts (sbatch's own wait listens: exec.CommandContext)",
+		"simulate import-log": "streams a file; its I/O bound is the input's size",
+		"report merge":        "reads the cells once",
+		"report export":       "reads one table once",
+	}
+	seen := 0
+	for prog, b := range map[string]string{"simulate": bin.simulate, "report": bin.report} {
+		r := run(t, t.TempDir(), b, "--help")
+		in := false
+		for _, l := range strings.Split(r.stdout, "\n") {
+			switch {
+			case strings.HasPrefix(l, "COMMANDS:"):
+				in = true
+				continue
+			case in && strings.TrimSpace(l) == "":
+				in = false
+			}
+			f := strings.Fields(l)
+			if !in || len(f) == 0 || strings.HasPrefix(f[0], "help") {
+				continue
+			}
+			name := strings.TrimSuffix(f[0], ",")
+			key := prog + " " + name
+			seen++
+			inTable := strings.Contains(string(src), `{S, "`+name+`"`) && prog == "simulate" || strings.Contains(string(src), `{R, "`+name+`"`) && prog == "report"
+			if _, ok := quick[key]; !ok && !inTable {
+				t.Errorf("%s has no row in TestInterrupt and is not listed as quick", key)
+			}
+		}
+	}
+	if seen < 20 { // 16 commands of simulate, 5 of report
+		t.Errorf("read %d commands from the help texts; is the COMMANDS section still there?", seen)
 	}
 }
 

@@ -2,6 +2,7 @@ package cliutil
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/specsim/specsim/internal/diag"
@@ -11,32 +12,40 @@ import (
 // Interspersed moves a subcommand's positional arguments after its flags,
 // so that 'simulate run NAME --json' works like 'simulate run --json NAME'
 // (urfave/cli v2 stops reading flags at the first positional argument).
-// Flags that take a value consume the next word unless written as
-// --flag=value; everything after "--" is left alone.
+// Global flags may come before the command ('simulate --mem-budget 1
+// replay LOG --algo block'): they are kept in place and the command is
+// found after them. Flags that take a value consume the next word unless
+// written as --flag=value; everything after "--" is left alone.
 func Interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
+	// the global flags before the command, and where the command is
+	at := 1
+	globalBool := boolFlags(app.Flags)
+	for at < len(args) && strings.HasPrefix(args[at], "-") && args[at] != "-" && args[at] != "--" {
+		name := strings.TrimLeft(args[at], "-")
+		at++
+		if !strings.Contains(name, "=") && !globalBool[name] && at < len(args) {
+			at++ // its value
+		}
+	}
+	if at >= len(args) {
+		return args
+	}
 	var cmd *cli.Command
 	for _, c := range app.Commands {
-		if c.Name == args[1] {
+		if c.Name == args[at] || slices.Contains(c.Aliases, args[at]) {
 			cmd = c
 		}
 	}
 	if cmd == nil || len(cmd.Subcommands) > 0 {
 		return args
 	}
-	boolean := map[string]bool{"help": true, "h": true}
-	for _, f := range cmd.Flags {
-		if _, ok := f.(*cli.BoolFlag); ok {
-			for _, n := range f.Names() {
-				boolean[n] = true
-			}
-		}
-	}
+	boolean := boolFlags(cmd.Flags)
 	flags := []string{}
 	var pos []string
-	rest := args[2:]
+	rest := args[at+1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" {
@@ -57,8 +66,22 @@ func Interspersed(app *cli.App, args []string) []string {
 			i++
 		}
 	}
-	out := append([]string{args[0], args[1]}, flags...)
+	out := append(slices.Clone(args[:at+1]), flags...)
 	return append(out, pos...)
+}
+
+// boolFlags are the names of fs's boolean flags (which take no value),
+// with help.
+func boolFlags(fs []cli.Flag) map[string]bool {
+	boolean := map[string]bool{"help": true, "h": true, "version": true, "v": true}
+	for _, f := range fs {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				boolean[n] = true
+			}
+		}
+	}
+	return boolean
 }
 
 // OneArg returns the one positional argument of the running command, or

@@ -17,13 +17,19 @@ import (
 )
 
 func TestInterspersed(t *testing.T) {
-	app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{
-		&cli.BoolFlag{Name: "json"}, &cli.StringFlag{Name: "out"}}}}}
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.Float64Flag{Name: "mem-budget"}, &cli.BoolFlag{Name: "quiet"}},
+		Commands: []*cli.Command{{Name: "run", Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json"}, &cli.StringFlag{Name: "out"}}}}}
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"x", "run", "NAME", "--json", "--out", "D"}, []string{"x", "run", "--json", "--out", "D", "NAME"}},
 		{[]string{"x", "run", "--out=D", "NAME", "--json"}, []string{"x", "run", "--out=D", "--json", "NAME"}},
 		{[]string{"x", "run", "NAME", "--", "--json"}, []string{"x", "run", "NAME", "--", "--json"}},
 		{[]string{"x", "other", "a", "--b"}, []string{"x", "other", "a", "--b"}},
+		// global flags before the command (issue 23): the command's
+		// flags after its positional argument are still read
+		{[]string{"x", "--mem-budget", "1", "run", "NAME", "--json", "--out", "D"}, []string{"x", "--mem-budget", "1", "run", "--json", "--out", "D", "NAME"}},
+		{[]string{"x", "--mem-budget=1", "--quiet", "run", "NAME", "--out", "D"}, []string{"x", "--mem-budget=1", "--quiet", "run", "--out", "D", "NAME"}},
+		{[]string{"x", "--mem-budget", "1"}, []string{"x", "--mem-budget", "1"}},
 	} {
 		if got := Interspersed(app, c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Interspersed(%q) = %q, want %q", c.in, got, c.want)
@@ -175,5 +181,21 @@ func TestOneArg(t *testing.T) {
 		if got != c.got || errb.String() != c.wantErr || (c.wantErr != "") != (code == diag.ExitUsage) {
 			t.Errorf("%q: got %q, exit %d, stderr %q", c.args, got, code, errb.String())
 		}
+	}
+}
+
+// An error quoting input (an external implementation's message or name)
+// reaches stderr as one line with its control characters shown, not
+// acted on: no ESC, BEL or carriage return gets to the terminal.
+func TestRunEscapesErrorLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	app := &cli.App{Name: "x", Writer: &out, ErrWriter: &errb, Commands: []*cli.Command{{Name: "run",
+		Action: func(*cli.Context) error {
+			return fmt.Errorf("external: evil\x1b]0;title\x07: the implementation reported an error: \x1b[2J\rgone\u202e")
+		}}}}
+	Run(app, &errb, []string{"x", "run"})
+	got := errb.String()
+	if strings.ContainsAny(got, "\x1b\x07\r\u202e") || !strings.Contains(got, `\x1b[2J\x0dgone\u202e`) || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr %q", got)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
+	"github.com/specsim/specsim/internal/job"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -59,12 +61,17 @@ var cliUsageMessages = []string{"flag provided but not defined", "Required flag"
 //   - a flag error (an unknown or malformed flag, a missing required flag,
 //     an unknown command) is one line with a pointer to --help, exit
 //     diag.ExitUsage, and never the help text on stdout;
+//   - SIGINT or SIGTERM ends every command with diag.ExitInterrupted
+//     (job.Watchdog): one that listens stops by itself, one that does not
+//     is stopped;
 //   - a panic on the calling goroutine is an internal error: the stack goes
 //     to a file in os.TempDir, stderr gets one line saying it is a bug and
 //     naming the file, and the exit code is diag.ExitError.
 func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	oneLineUsage(app)
+	stop := job.Watchdog(stderr, app.Name, diag.ExitInterrupted)
+	defer stop()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintln(stderr, crashLine(app.Name, r, debug.Stack()))
@@ -76,7 +83,7 @@ func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 		return diag.ExitOK
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", app.Name, oneLine(msg))
+		fmt.Fprintf(stderr, "%s: %s\n", app.Name, escape.Terminal(oneLine(msg)))
 	}
 	return CodeOf(err)
 }
@@ -92,7 +99,7 @@ func crashLine(name string, r any, stack []byte) string {
 			where = "details in " + f.Name()
 		}
 	}
-	return fmt.Sprintf("%s: internal error (a bug in %s, not in your input): %s; %s; please report it with that file", name, name, firstLine(fmt.Sprint(r)), where)
+	return fmt.Sprintf("%s: internal error (a bug in %s, not in your input): %s; %s; please report it with that file", name, name, escape.Terminal(firstLine(fmt.Sprint(r))), where)
 }
 
 // firstLine returns s up to its first newline, with " …" when more

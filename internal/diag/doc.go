@@ -20,5 +20,6 @@
 // (sim.ErrBadDist, sim.ErrMemBudget) carry no kind; internal/cliutil's
 // CodeOf counts them as usage errors.
 //
-// diag imports only the standard library, so any package may import it.
+// diag imports only the standard library and internal/escape (what it
+// prints may quote input), so any package but package sim may import it.
 package diag // import "github.com/specsim/specsim/internal/diag"

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/specsim/specsim/internal/escape"
 )
 
 // Warnings are the caveats that travel with a result instead of failing
@@ -41,9 +44,10 @@ func (w *Warnings) UnmarshalJSON(b []byte) error {
 }
 
 // Print writes each warning as one line "<program>: warning: <message>",
-// as the front ends report them on stderr.
+// as the front ends report them on stderr; a message is escaped for a
+// terminal (internal/escape), since it may quote input.
 func (w Warnings) Print(out io.Writer, program string) {
 	for _, e := range w {
-		fmt.Fprintf(out, "%s: warning: %v\n", program, e)
+		fmt.Fprintf(out, "%s: warning: %s\n", program, escape.Terminal(strings.ReplaceAll(e.Error(), "\n", "; ")))
 	}
 }

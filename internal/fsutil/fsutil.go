@@ -38,7 +38,10 @@ func CheckNotInput(out string, inputs ...string) error {
 // WriteFile writes the file at path atomically: write(w) fills a
 // temporary file in path's directory, which is synced and renamed over
 // path only if write returns nil. On any error the temporary file is
-// removed and path is left as it was. The new file has mode 0644.
+// removed and path is left as it was. The new file has mode 0644. A path
+// that is not a regular file (a device, a FIFO, a directory, a lock) is
+// refused with an error wrapping ErrNotRegular before anything is
+// written; a symbolic link is written through (its target is replaced).
 func WriteFile(path string, write func(w io.Writer) error) error {
 	return writeFile(path, 0o644, write)
 }
@@ -53,7 +56,10 @@ func WriteBytes(path string, b []byte, perm os.FileMode) error {
 }
 
 func writeFile(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if path, err = checkDest(path); err != nil {
+		return err
+	}
+	f, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -91,4 +97,69 @@ func syncDir(dir string) error {
 	defer d.Close()
 	d.Sync() // not supported everywhere (e.g. some network filesystems); best effort
 	return nil
+}
+
+// File is an output being written atomically (Create): writes go to a
+// temporary file beside the destination; Commit syncs it and renames it
+// over the destination, Abort removes it. Exactly one of them should be
+// called; later calls do nothing.
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// Create starts an atomic write of path, for a writer that streams its
+// output (WriteFile wants the whole content in one callback). A path that
+// is not a regular file is refused as WriteFile refuses it.
+func Create(path string) (*File, error) {
+	path, err := checkDest(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := createTemp(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, path: path}, nil
+}
+
+// Commit makes the written content the file at the destination (mode
+// 0644): sync, close, rename, and sync of the directory. On error the
+// temporary file is removed and the destination left as it was.
+func (f *File) Commit() (err error) {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.File.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.File.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, f.path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(f.path))
+}
+
+// Abort removes the temporary file, leaving the destination as it was.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.Name())
 }

@@ -14,6 +14,9 @@ import (
 // Lock takes an exclusive advisory lock on dir/name as LockDir does; with
 // wait it blocks until the lock is free instead of failing with ErrLocked.
 func Lock(dir, name string, wait bool) (unlock func(), err error) {
+	if err := CheckOutputDir(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -11,16 +11,18 @@ package layers // import "github.com/specsim/specsim/internal/layers"
 // is the ground.
 var Floors = map[string]int{
 	// the ground: packages that import no project package
-	"internal/diag": 0, "internal/gitrev": 0, "internal/job": 0, "internal/longtest": 0,
-	"internal/layers": 0, "internal/clitest": 0, "table": 0, "paper": 0, "notebooks": 0,
+	"internal/escape": 0, "internal/gitrev": 0, "internal/job": 0, "internal/longtest": 0,
+	"internal/layers": 0, "internal/clitest": 0, "internal/memcap": 0, "paper": 0, "notebooks": 0,
 	"data/samples": 0,
-	// the vocabulary, and file plumbing
-	"sim": 1, "internal/fsutil": 1,
-	// engines on the vocabulary: statistics, the round loop, sources,
-	// language models, result files
-	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "lm": 2, "data/results": 2,
-	// drafters, the verdict engine, SMC
-	"sim/draft": 3, "sim/check": 3, "smc": 3,
+	// the vocabulary: the model's (sim), failures' (diag, which escapes
+	// what it prints) and rows' (table, which escapes what it renders)
+	"sim": 1, "internal/diag": 1, "table": 1,
+	// engines on the vocabulary: statistics, the round loop, sources;
+	// file plumbing
+	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "internal/fsutil": 2,
+	// drafters, the verdict engine, SMC; language models (their cache is
+	// a file); result files
+	"sim/draft": 3, "sim/check": 3, "smc": 3, "lm": 3, "data/results": 3,
 	// the rules
 	"algos": 4,
 	// logs; figures; what the front ends share

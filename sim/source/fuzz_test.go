@@ -1,9 +1,11 @@
 package source_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
+	"github.com/specsim/specsim/internal/memcap"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -12,7 +14,7 @@ import (
 // Check accepts exactly the specs New builds (except a dirichlet beta
 // below what the pool reaches, found only by calibration); a built source
 // yields blocks of finite probabilities. The memory budget is 16 MiB so
-// the fuzzer stays fast. Run with
+// the fuzzer stays fast, and New allocates at most four times it. Run with
 //
 //	go test ./sim/source -run '^$' -fuzz FuzzSourceSpec -fuzztime 30s
 func FuzzSourceSpec(f *testing.F) {
@@ -29,7 +31,11 @@ func FuzzSourceSpec(f *testing.F) {
 		if perr != nil && cerr == nil {
 			t.Fatalf("ParseSpec fails (%v) but Check accepts %q", perr, spec)
 		}
-		src, err := source.New(spec, gamma, 1, budget)
+		var src sim.Source
+		var err error
+		// the budget bounds what New takes; nothing else may allocate in
+		// proportion to the spec (issue 23)
+		memcap.Cap(t, 4*budget, fmt.Sprintf("New(%.60q)", spec), func() { src, err = source.New(spec, gamma, 1, budget) })
 		if err != nil {
 			return
 		}

@@ -1,0 +1,4 @@
+package fsutil
+
+// TempHost is host, for the external tests.
+func TempHost() string { return host }
