@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
 )
@@ -23,9 +23,7 @@ func WriteReport(dir string, rep Report) ([]string, error) {
 		return nil, diag.IO(err)
 	}
 	var b bytes.Buffer
-	md := func(s string) string {
-		return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;").Replace(s)
-	}
+	md := escape.Markdown
 	fmt.Fprintf(&b, "# Check of %s on %s\n\n", md(rep.Algorithm), md(rep.Source))
 	fmt.Fprintf(&b, "γ = %d, %d trials, seed %d, mode %s.\n\n", rep.Gamma, rep.Trials, rep.Seed, md(rep.Mode))
 	fmt.Fprintf(&b, "**%s**\n\n", md(rep.Claim))
