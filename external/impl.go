@@ -280,7 +280,7 @@ func (im *Impl) SetModel(pr sim.Pair) error {
 	if im.err != nil {
 		return im.err
 	}
-	mp, mq := markovOf(pr.P), markovOf(pr.Q)
+	mp, mq := sim.MarkovOf(pr.P), sim.MarkovOf(pr.Q)
 	if mp == nil || mq == nil || mp.K != mq.K || mp.V != im.cfg.V || mq.V != im.cfg.V {
 		return fmt.Errorf("external: the model pair %s is not a Markov pair of one order over V = %d; ship models of markov: sources only", pr.Name, im.cfg.V)
 	}
@@ -321,17 +321,6 @@ func (im *Impl) expectOK(what string) error {
 		err = fmt.Errorf("the answer to the %s message is %q, want \"ok\"", what, h.Op)
 	}
 	return err
-}
-
-// markovOf returns the Markov chain under m (through sim.Greedy), or nil.
-func markovOf(m sim.Model) *sim.Markov {
-	switch t := m.(type) {
-	case *sim.Markov:
-		return t
-	case sim.Greedy:
-		return markovOf(t.M)
-	}
-	return nil
 }
 
 // appendRow appends a row as shipped: probabilities (verify and tree

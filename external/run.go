@@ -149,7 +149,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			return rep, usage(err)
 		}
 		cfg.Gamma, cfg.V, cfg.Source = cfg.Check.Gamma, pair.P.Vocab(), SourceInline
-		if markovOf(pair.P) != nil && markovOf(pair.Q) != nil && cfg.Mode != Verify {
+		if sim.MarkovOf(pair.P) != nil && sim.MarkovOf(pair.Q) != nil && cfg.Mode != Verify {
 			cfg.Source = SourceMarkov
 		}
 		if cfg.Mode == Step && cfg.Source != SourceMarkov {

@@ -263,3 +263,16 @@ func gammaLog(rnd *rand.Rand, a float64) (g, logG float64) {
 		}
 	}
 }
+
+// MarkovOf returns the Markov chain m is (through Greedy), or nil: the
+// check's per-state tests and the external protocol's model tables need
+// its rows by state.
+func MarkovOf(m Model) *Markov {
+	switch t := m.(type) {
+	case *Markov:
+		return t
+	case Greedy:
+		return MarkovOf(t.M)
+	}
+	return nil
+}

@@ -180,17 +180,6 @@ func (w *world) buildPos() {
 	}
 }
 
-// markovOf returns the Markov chain under m (through Greedy), or nil.
-func markovOf(m sim.Model) *sim.Markov {
-	switch t := m.(type) {
-	case *sim.Markov:
-		return t
-	case sim.Greedy:
-		return markovOf(t.M)
-	}
-	return nil
-}
-
 func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 	if err := pr.Check(); err != nil {
 		return nil, err
@@ -202,7 +191,7 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 		w.oneHot = true
 	}
 	var reps [][]int
-	switch mk := markovOf(pr.P); {
+	switch mk := sim.MarkovOf(pr.P); {
 	case mk != nil:
 		w.states = len(mk.Rows)
 		w.stateOf = mk.State
