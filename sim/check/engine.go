@@ -206,11 +206,14 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 			reps = append(reps, rep)
 		}
 	default:
-		if _, ok := pr.P.(sim.Fixed); !ok {
-			return nil, fmt.Errorf("check: model pair %s: the per-position tests need a Markov or context-free target", pr.Name)
+		if _, ok := pr.P.(sim.Fixed); ok {
+			w.states, w.stateOf = 1, func([]int) int { return 0 }
+			reps = [][]int{nil}
 		}
-		w.states, w.stateOf = 1, func([]int) int { return 0 }
-		reps = [][]int{nil}
+		// Any other model: its law given the prefix has no finite state
+		// to group by, so there are no per-state tests; the PIT tests,
+		// which read the target's rows after each emitted prefix, see the
+		// whole emitted law of any model.
 	}
 	for _, rep := range reps {
 		row := make([]float64, v)
@@ -616,7 +619,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 		t.joint[c*pow(w.jb, g+1)+code]++
 		return
 	}
-	for i := 0; i <= g; i++ {
+	for i := 0; i <= g && w.states > 0; i++ {
 		t.pos[(i*w.states+w.stateOf(seq[:i]))*w.v+seq[i]]++
 	}
 	if w.jointLen > 0 {
@@ -718,7 +721,7 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 			}})
 	}
 	if rn.marg && w.pair != nil {
-		for i := 0; i <= g; i++ {
+		for i := 0; i <= g && w.states > 0; i++ {
 			tb := &stattest.Table{}
 			for s := 0; s < w.states; s++ {
 				k := (i*w.states + s) * w.v
