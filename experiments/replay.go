@@ -19,6 +19,7 @@ import (
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/plots"
+	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/run"
@@ -113,8 +114,14 @@ type ReplayReport struct {
 	LoggedMeanEmitted float64
 	LoggedCI95        [2]float64
 	LoggedLossless    check.LosslessCheck
-	Rules             []RuleReport
-	Warnings          diag.Warnings
+	// LoggedPIT tests every emitted token of the logged run (not only the
+	// first of each step) against the processed target row after its
+	// prefix: per-token PIT tests in three orders and a pair test of
+	// successive tokens (seq.Tally), at Level with check.DefaultPower; nil
+	// when no step emitted a token.
+	LoggedPIT *seq.Verdict
+	Rules     []RuleReport
+	Warnings  diag.Warnings
 }
 
 type ruleAcc struct {
@@ -173,6 +180,19 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	rep := &ReplayReport{}
 	var logged stattest.Moments
 	loggedCells := check.NewRatioBinned()
+	// The logged run's every emitted token is tested by its randomised PIT
+	// under the correctly processed target row after its prefix (seq's
+	// sequence tests); the randomisation of row k comes from unit k of
+	// run.Named("replay-pit"), so it is the same whichever rules replay.
+	// The pair test pairs successive tokens in the file's order, across
+	// steps and prompts: given everything before it in that order, each
+	// token has its row's law (prompts are independent of one another),
+	// whereas pairing within a step or a prompt would keep a pair only
+	// when the step went on, which depends on the first token (a
+	// correction ends the step).
+	var loggedPIT *seq.Tally
+	pitStreams := run.NewStreams(cfg.Seed, run.Named("replay-pit"))
+	var pe, qbuf []float64
 	var alphaAll stattest.Moments
 	type posAcc struct {
 		n, inf        int64
@@ -222,6 +242,20 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 		if len(st.Emitted) > 0 {
 			logged.Add(float64(len(st.Emitted)))
 			loggedCells.Add(probs, check.RatioCell(p1, q1, st.Emitted[0]))
+			if loggedPIT == nil {
+				loggedPIT = seq.NewTally(rep.V, false)
+			}
+			pitStreams.Reset(uint64(row))
+			rng := pitStreams.Rand(run.Coins)
+			for j, x := range st.Emitted {
+				pe = sim.Float64s(pe, r.ProcP(j))
+				qe := pe // the bonus position has no draft row
+				if j < g {
+					qbuf = sim.Float64s(qbuf, r.ProcQ(j)[:len(pe)])
+					qe = qbuf
+				}
+				loggedPIT.Add(rng.Float64(), pe, qe, x)
+			}
 		}
 		am := -1
 		for _, a := range accs {
@@ -308,6 +342,10 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	ls := logged.Summary(0.95)
 	rep.LoggedSteps, rep.LoggedMeanEmitted, rep.LoggedCI95 = ls.N, ls.Mean, [2]float64{ls.Lo, ls.Hi}
 	rep.LoggedLossless = loggedCells.Test(cfg.Level)
+	if loggedPIT != nil {
+		vd := loggedPIT.Verdict(cfg.Level, check.DefaultPower)
+		rep.LoggedPIT = &vd
+	}
 	for _, a := range accs {
 		rr := RuleReport{Name: a.rule.Name, Steps: rep.Steps, HasLaw: a.lawer != nil,
 			MeanAcceptedExact: math.NaN(), MeanEmittedExact: math.NaN(), ExactMinusSampledZ: math.NaN()}
@@ -416,6 +454,8 @@ type ReplayLoggedJSON struct {
 	MeanEmitted *float64             `json:"mean_emitted"`
 	CI95        []*float64           `json:"ci95"`
 	Lossless    *check.LosslessCheck `json:"lossless"`
+	// PIT is the test of every emitted token (null when none was emitted).
+	PIT *seq.Verdict `json:"pit"`
 }
 
 // numOrNull maps NaN and ±Inf to nil (JSON null).
@@ -490,7 +530,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		}
 	}
 	lg := rep.LoggedLossless
-	out.Logged = ReplayLoggedJSON{Steps: rep.LoggedSteps, MeanEmitted: numOrNull(rep.LoggedMeanEmitted), CI95: ciOrNull(rep.LoggedCI95), Lossless: &lg}
+	out.Logged = ReplayLoggedJSON{Steps: rep.LoggedSteps, MeanEmitted: numOrNull(rep.LoggedMeanEmitted), CI95: ciOrNull(rep.LoggedCI95), Lossless: &lg, PIT: rep.LoggedPIT}
 	for i, rr := range rep.Rules {
 		e := entries[i]
 		lc := rr.Lossless
@@ -592,6 +632,16 @@ func (s *stepsCSV) close() error {
 
 func (s *stepsCSV) abort() { s.f.Abort() }
 
+// firstTokenText is the first-token check in a few words: its verdict,
+// p-value and level, and the deviation it would have detected.
+func firstTokenText(lc *check.LosslessCheck) string {
+	s := fmt.Sprintf("first token %s (p = %.3g, level %g", lc.Verdict, lc.PValue, lc.Level)
+	if lc.MinDetectableTV != nil {
+		s += fmt.Sprintf("; detects %.3g at power %g", *lc.MinDetectableTV, lc.Power)
+	}
+	return s + ")"
+}
+
 // WriteText prints the human-readable form of 'simulate replay' to w and
 // its warnings to errw.
 func (out *ReplayOutput) WriteText(w, errw io.Writer) {
@@ -606,12 +656,15 @@ func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 	for _, p := range out.Positions {
 		fmt.Fprintf(w, "  position %d: alpha %.4f  TV %.4f  KL %.4f (%d steps with KL = inf)\n", p.Position, p.MeanAlpha, p.MeanTV, p.MeanKL, p.KLInfinite)
 	}
-	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], lossless %s (p = %.3g)\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
-		f(out.Logged.CI95[0]), f(out.Logged.CI95[1]), out.Logged.Lossless.Verdict, out.Logged.Lossless.PValue)
+	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], %s\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
+		f(out.Logged.CI95[0]), f(out.Logged.CI95[1]), firstTokenText(out.Logged.Lossless))
+	if v := out.Logged.PIT; v != nil {
+		fmt.Fprintf(w, "logged run, every emitted token: %s\n", v.Claim)
+	}
 	for _, r := range out.Rules {
-		fmt.Fprintf(w, "%-24s exact: accepted %s emitted %s | sampled: accepted %s emitted %s [%s, %s] | lossless %s (p = %.3g)\n",
+		fmt.Fprintf(w, "%-24s exact: accepted %s emitted %s | sampled: accepted %s emitted %s [%s, %s] | %s\n",
 			r.Algorithm, f(r.MeanAcceptedExact), f(r.MeanEmittedExact), f(r.MeanAcceptedSampled), f(r.MeanEmittedSampled),
-			f(r.CI95[0]), f(r.CI95[1]), r.Lossless.Verdict, r.Lossless.PValue)
+			f(r.CI95[0]), f(r.CI95[1]), firstTokenText(r.Lossless))
 	}
 	out.Warnings.Print(errw, "simulate")
 }

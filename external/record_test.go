@@ -9,19 +9,21 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
 )
 
 // TestLoggedOutcomes: a log of an implementation's own emitted tokens
 // (what an engine that cannot be called from Python records) is judged by
-// replay's "logged" block: the correct NumPy verification is consistent,
-// the batch-row and argmax-candidate bugs are violated.
+// replay's "logged" block: the correct NumPy verification is not detected
+// by the first-token check or the every-token PIT test, the batch-row and
+// argmax-candidate bugs are violated by both.
 func TestLoggedOutcomes(t *testing.T) {
 	py := numpyPython(t)
 	for _, c := range []struct {
 		fn, mode, want string
 	}{
-		{"verify", Verify, "consistent"},
+		{"verify", Verify, check.NotDetected},
 		{"bug_batch_rows", Verify, "violated"},
 		{"bug_topk_candidates", Step, "violated"},
 	} {
@@ -61,6 +63,9 @@ func TestLoggedOutcomes(t *testing.T) {
 			rep.LoggedMeanEmitted, rep.LoggedLossless.Verdict, rep.LoggedLossless.Stat, rep.LoggedLossless.DF, rep.LoggedLossless.PValue)
 		if rep.LoggedSteps != 10000 || rep.LoggedLossless.Verdict != c.want {
 			t.Errorf("%s: %d logged steps, verdict %s; want 10000, %s", c.fn, rep.LoggedSteps, rep.LoggedLossless.Verdict, c.want)
+		}
+		if rep.LoggedPIT == nil || rep.LoggedPIT.Verdict != c.want {
+			t.Errorf("%s: every-token PIT %+v; want %s", c.fn, rep.LoggedPIT, c.want)
 		}
 	}
 }

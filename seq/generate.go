@@ -252,8 +252,9 @@ type worker struct {
 	// chainQ: the chain drafter's rows are the draft model's after the
 	// emitted prefix (draft.Chain), so emit need not recompute them.
 	chainQ  bool
-	tally   *tally
+	tally   *Tally
 	ctx     []int
+	end     int // len(prompt) + cfg.Tokens: tokens from here on are not paired
 	streams *run.Streams // the prompt's streams (unit = prompt index)
 	qemit   []float64
 	prow    []float64
@@ -294,7 +295,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	_, chainQ := d0.Chain.(*draft.Chain)
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: newTally(v, r0.greedy)}
+		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: NewTally(v, r0.greedy)}
 		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
 		if d0.Tree != nil {
 			w.trees, w.depth = draft.TreeRounds(d0.Tree, cfg.Pair.P, &w.ctx), d0.Tree.Depth()
@@ -333,9 +334,9 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	wg.Wait()
 	res.Seconds = time.Since(start).Seconds()
 	res.Interrupted = ctx.Err() != nil
-	tl := newTally(v, r0.greedy)
+	tl := NewTally(v, r0.greedy)
 	for _, w := range ws {
-		tl.merge(w.tally)
+		tl.Merge(w.tally)
 	}
 	var beta float64
 	var betaN int64
@@ -372,7 +373,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	if res.Seconds > 0 {
 		res.TokensPerSecond = float64(res.Emitted) / res.Seconds
 	}
-	res.Verdict = tl.verdict(cfg.Level, cfg.Power)
+	res.Verdict = tl.Verdict(cfg.Level, cfg.Power)
 	return res, nil
 }
 
@@ -384,9 +385,10 @@ func (w *worker) run(ctx context.Context, prompt []int, done *atomic.Int64) Prom
 		w.ctx = make([]int, 0, need)
 	}
 	w.ctx = append(w.ctx[:0], prompt...)
-	w.tally.startPrompt()
+	w.tally.StartPrompt()
 	var st PromptStats
 	end := len(prompt) + cfg.Tokens
+	w.end = end
 	// A prompt's rounds draw in turn from its unit's streams: drafts from
 	// the draft stream, the rule's coins from the coins stream, the
 	// randomisation of the emitted tokens' tests from the continuation
@@ -492,7 +494,12 @@ func (w *worker) emit(rng *rand.Rand, p, q []float64, x int) {
 		w.cfg.Pair.Q.Next(w.ctx, w.qemit)
 		q = w.qemit
 	}
-	w.tally.add(rng.Float64(), p, q, x)
+	if len(w.ctx) == w.end {
+		// the last step's tokens past the requested length exist or not
+		// by what earlier tokens did: pairing them would select on it.
+		w.tally.StopPairs()
+	}
+	w.tally.Add(rng.Float64(), p, q, x)
 	w.ctx = append(w.ctx, x)
 }
 

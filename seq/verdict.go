@@ -58,8 +58,11 @@ var orderNames = [numOrders]string{"pit", "pit-index", "pit-q"}
 
 var orderWords = [numOrders]string{"decreasing target probability", "token index", "decreasing draft probability"}
 
-// tally accumulates the transforms' histograms.
-type tally struct {
+// Tally accumulates the transforms' histograms of a sequence of emitted
+// tokens: a generation's (Generate) or a logged run's (experiments'
+// replay), each token added with the target's and the draft model's rows
+// after its prefix. Its zero value is not usable; use NewTally.
+type Tally struct {
 	v      int
 	greedy bool
 	n      int64
@@ -71,11 +74,14 @@ type tally struct {
 	pairs   []int64
 	half    float64
 	hasHalf bool
+	noPairs bool // StopPairs was called in this prompt
 	onehot  []float64
 }
 
-func newTally(v int, greedy bool) *tally {
-	t := &tally{v: v, greedy: greedy, pairs: make([]int64, pairMaxBins*pairMaxBins)}
+// NewTally returns an empty tally over a vocabulary of v tokens; greedy
+// tests the tokens against the one-hot law of the target's argmax.
+func NewTally(v int, greedy bool) *Tally {
+	t := &Tally{v: v, greedy: greedy, pairs: make([]int64, pairMaxBins*pairMaxBins)}
 	for o := range t.pit {
 		t.pit[o] = make([]int64, maxTallyBins)
 	}
@@ -85,14 +91,31 @@ func newTally(v int, greedy bool) *tally {
 	return t
 }
 
-// startPrompt ends the pairing of the previous prompt's positions.
-func (t *tally) startPrompt() { t.hasHalf = false }
+// StartPrompt ends the pairing of the previous prompt's positions.
+//
+// Pairs must be chosen before their tokens are drawn: a pair (U_t,
+// U_{t+1}) kept only when token t+1 exists selects on U_t wherever that
+// existence depends on token t (a step that stops at a rejection emits
+// no token after its correction). A caller therefore starts a prompt, or
+// stops pairing, only at positions fixed in advance: a generation's
+// requested length, not the end of a step of variable length.
+func (t *Tally) StartPrompt() { t.hasHalf, t.noPairs = false, false }
 
-// add records token x emitted with the target row p and the draft model's
-// row q after the same prefix; u is the transform's randomisation. In
-// greedy mode the target is the one-hot row of p's argmax.
-func (t *tally) add(u float64, p, q []float64, x int) {
+// StopPairs ends the pairing of the prompt's positions until the next
+// StartPrompt: the tokens still added are tested one by one only.
+func (t *Tally) StopPairs() { t.hasHalf, t.noPairs = false, true }
+
+// Add records token x emitted with the target row p and the draft model's
+// row q after the same prefix (q may be p where the draft has no row);
+// u ~ U(0, 1) is the transform's randomisation, from a stream of its own.
+// In greedy mode the target is the one-hot row of p's argmax. A token out
+// of range or of target probability 0 is counted as an invalid outcome.
+func (t *Tally) Add(u float64, p, q []float64, x int) {
 	t.n++
+	if x < 0 || x >= len(p) || x >= t.v {
+		t.zero++
+		return
+	}
 	if p[x] <= 0 {
 		t.zero++
 	}
@@ -122,6 +145,9 @@ func (t *tally) add(u float64, p, q []float64, x int) {
 		us[o] = min(before[o]+u*px, math.Nextafter(1, 0))
 		t.pit[o][int(us[o]*maxTallyBins)]++
 	}
+	if t.noPairs {
+		return
+	}
 	if t.hasHalf {
 		t.pairs[int(t.half*pairMaxBins)*pairMaxBins+int(us[orderIndex]*pairMaxBins)]++
 		t.hasHalf = false
@@ -130,7 +156,8 @@ func (t *tally) add(u float64, p, q []float64, x int) {
 	}
 }
 
-func (t *tally) merge(o *tally) {
+// Merge adds o's counts to t (workers' tallies of one generation).
+func (t *Tally) Merge(o *Tally) {
 	t.n += o.n
 	t.zero += o.zero
 	for k := range t.pit {
@@ -201,9 +228,9 @@ func uniformProbs(k int) []float64 {
 	return p
 }
 
-// verdict runs the tests, Holm-adjusted at the family-wise level, and
+// Verdict runs the tests, Holm-adjusted at the family-wise level, and
 // computes each test's minimum detectable TV at its Holm share.
-func (t *tally) verdict(level, power float64) Verdict {
+func (t *Tally) Verdict(level, power float64) Verdict {
 	vd := Verdict{Level: level, Power: power, Positions: t.n, Invalid: t.zero, Verdict: check.NotDetected}
 	type pending struct {
 		name, quantity string

@@ -14,7 +14,7 @@ import (
 // spread evenly over the bins, where the Pearson test's noncentrality is
 // exactly 4n·δ² and the stated minimum detectable TV is exact.
 func plantedVerdict(rng *rand.Rand, n int64, v int, delta float64, level, power float64) Verdict {
-	t := newTally(v, false)
+	t := NewTally(v, false)
 	p := make([]float64, v)
 	for i := range p {
 		p[i] = 1 / float64(v)
@@ -23,7 +23,7 @@ func plantedVerdict(rng *rand.Rand, n int64, v int, delta float64, level, power 
 	per := v / b
 	for k := int64(0); k < n; k++ {
 		if k%100 == 0 {
-			t.startPrompt()
+			t.StartPrompt()
 		}
 		var x int
 		for {
@@ -36,9 +36,9 @@ func plantedVerdict(rng *rand.Rand, n int64, v int, delta float64, level, power 
 				break
 			}
 		}
-		t.add(rng.Float64(), p, p, x)
+		t.Add(rng.Float64(), p, p, x)
 	}
-	return t.verdict(level, power)
+	return t.Verdict(level, power)
 }
 
 // A deviation of exactly the stated minimum detectable TV of the per-token
