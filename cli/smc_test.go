@@ -17,7 +17,7 @@ func TestSMCCommand(t *testing.T) {
 		t.Fatalf("fc: exit %d: %s", code, errs)
 	}
 	r := decodeJSON(t, "smc", out1, "z_exact", "z_hat_mean", "z_hat_ci95", "relative_variance", "posterior_tv", "mean_ess", "verdict", "seed", "z_test", "convergence", "particle_count_mean")
-	if r["verdict"] != "consistent" || r["seed"] != 7.0 {
+	if r["verdict"] != "not_detected" || r["seed"] != 7.0 {
 		t.Errorf("verdict %v seed %v", r["verdict"], r["seed"])
 	}
 	if _, out2, _ := runCLI(append(args, "--workers", "2")...); out2 != out1 {

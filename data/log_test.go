@@ -13,6 +13,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
 )
 
@@ -254,7 +255,7 @@ func TestReplayMatchesExact(t *testing.T) {
 				t.Fatalf("sampled emitted disagrees with the law: z = %.2f", z)
 			}
 			// Greedy is checked against argmax p_1, which it always emits.
-			if v := rep.Rules[0].Lossless.Verdict; v != "consistent" {
+			if v := rep.Rules[0].Lossless.Verdict; v != check.NotDetected {
 				t.Fatalf("lossless verdict %s (p = %g), want consistent", v, rep.Rules[0].Lossless.PValue)
 			}
 		})
@@ -312,7 +313,7 @@ func TestTransformBugsCaught(t *testing.T) {
 	for _, c := range []struct {
 		bug  data.Bug
 		want string
-	}{{data.BugNone, "consistent"}, {data.BugPRaw, "violated"}, {data.BugQRaw, "violated"}} {
+	}{{data.BugNone, check.NotDetected}, {data.BugPRaw, "violated"}, {data.BugQRaw, "violated"}} {
 		r, err := data.Open(path, data.ReadOptions{Bug: c.bug})
 		if err != nil {
 			t.Fatal(err)
@@ -327,7 +328,7 @@ func TestTransformBugsCaught(t *testing.T) {
 		if lc.Verdict != c.want {
 			t.Errorf("bug %q: verdict %s (p = %g), want %s", c.bug, lc.Verdict, lc.PValue, c.want)
 		}
-		if c.bug == data.BugNone && rep.LoggedLossless.Verdict != "consistent" {
+		if c.bug == data.BugNone && rep.LoggedLossless.Verdict != check.NotDetected {
 			t.Errorf("the logged run itself fails the check: %+v", rep.LoggedLossless)
 		}
 	}
@@ -361,7 +362,7 @@ func TestReplayMutantsCaught(t *testing.T) {
 	for i, rr := range rep.Rules {
 		want := "violated"
 		if names[i] == "token" {
-			want = "consistent"
+			want = check.NotDetected
 		}
 		if rr.Lossless.Verdict != want {
 			t.Errorf("%s: verdict %s (p = %g), want %s", rr.Name, rr.Lossless.Verdict, rr.Lossless.PValue, want)

@@ -14,8 +14,11 @@ import (
 
 // Verdicts.
 const (
-	Consistent = "consistent"
-	Violated   = "violated"
+	// NotDetected: no test rejected. It does not say the sampler is
+	// unbiased, only that no deviation the tests could see at their level
+	// and power was seen (the words are sim/check's).
+	NotDetected = "not_detected"
+	Violated    = "violated"
 	// Inconclusive: the runs carry no information on E[Ẑ] (every run
 	// ended with Ẑ = 0), so neither verdict is supported.
 	Inconclusive = "inconclusive"
@@ -166,7 +169,7 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 		}
 		j.Converge = &cv
 	}
-	j.Verdict = Consistent
+	j.Verdict = NotDetected
 	if len(j.Reasons) > 0 {
 		j.Verdict = Violated
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/specsim/specsim/data"
 	"github.com/specsim/specsim/data/samples"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/sim/check"
 )
 
 func replay(t *testing.T, bug data.Bug, names ...string) *experiments.ReplayReport {
@@ -41,10 +42,10 @@ func TestCharGram(t *testing.T) {
 	if rep.Steps != 4000 || rep.V != 48 || rep.MaxGamma != 4 {
 		t.Fatalf("steps %d V %d gamma %d", rep.Steps, rep.V, rep.MaxGamma)
 	}
-	if rep.LoggedLossless.Verdict != "consistent" {
+	if rep.LoggedLossless.Verdict != check.NotDetected {
 		t.Errorf("logged run: %+v", rep.LoggedLossless)
 	}
-	for i, want := range []string{"consistent", "consistent", "violated"} {
+	for i, want := range []string{check.NotDetected, check.NotDetected, "violated"} {
 		if got := rep.Rules[i].Lossless.Verdict; got != want {
 			t.Errorf("%s: %s (p = %g), want %s", rep.Rules[i].Name, got, rep.Rules[i].Lossless.PValue, want)
 		}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -29,10 +30,26 @@ type LosslessCheck struct {
 	Stat     float64   `json:"chi2"`
 	DF       int       `json:"df"`
 	PValue   float64   `json:"p_value"`
-	// Verdict is "consistent" (p ≥ level), "violated" (p < level) or
-	// "no data".
+	// Verdict is NotDetected (p ≥ level), Violated (p < level) or
+	// Inconclusive (no step, or cells the test cannot use); Claim says
+	// in one sentence what was shown.
 	Verdict string `json:"verdict"`
+	Claim   string `json:"claim"`
+	// Level is the test's level, Power the power at which MinDetectableTV
+	// (null when there is no data) is stated: the TV between the law of
+	// the first emitted token's cell and the target's, pooled over the
+	// steps, that the test detects with probability Power. The cells'
+	// probabilities vary by step, so the counts are sums of unequal
+	// Bernoulli trials with less variance than the multinomial the χ² and
+	// its power assume: the level is conservative and the power
+	// approximate.
+	Level           float64  `json:"level"`
+	Power           float64  `json:"power"`
+	MinDetectableTV *float64 `json:"min_detectable_tv"`
 }
+
+// firstTokenQuantity is what the binned test's minimum detectable TV bounds.
+const firstTokenQuantity = "TV between the emitted and target law of the first emitted token's cell, pooled over the steps"
 
 // RatioEdges are the upper edges of the ratio cells of LosslessCheck
 // (the last cell is (4, +Inf)).
@@ -58,6 +75,9 @@ func newBinned(names []string) *Binned {
 	return &Binned{names: names, obs: make([]int64, len(names)), exp: make([]float64, len(names))}
 }
 
+// greedy reports whether c is NewGreedyBinned's test.
+func (c *Binned) greedy() bool { return len(c.names) == 2 && c.names[1] == "other" }
+
 // GreedyProbs are the cell probabilities of NewGreedyBinned's cells.
 var GreedyProbs = []float64{1, 0}
 
@@ -75,7 +95,8 @@ func (c *Binned) Add(probs []float64, cell int) {
 
 // Test runs the chi-squared test at the given level.
 func (c *Binned) Test(level float64) LosslessCheck {
-	lc := LosslessCheck{Cells: c.names, Observed: c.obs, Expected: c.exp, Verdict: "no data"}
+	lc := LosslessCheck{Cells: c.names, Observed: c.obs, Expected: c.exp, Verdict: Inconclusive, Level: level, Power: DefaultPower,
+		Claim: "inconclusive: no step was tested"}
 	n := 0.0
 	for _, e := range c.exp {
 		n += e
@@ -89,14 +110,34 @@ func (c *Binned) Test(level float64) LosslessCheck {
 	}
 	res, err := stattest.ChiSquare(c.obs, probs, 0)
 	if err != nil {
-		lc.Verdict = "error: " + err.Error()
+		lc.Claim = "inconclusive: " + err.Error()
 		return lc
 	}
 	lc.Stat, lc.DF, lc.PValue = res.Stat, res.DF, res.PValue
-	lc.Verdict = "consistent"
 	if res.PValue < level {
-		lc.Verdict = "violated"
+		lc.Verdict = Violated
+		lc.Claim = fmt.Sprintf("violated: the first emitted tokens' cells reject the target law (p = %.3g < %g, %d steps)", res.PValue, level, res.N)
+		return lc
 	}
+	if c.greedy() && res.N > 0 {
+		// Every step emitted the argmax: a deviation putting probability ε
+		// off the argmax goes unseen in N steps with probability (1-ε)^N.
+		eps := -math.Expm1(math.Log1p(-DefaultPower) / float64(res.N))
+		lc.MinDetectableTV = &eps
+		lc.Verdict = NotDetected
+		lc.Claim = fmt.Sprintf("no deviation detected: all %d steps emitted the target's argmax first; a rule emitting another token with probability %.3g would have been detected with probability %g",
+			res.N, eps, DefaultPower)
+		return lc
+	}
+	if res.DF < 1 || res.N < 1 {
+		lc.Claim = fmt.Sprintf("inconclusive: the cells leave no degree of freedom to test (%d steps)", res.N)
+		return lc
+	}
+	tv := stattest.MinDetectableTV(res.N, res.DF, level, DefaultPower)
+	lc.MinDetectableTV = &tv
+	lc.Verdict = NotDetected
+	lc.Claim = fmt.Sprintf("no deviation detected in the first emitted tokens' cells at level %g over %d steps (p = %.3g); a deviation of %.3g in the %s would have been detected with probability about %g",
+		level, res.N, res.PValue, tv, firstTokenQuantity, DefaultPower)
 	return lc
 }
 

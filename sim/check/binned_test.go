@@ -6,6 +6,7 @@ import (
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/stattest"
 )
 
 // TestRatioCells: each token lands in the cell of q/p (edges inclusive
@@ -34,11 +35,16 @@ func TestRatioCells(t *testing.T) {
 }
 
 // TestBinnedVerdicts: counts equal to their expectations give χ² = 0 and
-// "consistent"; 1000 steps all landing in a cell of probability 0.1 give
-// "violated" (χ² = 9000 on 1 degree of freedom); no steps give "no data".
+// not_detected with the minimum detectable TV of 1000 draws on 1 degree
+// of freedom; 1000 steps all landing in a cell of probability 0.1 give
+// violated (χ² = 9000 on 1 degree of freedom); no steps give
+// inconclusive. A greedy rule that emitted the argmax at all of 100 steps
+// is not detected, with the off-argmax probability 1 - 0.1^(1/100) it
+// would have shown with probability 0.9; one step off the argmax is
+// violated.
 func TestBinnedVerdicts(t *testing.T) {
-	if v := check.NewRatioBinned().Test(0.001).Verdict; v != "no data" {
-		t.Errorf("empty: verdict %q", v)
+	if r := check.NewRatioBinned().Test(0.001); r.Verdict != check.Inconclusive || r.MinDetectableTV != nil {
+		t.Errorf("empty: %+v", r)
 	}
 	probs := make([]float64, len(check.RatioEdges)+2)
 	probs[1], probs[2] = 0.9, 0.1
@@ -51,15 +57,26 @@ func TestBinnedVerdicts(t *testing.T) {
 		ok.Add(probs, c)
 		bad.Add(probs, 2)
 	}
-	if r := ok.Test(0.001); r.Verdict != "consistent" || r.Stat > 1e-9 || r.DF != 1 {
+	r := ok.Test(0.001)
+	if r.Verdict != check.NotDetected || r.Stat > 1e-9 || r.DF != 1 || r.Level != 0.001 || r.Power != check.DefaultPower {
 		t.Errorf("exact counts: %+v", r)
 	}
-	if r := bad.Test(0.001); r.Verdict != "violated" || math.Abs(r.Stat-9000) > 1e-6 {
+	if want := stattest.MinDetectableTV(1000, 1, 0.001, check.DefaultPower); r.MinDetectableTV == nil || *r.MinDetectableTV != want {
+		t.Errorf("exact counts: min detectable TV %v, want %v", r.MinDetectableTV, want)
+	}
+	if r := bad.Test(0.001); r.Verdict != check.Violated || math.Abs(r.Stat-9000) > 1e-6 {
 		t.Errorf("all in the 0.1 cell: %+v", r)
 	}
 	g := check.NewGreedyBinned()
-	g.Add(check.GreedyProbs, 0)
-	if r := g.Test(0.001); r.Verdict == "violated" {
-		t.Errorf("greedy, argmax emitted: %+v", r)
+	for range 100 {
+		g.Add(check.GreedyProbs, 0)
+	}
+	r = g.Test(0.001)
+	if want := 1 - math.Pow(0.1, 0.01); r.Verdict != check.NotDetected || r.MinDetectableTV == nil || math.Abs(*r.MinDetectableTV-want) > 1e-12 {
+		t.Errorf("greedy, argmax emitted: %+v, want not_detected with %v", r, want)
+	}
+	g.Add(check.GreedyProbs, 1)
+	if r := g.Test(0.001); r.Verdict != check.Violated {
+		t.Errorf("greedy, one step off the argmax: %+v", r)
 	}
 }
