@@ -92,9 +92,7 @@ func init() {
 			return cells, nil
 		},
 		Run: runDrafters,
-		Figures: []Figure{{Name: "drafters-code-cache0.8", Make: func(r []Row) (*plots.Figure, error) {
-			return plots.Drafters(r, draftersCorpus, draftersCache)
-		}}},
+		Figures: []Figure{{Name: "drafters", Make: plots.Drafters}},
 		Numbers: []table.Number{
 			{Macro: "DraftersChain", Where: draftersSlice("chain"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "chain drafter's best speedup over γ (code, λ = 0.8)"},
 			{Macro: "DraftersLookup", Where: draftersSlice("lookup"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "lookup drafter's best speedup over γ"},

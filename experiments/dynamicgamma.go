@@ -49,9 +49,7 @@ func init() {
 			return cells, nil
 		},
 		Run: runDynamicGamma,
-		Figures: []Figure{{Name: "dynamic-gamma-code-c0.05", Make: func(r []Row) (*plots.Figure, error) {
-			return plots.DynamicGamma(r, dynamicCorpus, dynamicCost)
-		}}},
+		Figures: []Figure{{Name: "dynamic-gamma", Make: plots.DynamicGamma}},
 		Numbers: []table.Number{
 			{Macro: "DynamicBestFixed", Where: dynamicSlice("fixed"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "best fixed-γ speedup (code, c = 0.05)"},
 			{Macro: "DynamicBestFixedGamma", Where: dynamicSlice("fixed"), Col: "best_fixed_gamma", Doc: "its γ"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/smc"
@@ -53,9 +54,7 @@ func init() {
 			return cells, nil
 		},
 		Run: runSMCSteering,
-		Figures: []Figure{{Name: "smc-steering", Make: func(r []Row) (*plots.Figure, error) {
-			return plots.SMCSteering(r, smcModel)
-		}}},
+		Figures: smcFigures(),
 		Numbers: []table.Number{
 			{Macro: "SMCFcVar", Where: smcSlice("fc"), Col: "relative_variance", Digits: 4, Doc: "fc Var(Ẑ)/Z² at N = 64, K = 1"},
 			{Macro: "SMCMultVar", Where: smcSlice("multinomial"), Col: "relative_variance", Digits: 4, Doc: "multinomial Var(Ẑ)/Z² at N = 64, K = 1"},
@@ -64,6 +63,38 @@ func init() {
 			{Macro: "SMCMutants", Where: []string{"mutant", "true"}, Agg: table.Count, Doc: "rows of planted bugs"},
 		},
 	})
+}
+
+// smcFigures declares one figure per standard model, named
+// smc-MODEL (the model's name in lower-case letters and digits joined
+// by hyphens).
+func smcFigures() []Figure {
+	var out []Figure
+	for _, m := range smc.StandardModels() {
+		name := "smc-" + slug(m.Name)
+		out = append(out, Figure{Name: name, Make: func(r []Row) (*plots.Figure, error) { return plots.SMCSteering(r, m.Name, name) }})
+	}
+	return out
+}
+
+// slug is s in lower-case letters and digits, other runs of characters
+// made one hyphen ("forbid+end+expert" is forbid-end-expert, "expert^2"
+// expert-2).
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 // smcModel is the smc-steering model the report draws and quotes: the

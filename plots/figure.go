@@ -21,11 +21,19 @@ import (
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 200
 
-// panelGap separates stacked panels.
-const panelGap = vg.Length(8)
+// panelGap separates stacked panels; rightMargin is left blank right of
+// the panels (half a tick label).
+const (
+	panelGap    = vg.Length(8)
+	rightMargin = vg.Length(4)
+)
 
-// ColumnWidth is the width of one paper column.
-const ColumnWidth = 3.3 * vg.Inch
+// ColumnWidth is the width of one paper column, TextWidth of both (a
+// figure* of the paper: small multiples of several settings).
+const (
+	ColumnWidth = 3.3 * vg.Inch
+	TextWidth   = 7 * vg.Inch
+)
 
 // Font sizes chosen to read at ColumnWidth.
 const (
@@ -204,7 +212,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 			}
 			top -= lh
 		}
-		pw := (c.Max.X - c.Min.X - vg.Length(gc-1)*panelGap) / vg.Length(gc)
+		// a margin on the right keeps the last tick label of the
+		// rightmost panel inside the figure
+		pw := (c.Max.X - c.Min.X - rightMargin - vg.Length(gc-1)*panelGap) / vg.Length(gc)
 		for j := range gc {
 			x0 := c.Min.X + vg.Length(j)*(pw+panelGap)
 			r := vg.Rectangle{Min: vg.Point{X: x0, Y: top - panelH}, Max: vg.Point{X: x0 + pw, Y: top}}

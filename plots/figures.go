@@ -78,7 +78,7 @@ func Tokens(rows []table.Row) (*Figure, error) {
 	}
 	p := newPanel("draft length γ (tokens)", "E[tokens per step] (tokens)")
 	f := &Figure{Name: "leviathan-tokens", Panels: []*plot.Plot{p}, LegendCols: 3,
-		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification on a constant-β pair (markers)."}
+		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification (markers) on the constant-β pair p = (1 − α/2, α/2), q = (α/2, 1 − α/2), whose Σ min(p, q) = α at every position."}
 	alphas := table.Distinct(rows, "alpha")
 	for i, a := range slices.Backward(alphas) {
 		_ = i
@@ -114,17 +114,28 @@ func Walltime(rows []table.Row, alpha float64) (*Figure, error) {
 	f := &Figure{Name: "leviathan-walltime", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: fmt.Sprintf("Walltime improvement (1−α^(γ+1))/((1−α)(γc+1)) (Leviathan et al. Thm 3.8) vs γ at α = %g for several cost ratios c; filled markers: the best γ.", alpha)}
 	cs := table.Distinct(rows, "c")
+	var edge []string
 	for i, c := range cs {
 		sub := table.Where(rows, func(r table.Row) bool { return table.Num(r, "c") == c })
 		col := Seq(i, len(cs))
 		l := line(xy(sub, "gamma", "walltime"), col, nil)
 		best := table.Where(sub, table.Eq("is_best", "true"))
-		m := marks(xy(best, "gamma", "walltime"), col, draw.CircleGlyph{})
+		// a best γ at the grid's edge is not the optimum: drawn hollow
+		shape := draw.GlyphDrawer(draw.CircleGlyph{})
+		if len(best) > 0 && best[0].String("best_at_edge") == "true" {
+			shape = draw.RingGlyph{}
+			edge = append(edge, fmt.Sprintf("c = %g: best γ = %g, S = %.2f", c, table.Num(best[0], "best_gamma_any"), table.Num(best[0], "best_walltime_any")))
+		}
+		m := marks(xy(best, "gamma", "walltime"), col, shape)
 		m.GlyphStyle.Radius = vg.Points(3.2)
 		p.Add(l, m)
 		f.AddLegend(fmt.Sprintf("c = %g", c), l)
 	}
 	f.AddLegend("best γ", marks(nil, color.Black, draw.CircleGlyph{}))
+	if len(edge) > 0 {
+		f.AddLegend("best at the grid's edge", marks(nil, color.Black, draw.RingGlyph{}))
+		f.Caption += fmt.Sprintf(" Hollow markers: the grid's best is its last γ and the optimum lies beyond it (%s).", strings.Join(edge, "; "))
+	}
 	gs := table.Distinct(rows, "gamma")
 	intTicks(p, 0, int(gs[len(gs)-1]), 2)
 	padX(p, gs[0], gs[len(gs)-1])
@@ -168,6 +179,7 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	for j, b := range slices.Compact(pick) {
 		f.AddLegend(fmt.Sprintf("β = %g", b), line(nil, color.Black, styles[j]))
 	}
+	f.AddLegend("95% interval", bandLegend())
 	gs := table.Distinct(mc, "gamma")
 	intTicks(top, int(gs[0]), int(gs[len(gs)-1]), 1)
 	padX(top, gs[0], gs[len(gs)-1])

@@ -69,14 +69,6 @@ func TestDeltaE2000(t *testing.T) {
 	}
 }
 
-// Colour thresholds in CIEDE2000: styles drawn in one figure must differ
-// at a glance (minSameFigure); any two named styles, which a user's own
-// sweep or a notebook may put side by side, must not be mistaken for one
-// another (minAnyPair; about 2.3 is the just noticeable difference).
-const (
-	minSameFigure = 20
-	minAnyPair    = 10
-)
 
 // figureFamilies are the named styles each figure draws together.
 var figureFamilies = map[string][]string{
