@@ -91,7 +91,7 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runDrafters,
+		Run:     runDrafters,
 		Figures: []Figure{{Name: "drafters", Make: plots.Drafters}},
 		Numbers: []table.Number{
 			{Macro: "DraftersChain", Where: draftersSlice("chain"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "chain drafter's best speedup over γ (code, λ = 0.8)"},

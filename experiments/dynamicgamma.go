@@ -48,7 +48,7 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runDynamicGamma,
+		Run:     runDynamicGamma,
 		Figures: []Figure{{Name: "dynamic-gamma", Make: plots.DynamicGamma}},
 		Numbers: []table.Number{
 			{Macro: "DynamicBestFixed", Where: dynamicSlice("fixed"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "best fixed-γ speedup (code, c = 0.05)"},

@@ -274,7 +274,7 @@ func leviathanTokensTable(rows []Row) table.Text {
 // γ = 1..16, and over every γ where the grid's best is its edge.
 func walltimeTable(rows []Row) table.Text {
 	t := table.Text{Caption: fmt.Sprintf("Best γ on the grid γ = 1..%d and its walltime improvement (Thm 3.8) and operations factor (Thm 3.11, ĉ = c) per acceptance α and cost ratio c. "+
-			"Where the grid's best is its edge (γ = %d, marked †) the optimum lies beyond the grid: the last two columns give it and its walltime improvement.", walltimeMaxGamma, walltimeMaxGamma),
+		"Where the grid's best is its edge (γ = %d, marked †) the optimum lies beyond the grid: the last two columns give it and its walltime improvement.", walltimeMaxGamma, walltimeMaxGamma),
 		Header: []string{"α", "c", "best γ (1..16)", "walltime ×", "ops ×", "best γ (any)", "walltime × (any)"}, Right: table.RightCols(7, 0, 1, 2, 3, 4, 5, 6)}
 	for _, r := range rows {
 		if r.String("is_best") != "true" {

@@ -53,7 +53,7 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runSMCSteering,
+		Run:     runSMCSteering,
 		Figures: smcFigures(),
 		Numbers: []table.Number{
 			{Macro: "SMCFcVar", Where: smcSlice("fc"), Col: "relative_variance", Digits: 4, Doc: "fc Var(Ẑ)/Z² at N = 64, K = 1"},

@@ -69,7 +69,6 @@ func TestDeltaE2000(t *testing.T) {
 	}
 }
 
-
 // figureFamilies are the named styles each figure draws together.
 var figureFamilies = map[string][]string{
 	"block-vs-token": {"token", "block"},
