@@ -118,8 +118,11 @@ func drawsBand(p *plot.Plot) bool {
 	for _, a := range rec.Actions {
 		switch a := a.(type) {
 		case *recorder.SetColor:
-			_, _, _, al := a.Color.RGBA()
-			translucent = al > 0 && al < 0xffff
+			translucent = false
+			if a.Color != nil {
+				_, _, _, al := a.Color.RGBA()
+				translucent = al > 0 && al < 0xffff
+			}
 		case *recorder.Fill:
 			if translucent {
 				return true
