@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
+	"github.com/specsim/specsim/table"
 )
 
 func init() { register(checkCommand) }
@@ -23,6 +25,17 @@ func init() { register(checkCommand) }
 type checkJSON struct {
 	resolve.Report
 	Elapsed float64 `json:"elapsed_seconds"`
+}
+
+// newCheckJSON is the output of a check's report: with no finished trial
+// (an interrupt before the first) its means are n/a (NaN: null in JSON,
+// n/a in text), not 0.
+func newCheckJSON(rep resolve.Report, elapsed float64) checkJSON {
+	if rep.Trials == 0 {
+		nan := math.NaN()
+		rep.AlphaHat, rep.MeanAccepted, rep.MeanEmitted, rep.EmittedCI = nan, nan, nan, [2]float64{nan, nan}
+	}
+	return checkJSON{Report: rep, Elapsed: elapsed}
 }
 
 func checkCommand() *cli.Command {
@@ -84,7 +97,7 @@ func checkCommand() *cli.Command {
 			if ctx.Err() != nil && rep.Verdict == "" {
 				return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
-			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
+			out := newCheckJSON(rep, time.Since(start).Seconds())
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
 				return werr
 			}
@@ -111,7 +124,8 @@ func checkExit(ctx context.Context, name string, rep resolve.Report, trials int6
 func printCheck(w io.Writer, o checkJSON) {
 	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
-	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])
+	f := func(v float64) string { return table.Fixed(v, true, 4) }
+	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

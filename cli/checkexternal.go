@@ -72,7 +72,7 @@ func checkExternal(c *cli.Context) error {
 		return err // usage errors are marked by external.Run
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
-		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
+		printCheck(w, newCheckJSON(rep.Report, rep.Elapsed))
 		fmt.Fprintf(w, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
 	}); werr != nil {
 		return werr

@@ -19,7 +19,7 @@ import (
 // Verdicts of the audit beyond check.Preserved and check.Violated.
 const (
 	Lossy = "lossy"
-	NA    = "n/a"
+	NA    = table.NA
 )
 
 // AuditPairs are the model pairs the audit enumerates exactly: three

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/specsim/specsim/algos"
@@ -141,7 +142,9 @@ func runDrafters(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row
 	row := Row{{K: "algo", V: algo}, {K: "tokens_per_call", V: r.TokensPerCall}, {K: "tokens_per_call_lo", V: r.TokensPerCallCI[0]}, {K: "tokens_per_call_hi", V: r.TokensPerCallCI[1]},
 		{K: "speedup", V: r.Speedup}, {K: "speedup_lo", V: r.SpeedupCI[0]}, {K: "speedup_hi", V: r.SpeedupCI[1]},
 		{K: "acceptance", V: r.Acceptance}, {K: "mean_accepted_length", V: r.MeanAcceptedLength}, {K: "mean_beta", V: r.MeanBeta}}
-	lt, ls := 0.0, 0.0
+	// Leviathan's closed forms need a chain's β in (0, 1): n/a (NaN) for
+	// the tree drafter, which has none
+	lt, ls := math.NaN(), math.NaN()
 	if r.MeanBeta > 0 && r.MeanBeta < 1 {
 		if lt, err = algos.ExpectedTokens(r.MeanBeta, g); err != nil {
 			return nil, err

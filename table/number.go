@@ -18,7 +18,7 @@ const (
 	// Count: the number of rows.
 	Count
 	// MaxAbs: max |Col| over the rows, as a LaTeX number like
-	// $2.2\times10^{-16}$ (0 as 0).
+	// $2.2\times10^{-16}$ (0 as 0; NA when no row has a number).
 	MaxAbs
 	// Negative: the number of rows whose Col is below −NegativeTol (so
 	// round-off like −2.2e-16 on an exact zero does not count).
@@ -68,10 +68,14 @@ func (n Number) Eval(rows []Row) string {
 	case Count:
 		return fmt.Sprint(len(rows))
 	case MaxAbs:
-		m := 0.0
+		m, ok := 0.0, false
 		for _, r := range rows {
-			v, _ := r.Float(n.Col)
-			m = math.Max(m, math.Abs(v))
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				m, ok = math.Max(m, math.Abs(v)), true
+			}
+		}
+		if !ok {
+			return NA
 		}
 		return texSci(m)
 	case Negative:
@@ -92,7 +96,7 @@ func (n Number) Eval(rows []Row) string {
 		return Fixed(m, ok, n.Digits)
 	}
 	if len(rows) == 0 {
-		return "n/a"
+		return NA
 	}
 	return FixedCol(rows[0], n.Col, n.Digits)
 }

@@ -3,12 +3,13 @@ package table
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
 
 // PrintRows writes rows as an aligned text table with the columns of the
-// first row; floats are printed with 6 significant digits.
+// first row; floats are printed with 6 significant digits, NaN as NA.
 func PrintRows(w io.Writer, rows []Row) error {
 	if len(rows) == 0 {
 		return nil
@@ -24,7 +25,11 @@ func PrintRows(w io.Writer, rows []Row) error {
 		for _, k := range head {
 			v, _ := r.Get(k)
 			if f, ok := v.(float64); ok {
-				cells = append(cells, fmt.Sprintf("%.6g", f))
+				if math.IsNaN(f) {
+					cells = append(cells, NA)
+				} else {
+					cells = append(cells, fmt.Sprintf("%.6g", f))
+				}
 			} else {
 				cells = append(cells, fmt.Sprint(v))
 			}

@@ -2,6 +2,7 @@ package table
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -35,12 +36,12 @@ func TestFixed(t *testing.T) {
 		v    float64
 		d    int
 		want string
-	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "–"}, {math.Inf(1), 2, "+Inf"}} {
+	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "n/a"}, {math.Inf(1), 2, "+Inf"}} {
 		if got := Fixed(c.v, true, c.d); got != c.want {
 			t.Errorf("Fixed(%g, %d) = %q, want %q", c.v, c.d, got, c.want)
 		}
 	}
-	if got := Fixed(1, false, 2); got != "–" {
+	if got := Fixed(1, false, 2); got != "n/a" {
 		t.Errorf("Fixed(not ok) = %q", got)
 	}
 }
@@ -62,14 +63,26 @@ func TestNumberEval(t *testing.T) {
 		{Number{Where: []string{"g", "4"}, Agg: Count}, "2"},
 		{Number{Where: []string{"rule", "token|greedy"}, Agg: Count}, "2"},
 		{Number{Agg: MaxAbs, Col: "x"}, `$1.5\times10^{0}$`},
-		{Number{Where: []string{"rule", "nope"}, Agg: MaxAbs, Col: "x"}, "0"},
+		{Number{Where: []string{"rule", "nope"}, Agg: MaxAbs, Col: "x"}, "n/a"},
 		{Number{Agg: Negative, Col: "d"}, "2"},
 		{Number{Agg: Max, Col: "x", Digits: 1}, "1.5"},
 		{Number{Where: []string{"g", "4"}, Agg: Max, Col: "x", Digits: 2}, "0.25"},
-		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "–"},
+		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "n/a"},
 	} {
 		if got := c.n.Eval(rows); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.n, got, c.want)
 		}
+	}
+}
+
+// A table's n/a cells read n/a in Markdown and LaTeX and are empty
+// fields in its CSV.
+func TestTextNA(t *testing.T) {
+	tab := Text{Header: []string{"a", "b"}, Rows: [][]string{{NA, "1"}}}
+	if got := tab.CSV(); got != "a,b\n,1\n" {
+		t.Errorf("CSV %q, want an empty field for n/a", got)
+	}
+	if got := tab.Markdown(); !strings.Contains(got, "| n/a | 1 |") {
+		t.Errorf("Markdown %q", got)
 	}
 }
