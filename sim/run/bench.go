@@ -40,6 +40,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
+	cpu0 := processCPU()
 	start := time.Now()
 	// stop is set when ctx is cancelled and read before every step, so
 	// even thousands of workers on a few cores stop within milliseconds.
@@ -80,13 +81,14 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	}
 	wg.Wait()
 	el := time.Since(start).Seconds()
+	cpu := (processCPU() - cpu0).Seconds()
 	runtime.ReadMemStats(&ms1)
 	for _, err := range errs {
 		if err != nil {
 			return sim.BenchResult{}, err
 		}
 	}
-	r := sim.BenchResult{Seconds: el, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
+	r := sim.BenchResult{Seconds: el, CPUSeconds: cpu, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
 		PoolBytes: int64(len(pl.P)+len(pl.Q)) * int64(pl.V) * 4}
 	var em int64
 	for _, p := range parts {

@@ -1,0 +1,16 @@
+package run
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU returns the CPU time (user and system) the process has used,
+// every thread included: a benchmark's workers and the garbage collector.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
