@@ -35,3 +35,30 @@ func TestNothingMeasuredPrintsNA(t *testing.T) {
 		t.Errorf("generate prints zeros for nothing:\n%s", out)
 	}
 }
+
+// Every command's --seed help states its default once (it read "master
+// seed (default 1); ... (default: 0)", two defaults, one of them wrong).
+func TestSeedHelpOneDefault(t *testing.T) {
+	n := 0
+	for _, name := range []string{"audit", "bench", "check", "describe", "exact", "generate", "log-synthetic", "replay", "run", "scenario", "slurm", "smc"} {
+		code, out, errs := runCLI(name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", name, code, errs)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), "--seed ") {
+				continue
+			}
+			n++
+			if c := strings.Count(l, "default"); c != 1 {
+				t.Errorf("%s: --seed help names %d defaults: %s", name, c, strings.TrimSpace(l))
+			}
+			if strings.Contains(l, "(default: 0)") {
+				t.Errorf("%s: --seed help says the default is 0 (the clock): %s", name, strings.TrimSpace(l))
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d --seed lines found", n)
+	}
+}
