@@ -58,7 +58,10 @@ func TestReproduceTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fig := range []string{"leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier", "multidraft", "replay"} {
+	if !strings.HasPrefix(string(report), "# specsim: reproduced results\n") || !strings.Contains(string(report), "| `runs/audit/merged.parquet` |") {
+		t.Errorf("the main job's report.md does not call itself the reproduced results with its tables' files:\n%s", firstLines(string(report), 8))
+	}
+	for _, fig := range []string{"leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier", "multidraft", "replay", "drafters", "dynamic-gamma", "audit", "smc-forbid-end-expert"} {
 		for _, ext := range []string{"png", "svg", "pdf"} {
 			if st, err := os.Stat(filepath.Join(dir, "figures", fig+"."+ext)); err != nil || st.Size() < 1000 {
 				t.Errorf("figure %s.%s: %v", fig, ext, err)
@@ -69,7 +72,7 @@ func TestReproduceTiny(t *testing.T) {
 		}
 	}
 	for _, tab := range []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-		"lenience-table", "multidraft", experiments.ScenariosName, "audit", experiments.ReplayName} {
+		"lenience-table", "multidraft", experiments.ScenariosName, "audit", experiments.ReplayName, "drafters", "dynamic-gamma", "smc-steering"} {
 		for _, ext := range []string{"md", "tex", "csv"} {
 			if _, err := os.Stat(filepath.Join(dir, "tables", tab+"."+ext)); err != nil {
 				t.Errorf("table %s.%s: %v", tab, ext, err)
