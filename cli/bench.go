@@ -40,7 +40,7 @@ type benchRun struct {
 	CPUSeconds     float64 `json:"cpu_seconds"`
 	StepsPerSecond float64 `json:"steps_per_second"`
 	NsPerStep      float64 `json:"ns_per_step"`
-	// CPUNsPerStep is the process's CPU time per step (null off Linux).
+	// CPUNsPerStep is the workers' own CPU time per step (null off Linux).
 	CPUNsPerStep  float64 `json:"cpu_ns_per_step"`
 	MeanEmitted   float64 `json:"mean_emitted"`
 	AllocsPerStep float64 `json:"allocs_per_step"`

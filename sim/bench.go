@@ -26,11 +26,10 @@ type BenchConfig struct {
 type BenchResult struct {
 	Steps   int64
 	Seconds float64
-	// CPUSeconds is the process's CPU time (user and system, every
-	// thread: the workers and the garbage collector) over the timed
-	// period, on Linux; 0 elsewhere. Against Seconds it shows whether the
-	// workers had their cores: on a shared machine the wall time grows,
-	// the CPU time per step does not.
+	// CPUSeconds is the CPU time (user and system) of the workers' own
+	// threads over the timed period, summed, on Linux; 0 elsewhere.
+	// Against Seconds it shows whether the workers had their cores: on a
+	// shared machine the wall time grows, the CPU time per step does not.
 	CPUSeconds     float64
 	StepsPerSecond float64
 	MeanEmitted    float64

@@ -35,12 +35,14 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			copy(tokens[(c*nd+d)*g:], tmp.Tokens)
 		}
 	}
-	type part struct{ steps, emitted int64 }
+	type part struct {
+		steps, emitted int64
+		cpu            time.Duration
+	}
 	parts := make([]part, workers)
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	cpu0 := processCPU()
 	start := time.Now()
 	// stop is set when ctx is cancelled and read before every step, so
 	// even thousands of workers on a few cores stop within milliseconds.
@@ -52,6 +54,10 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// the worker's own thread, whose CPU time it reports
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPU()
 			cy := &cycled{pl: pl, tokens: tokens, c: w % pl.Contexts}
 			l := &Loop{Seed: cfg.Seed, Keys: Named("bench"), Chains: cy, Verifiers: []Verifier{Chain(a)}}
 			wk, err := l.NewWorker()
@@ -76,24 +82,24 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 					break
 				}
 			}
-			parts[w] = part{steps, emitted}
+			parts[w] = part{steps, emitted, threadCPU() - cpu0}
 		}()
 	}
 	wg.Wait()
 	el := time.Since(start).Seconds()
-	cpu := (processCPU() - cpu0).Seconds()
 	runtime.ReadMemStats(&ms1)
 	for _, err := range errs {
 		if err != nil {
 			return sim.BenchResult{}, err
 		}
 	}
-	r := sim.BenchResult{Seconds: el, CPUSeconds: cpu, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
+	r := sim.BenchResult{Seconds: el, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
 		PoolBytes: int64(len(pl.P)+len(pl.Q)) * int64(pl.V) * 4}
 	var em int64
 	for _, p := range parts {
 		r.Steps += p.steps
 		em += p.emitted
+		r.CPUSeconds += p.cpu.Seconds()
 	}
 	if r.Steps > 0 {
 		r.StepsPerSecond = float64(r.Steps) / el

@@ -4,6 +4,6 @@ package run
 
 import "time"
 
-// processCPU is unavailable off Linux; benchmarks then report no CPU time
+// threadCPU is unavailable off Linux; benchmarks then report no CPU time
 // (0).
-func processCPU() time.Duration { return 0 }
+func threadCPU() time.Duration { return 0 }
