@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -261,7 +259,7 @@ func printBench(c *cli.Context, format string, out benchJSON) error {
 // with (goos, goarch, pkg, cpu where known).
 func goBenchHeader(w io.Writer) {
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/specsim/specsim/cmd/simulate\n", runtime.GOOS, runtime.GOARCH)
-	if cpu := cpuName(); cpu != "" {
+	if cpu := simrun.CPUName(); cpu != "" {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
 }
@@ -274,21 +272,6 @@ func goBenchValue(v float64) string {
 		return "0"
 	}
 	return fmt.Sprintf("%.4g", v)
-}
-
-// cpuName is the processor's model name from /proc/cpuinfo ("" where
-// there is none).
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
 
 // benchTreeRun is one timed run of a tree rule.

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -97,13 +98,14 @@ func SMCSteering(rows []table.Row, model, name string) (*Figure, error) {
 // widened by a factor 1.25 at each end (a log axis); [0.1, 1] when there
 // are none.
 func positiveRange(rows []table.Row, col string) (float64, float64) {
-	pts := positive(xy(rows, "n", col))
-	if len(pts) == 0 {
-		return 0.1, 1
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if y := table.Num(r, col); y > 0 && !math.IsInf(y, 1) {
+			lo, hi = min(lo, y), max(hi, y)
+		}
 	}
-	lo, hi := pts[0].Y, pts[0].Y
-	for _, p := range pts {
-		lo, hi = min(lo, p.Y), max(hi, p.Y)
+	if lo > hi {
+		return 0.1, 1
 	}
 	return lo / 1.25, hi * 1.25
 }

@@ -3,6 +3,7 @@ package plots
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -65,7 +66,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			t := plot.Tick{Value: v}
 			if all || label(m, k) {
-				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+				t.Label = tickLabel(v)
 			}
 			ts = append(ts, t)
 		}
@@ -82,4 +83,21 @@ func labelledTicks(a *plot.Axis) int {
 		}
 	}
 	return n
+}
+
+// tickLabel writes a tick value briefly: plainly from 1e-4 to 1e5
+// (0.001, 20, 5000), else as 1e6 or 2e-5 (no "+", no leading zero in the
+// exponent).
+func tickLabel(v float64) string {
+	if a := math.Abs(v); a == 0 || a >= 1e-4 && a < 1e5 {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(exp, "+-0")
+	if neg {
+		exp = "-" + exp
+	}
+	return mant + "e" + exp
 }

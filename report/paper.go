@@ -19,8 +19,12 @@ import (
 )
 
 // Number is one quoted number of the paper: a LaTeX macro \Name and its
-// text.
-type Number struct{ Name, Value, Doc string }
+// text. Timed is set for the numbers of a timed experiment (timings of
+// the machine, which differ from run to run).
+type Number struct {
+	Name, Value, Doc string
+	Timed            bool
+}
 
 var macroName = regexp.MustCompile(`^[A-Za-z]+$`)
 
@@ -35,7 +39,7 @@ func Numbers(b *Bundle) []Number {
 		seed = m[results.KeySeed]
 		break
 	}
-	out := []Number{{"Seed", seed, "master seed"}}
+	out := []Number{{Name: "Seed", Value: seed, Doc: "master seed"}}
 	exps := experiments.MainJob()
 	at := func(e experiments.Experiment) int {
 		if e.NumbersAt > 0 {
@@ -46,7 +50,7 @@ func Numbers(b *Bundle) []Number {
 	sort.SliceStable(exps, func(i, j int) bool { return at(exps[i]) < at(exps[j]) })
 	for _, e := range exps {
 		for _, n := range e.Numbers {
-			out = append(out, Number{n.Macro, n.Eval(b.Rows[e.Name]), n.Doc})
+			out = append(out, Number{n.Macro, n.Eval(b.Rows[e.Name]), n.Doc, e.Timed})
 		}
 	}
 	return out

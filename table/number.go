@@ -26,6 +26,10 @@ const (
 	// Max: the largest Col over the rows, with Digits decimals ("n/a"
 	// when no row matches).
 	Max
+	// Str: column Col of the first row as text, kept to letters, digits
+	// and plain punctuation so that it is safe in LaTeX ("n/a" when no
+	// row matches or the column is empty).
+	Str
 )
 
 // NegativeTol is the tolerance of Negative: a value counts as below zero
@@ -98,7 +102,26 @@ func (n Number) Eval(rows []Row) string {
 	if len(rows) == 0 {
 		return NA
 	}
+	if n.Agg == Str {
+		return plainText(rows[0].String(n.Col))
+	}
 	return FixedCol(rows[0], n.Col, n.Digits)
+}
+
+// plainText keeps the letters, digits, spaces and the punctuation
+// . , ( ) @ + - / : of s (a processor's name, a revision), so that it can
+// be written into LaTeX as it is; NA when nothing is left.
+func plainText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" .,()@+-/:", r) {
+			b.WriteRune(r)
+		}
+	}
+	if t := strings.TrimSpace(b.String()); t != "" {
+		return t
+	}
+	return NA
 }
 
 // texSci formats v as a LaTeX number like $2.2\times10^{-16}$ (0 as 0).

@@ -68,8 +68,14 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			s := Shared(sim.NewRand(cfg.Seed, sim.StreamID("bench/rule", uint64(w))))
 			deadline := time.Now().Add(cfg.Duration)
 			var steps, emitted int64
+			// the clock is read after every batch of steps; a batch starts
+			// at one step and doubles up to 256 while it takes under a
+			// millisecond, so a slow rule (milliseconds a step) overruns
+			// the duration by one step, not by 256
+			batch := 1
 			for !stop.Load() {
-				for j := 0; j < 256 && !stop.Load(); j++ {
+				t0 := time.Now()
+				for j := 0; j < batch && !stop.Load(); j++ {
 					r, err := wk.Round(s, steps)
 					if err != nil {
 						errs[w] = err
@@ -78,8 +84,12 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 					emitted += int64(r.Outcome().Emitted())
 					steps++
 				}
-				if time.Now().After(deadline) {
+				now := time.Now()
+				if now.After(deadline) {
 					break
+				}
+				if batch < 256 && now.Sub(t0) < time.Millisecond {
+					batch *= 2
 				}
 			}
 			parts[w] = part{steps, emitted, threadCPU() - cpu0}

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -15,4 +17,19 @@ func threadCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// CPUName is the processor's model name from /proc/cpuinfo ("" where
+// there is none), for benchmark output ('go test -bench' prints it too).
+func CPUName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
