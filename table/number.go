@@ -26,6 +26,19 @@ const (
 	// Max: the largest Col over the rows, with Digits decimals ("n/a"
 	// when no row matches).
 	Max
+	// Min: the smallest Col over the rows, with Digits decimals ("n/a"
+	// when no row matches).
+	Min
+	// Mean: the mean of Col over the rows, with Digits decimals ("n/a"
+	// without rows).
+	Mean
+	// SD: the sample standard deviation of Col over the rows (divisor
+	// n − 1), with Digits decimals ("n/a" with fewer than two rows).
+	SD
+	// CoverMean: the number of rows whose interval [ci_lo, ci_hi] holds
+	// the mean of Col over the rows (replicates whose 95% interval
+	// covers the replicates' mean).
+	CoverMean
 	// Str: column Col of the first row as text, kept to letters, digits
 	// and plain punctuation so that it is safe in LaTeX ("n/a" when no
 	// row matches or the column is empty).
@@ -90,14 +103,50 @@ func (n Number) Eval(rows []Row) string {
 			}
 		}
 		return fmt.Sprint(c)
-	case Max:
+	case Max, Min:
 		m, ok := math.Inf(-1), false
+		if n.Agg == Min {
+			m = math.Inf(1)
+		}
 		for _, r := range rows {
 			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
-				m, ok = math.Max(m, v), true
+				if n.Agg == Min {
+					m = math.Min(m, v)
+				} else {
+					m = math.Max(m, v)
+				}
+				ok = true
 			}
 		}
 		return Fixed(m, ok, n.Digits)
+	case Mean, SD, CoverMean:
+		var xs []float64
+		for _, r := range rows {
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				xs = append(xs, v)
+			}
+		}
+		mean := 0.0
+		for _, x := range xs {
+			mean += x / float64(len(xs))
+		}
+		switch n.Agg {
+		case Mean:
+			return Fixed(mean, len(xs) > 0, n.Digits)
+		case SD:
+			ss := 0.0
+			for _, x := range xs {
+				ss += (x - mean) * (x - mean)
+			}
+			return Fixed(math.Sqrt(ss/float64(len(xs)-1)), len(xs) > 1, n.Digits)
+		}
+		c := 0
+		for _, r := range rows {
+			if lo, hi := Num(r, "ci_lo"), Num(r, "ci_hi"); lo <= mean && mean <= hi {
+				c++
+			}
+		}
+		return fmt.Sprint(c)
 	}
 	if len(rows) == 0 {
 		return NA

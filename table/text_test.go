@@ -68,6 +68,12 @@ func TestNumberEval(t *testing.T) {
 		{Number{Agg: Max, Col: "x", Digits: 1}, "1.5"},
 		{Number{Where: []string{"g", "4"}, Agg: Max, Col: "x", Digits: 2}, "0.25"},
 		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "n/a"},
+		{Number{Agg: Min, Col: "x", Digits: 4}, "-0.0031"},
+		{Number{Agg: Mean, Col: "g"}, "3"},              // (4+4+2)/3 = 3.33 at 0 digits
+		{Number{Agg: SD, Col: "g", Digits: 3}, "1.155"}, // √((0.44+0.44+1.78)/2)
+		{Number{Where: []string{"rule", "nope"}, Agg: SD, Col: "g"}, "n/a"},
+		{Number{Agg: Str, Col: "rule"}, "token"},
+		{Number{Where: []string{"rule", "nope"}, Agg: Str, Col: "rule"}, "n/a"},
 	} {
 		if got := c.n.Eval(rows); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.n, got, c.want)
@@ -84,5 +90,21 @@ func TestTextNA(t *testing.T) {
 	}
 	if got := tab.Markdown(); !strings.Contains(got, "| n/a | 1 |") {
 		t.Errorf("Markdown %q", got)
+	}
+}
+
+// CoverMean counts the rows whose interval holds the rows' mean; Str keeps
+// LaTeX-safe characters only.
+func TestNumberCoverMeanAndStr(t *testing.T) {
+	rows := []Row{
+		{{K: "x", V: 1.0}, {K: "ci_lo", V: 0.5}, {K: "ci_hi", V: 1.5}},
+		{{K: "x", V: 2.0}, {K: "ci_lo", V: 1.8}, {K: "ci_hi", V: 2.2}},
+		{{K: "x", V: 3.0}, {K: "ci_lo", V: 1.9}, {K: "ci_hi", V: 4.0}},
+	}
+	if got := (Number{Agg: CoverMean, Col: "x"}).Eval(rows); got != "2" {
+		t.Errorf("CoverMean = %s, want 2 (mean 2 lies in [1.8, 2.2] and [1.9, 4])", got)
+	}
+	if got := plainText(`Intel(R) Xeon(R) CPU E5 @ 2.40GHz_%$\x`); got != "Intel(R) Xeon(R) CPU E5 @ 2.40GHzx" {
+		t.Errorf("plainText = %q", got)
 	}
 }
