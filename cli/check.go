@@ -50,7 +50,7 @@ func checkCommand() *cli.Command {
 			gammaFlag("draft length γ (tree depth)"),
 			&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 			&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
-			&cli.StringFlag{Name: "conform", Usage: "test the steps against this rule's exact law given the drafts (\"implements rule R\") instead of losslessness"},
+			&cli.StringFlag{Name: "conform", Usage: "test the steps against rule R's exact law given the drafts (\"implements rule R\") instead of losslessness: R, with --param's parameters when R is --algo's rule (or with --external), or R:k=v,... with its own"},
 			&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
 			&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
 			&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
@@ -123,7 +123,14 @@ func checkExit(ctx context.Context, name string, rep resolve.Report, trials int6
 
 func printCheck(w io.Writer, o checkJSON) {
 	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
+	fmt.Fprintf(w, "%s\n", o.Claim)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
+	if o.Mode != "lossless" {
+		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, o.EdgeMsg, o.EdgeConform, o.EdgeConformMsg)
+	}
+	for _, s := range nextSteps(o.Report, o.Elapsed) {
+		fmt.Fprintf(w, "next: %s\n", s)
+	}
 	f := func(v float64) string { return table.Fixed(v, true, 4) }
 	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
 	for _, n := range o.Notes {
@@ -134,6 +141,44 @@ func printCheck(w io.Writer, o checkJSON) {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
 			t.Name, t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, t.Quantity)
 	}
+}
+
+// nextSteps says what would show more than this check did: for a check that
+// detected nothing, the trials that halve every detectable TV, and the
+// conformance test to the lossless rule whose law explains the outcomes
+// best; for a violation, the rule or planted bug the outcomes look like.
+func nextSteps(r resolve.Report, elapsed float64) []string {
+	var out []string
+	best := func(lossless bool) (check.Fit, bool) {
+		for _, f := range r.Fits {
+			if f.Lossless || !lossless {
+				return f, true
+			}
+		}
+		return check.Fit{}, false
+	}
+	switch r.Verdict {
+	case check.NotDetected, check.Inconclusive:
+		if r.MoreTrials > 0 && r.Trials > 0 {
+			s := fmt.Sprintf("--trials %d would detect about half the TV (%.3g in the finest test)", r.MoreTrials, r.MinDetectableTV/2)
+			if elapsed > 0 {
+				s += fmt.Sprintf(", about %.0f s at this run's rate", elapsed*float64(r.MoreTrials)/float64(r.Trials))
+			}
+			out = append(out, s)
+		}
+		if f, ok := best(true); ok && r.Mode == "lossless" {
+			out = append(out, fmt.Sprintf("--conform %s tests the outcomes given the drafts against %s's exact law (of the harness's lossless rules its law explains the outcomes best, mean log-likelihood %.4g over %d steps); a conformance test sees a deviation in how drafts are accepted, such as a temperature mismatch, with far fewer trials than the tests of the emitted law", f.Name, f.Name, f.MeanLogLik, f.Steps))
+		}
+	case check.Violated:
+		if f, ok := best(false); ok {
+			kind := "the rule"
+			if !f.Lossless {
+				kind = "the lossy rule or planted bug"
+			}
+			out = append(out, fmt.Sprintf("the outcomes given the drafts look most like %s %s (%s; mean log-likelihood %.4g over %d steps): a first hypothesis", kind, f.Name, f.Summary, f.MeanLogLik, f.Steps))
+		}
+	}
+	return out
 }
 
 // checkLimits refuses impossible values of the flags whose library

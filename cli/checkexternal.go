@@ -18,7 +18,8 @@ import (
 func externalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "external", Usage: "check an implementation outside this program: a command (run with /bin/sh -c) that speaks the external protocol, e.g. \"python3 -m specsim_ext mymodule:verify\" (see docs/external.md)"},
-		&cli.StringFlag{Name: "mode", Value: external.Verify, Usage: "with --external: verify (the harness samples the drafts) or step (the implementation samples its own drafts from logits)"},
+		&cli.StringFlag{Name: "mode", Value: external.Verify, Usage: "with --external: verify (the harness samples the drafts), step (the implementation drafts for itself from the pool's logits or the model the harness ships; the emitted tokens are judged) or tree (the harness drafts a token tree with --draft, --k, --branch; the implementation verifies it)"},
+		&cli.StringFlag{Name: "rows", Usage: "with --external: compose batches like a serving engine's: row kinds separated by ';', each of greedy, seeded, t=T, top_k=K, top_p=P, min_p=M, gamma=G (e.g. \"greedy;t=0.7,top_k=50,seeded;t=1,gamma=2\"), or \"engine\" for " + external.EngineRows + "; each row is judged against its own transformed target law, seeded rows also for determinism (pool sources)"},
 		&cli.IntFlag{Name: "batch", Value: external.DefaultBatch, Usage: "with --external: steps per batch (independent sequences per call)"},
 		&cli.DurationFlag{Name: "timeout", Value: external.DefaultTimeout, Usage: "with --external: the longest wait for one answer; the implementation is killed after it"},
 		&cli.Float64Flag{Name: "temperature", Value: 1, Usage: "with --external: sampling temperature passed to a function with a fourth parameter; the target law is transformed the same way"},
@@ -53,11 +54,39 @@ func checkExternal(c *cli.Context) error {
 			return diag.Usage(err)
 		}
 	}
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return diag.Usage(err)
+	}
+	if len(ps) > 0 && c.String("conform") == "" {
+		return diag.Usage(fmt.Errorf("--param with --external sets the parameters of the --conform rule; give --conform NAME (an external implementation takes no parameters from the harness)"))
+	}
 	cfg := external.RunConfig{
 		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
 		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"),
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
-		Conform: c.String("conform"),
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), CrossRow: true},
+		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
+	}
+	cfg.MemBudget = memBudget(c)
+	if c.IsSet("k") {
+		cfg.K = c.Int("k")
+	}
+	if c.IsSet("branch") {
+		b, err := parseBranch(c.String("branch"))
+		if err != nil {
+			return diag.Usage(err)
+		}
+		cfg.Branch = b
+	}
+	if (c.IsSet("k") || c.IsSet("draft") || c.IsSet("branch")) && cfg.Mode != external.Tree {
+		return diag.Usage(fmt.Errorf("--k, --draft and --branch configure the drafter of --mode tree; this is --mode %s", cfg.Mode))
+	}
+	if c.IsSet("rows") {
+		rows, err := external.ParseRows(c.String("rows"))
+		if err != nil {
+			return diag.Usage(fmt.Errorf("--rows: %v", err))
+		}
+		cfg.Rows = rows
 	}
 	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
 		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
@@ -73,7 +102,10 @@ func checkExternal(c *cli.Context) error {
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
 		printCheck(w, newCheckJSON(rep.Report, rep.Elapsed))
-		fmt.Fprintf(w, "external %s (%s mode, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Batch, rep.StepsPerSecond)
+		for _, comp := range rep.Components {
+			fmt.Fprintf(w, "component %s: %s (%s)\n", comp.Name, comp.Verdict, comp.Detail)
+		}
+		fmt.Fprintf(w, "external %s (%s mode, protocol %d, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Protocol, rep.Batch, rep.StepsPerSecond)
 	}); werr != nil {
 		return werr
 	}

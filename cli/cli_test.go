@@ -145,7 +145,7 @@ func TestCheckCLI(t *testing.T) {
 		t.Fatalf("check token: exit %d: %s", code, errs)
 	}
 	r := decodeJSON(t, "check", out, "verdict", "p_value", "min_detectable_quantity", "min_detectable_tv", "mode", "trials", "seed", "alpha_hat", "mean_emitted", "edge_verdict")
-	if r["verdict"] != "preserved" || r["seed"].(float64) != 1 || r["trials"].(float64) != 20000 {
+	if r["verdict"] != "not_detected" || r["seed"].(float64) != 1 || r["trials"].(float64) != 20000 {
 		t.Errorf("check token: verdict %v seed %v trials %v", r["verdict"], r["seed"], r["trials"])
 	}
 	if code, _, _ := runCLI(append(args, "--algo", "mutant-resample-p")...); code != diag.ExitViolated {

@@ -19,7 +19,7 @@ func TestGenerateCLI(t *testing.T) {
 		t.Fatalf("generate: exit %d: %s", code, errs)
 	}
 	r := decodeJSON(t, "generate", out, "tokens_per_target_call", "acceptance", "mean_accepted_length", "speedup", "verdict", "provenance", "per_prompt")
-	if v := r["verdict"].(map[string]any)["verdict"]; v != "preserved" {
+	if v := r["verdict"].(map[string]any)["verdict"]; v != "not_detected" {
 		t.Errorf("token verification: verdict %v", v)
 	}
 	if !strings.Contains(errs, "seed 9") {

@@ -115,7 +115,7 @@ func TestNewKindEverywhere(t *testing.T) {
 	if err := json.Unmarshal([]byte(ok("check", "--algo", "token", "--source", spec, "--gamma", "2", "--trials", "20000", "--seed", "3", "--json")), &ck); err != nil {
 		t.Fatal(err)
 	}
-	if ck.Source != canon || ck.Verdict != "preserved" || math.Abs(ck.AlphaHat-0.7) > 0.02 {
+	if ck.Source != canon || ck.Verdict != "not_detected" || math.Abs(ck.AlphaHat-0.7) > 0.02 {
 		t.Errorf("check token: %+v, want %s preserved with alpha_hat near 0.7", ck, canon)
 	}
 	if code, _, _ := runCLI("check", "--algo", "mutant-always-accept", "--source", spec, "--gamma", "2", "--trials", "20000", "--seed", "3"); code != diag.ExitViolated {

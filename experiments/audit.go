@@ -16,10 +16,14 @@ import (
 	"github.com/specsim/specsim/table"
 )
 
-// Verdicts of the audit beyond check.Preserved and check.Violated.
+// Verdicts of the audit beyond check's (NotDetected, Violated, Passed).
 const (
 	Lossy = "lossy"
 	NA    = table.NA
+	// Preserved is the exact check's verdict when the emitted law equals
+	// the target's to sim.ExactTol on every enumerated pair: a proof for
+	// those pairs, which a statistical check never gives.
+	Preserved = "preserved"
 )
 
 // AuditPairs are the model pairs the audit enumerates exactly: three
@@ -88,7 +92,7 @@ func auditLevel() float64 {
 // statOnly is the verdict of a check's statistical tests alone: violated
 // when their smallest Holm-adjusted p-value is below the level,
 // inconclusive when the check found no deviation but some test had no
-// power, else preserved. The check's own verdict also folds in the
+// power, else not_detected. The check's own verdict also folds in the
 // scripted-coin edge cases and the outcome invariants; the audit shows
 // those as their own columns, so a violation found only by the edge cases
 // is not shown as a statistical one with p = 1.
@@ -99,7 +103,7 @@ func statOnly(res check.Result, level float64) string {
 	case res.Verdict == check.Inconclusive:
 		return check.Inconclusive
 	}
-	return check.Preserved
+	return check.NotDetected
 }
 
 // auditKind is a rule's kind in the audit: prefix + mutant, lossy or
@@ -170,7 +174,7 @@ const (
 )
 
 func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, seed uint64) ([]Row, error) {
-	expected := check.Preserved
+	expected := check.NotDetected
 	switch kind {
 	case "tree-mutant":
 		expected = check.Violated
@@ -203,7 +207,7 @@ func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, 
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.Preserved
+		exactVerdict = Preserved
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy {
@@ -230,7 +234,7 @@ func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, 
 		n := int(cfg.Trials(auditBatch))
 		agree := algos.CrossRowAgreement(sim.NewRand(seed, sim.StreamID("audit/batch")), ba, d, pr.P, nil, n)
 		lo, hi := stattest.Wilson(int64(agree), int64(n), 1-1e-6)
-		batch = check.Preserved
+		batch = check.Passed
 		if want < lo || want > hi {
 			batch = check.Violated
 		}
@@ -260,8 +264,8 @@ func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, 
 		statVerdict = Lossy
 	}
 	verdict := exactVerdict
-	if verdict == NA {
-		verdict = check.Preserved
+	if verdict == NA || verdict == Preserved {
+		verdict = check.NotDetected // no violation found by any check
 	}
 	for _, v := range []string{statVerdict, batch} {
 		if v == check.Violated {
@@ -322,7 +326,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if err != nil {
 		return nil, err
 	}
-	expected := check.Preserved
+	expected := check.NotDetected
 	switch kind {
 	case "mutant":
 		expected = check.Violated
@@ -349,7 +353,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 				eEmit = r.ExpectedEmitted
 			}
 		}
-		exactVerdict = check.Preserved
+		exactVerdict = Preserved
 		if maxErr >= sim.ExactTol {
 			exactVerdict = check.Violated
 			if e.Lossy && kind != "strict" {
@@ -406,7 +410,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	// columns. The reported p-value is Bonferroni-adjusted like the level:
 	// it is compared with check.DefaultLevel.
 	statVerdict := statOnly(res, level)
-	if v := statOnly(pairRes, level); v == check.Violated || statVerdict == check.Preserved {
+	if v := statOnly(pairRes, level); v == check.Violated || statVerdict == check.NotDetected {
 		statVerdict = v
 	}
 	invalid := pairRes.Invalid
@@ -424,16 +428,16 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	// 3. Scripted-coin edge cases (lossless claims only).
 	edge := NA
 	if !(e.Lossy && kind != "strict") {
-		edge = check.Preserved
+		edge = check.Passed
 		if check.EdgeCheck(a) != nil {
 			edge = check.Violated
 		}
 	}
 	row = append(row, KV{K: "edge_verdict", V: edge})
 
-	verdict := check.Preserved
+	verdict := check.NotDetected
 	for _, v := range []string{exactVerdict, statVerdict, edge} {
-		if v == Lossy && verdict == check.Preserved {
+		if v == Lossy && verdict == check.NotDetected {
 			verdict = Lossy
 		}
 		if v == check.Violated {

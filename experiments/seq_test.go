@@ -28,7 +28,7 @@ func TestSeqExperiments(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rows[0]
-		if r.String("verdict") != "preserved" {
+		if r.String("verdict") != "not_detected" {
 			t.Errorf("%s: verdict %s", c.ID(), r.String("verdict"))
 		}
 		tpc, _ := r.Float("tokens_per_call")
@@ -61,7 +61,7 @@ func TestSeqExperiments(t *testing.T) {
 		if r.String("exceeds_oracle") == "true" && r.String("policy") != "oracle" {
 			t.Errorf("policy %s beats the oracle: %v", r.String("policy"), r)
 		}
-		if r.String("verdict") != "preserved" {
+		if r.String("verdict") != "not_detected" {
 			t.Errorf("policy %s: verdict %s", r.String("policy"), r.String("verdict"))
 		}
 	}

@@ -9,8 +9,9 @@ import (
 
 // The package docstring of specsim_ext says which positional parameter
 // receives the Sampling in each mode, and the server agrees: for each
-// mode the least number of positional parameters for which takes_sampling
-// is true is the ordinal the docstring names (it said "a fourth
+// mode the least number of positional parameters (two or more: a
+// function of one argument takes a protocol-2 Batch, which carries its
+// sampling) for which takes_sampling is true is the ordinal the docstring names (it said "a fourth
 // parameter" for both modes; verify mode takes it fifth).
 func TestSamplingParameterDocumented(t *testing.T) {
 	py := numpyPython(t)
@@ -25,7 +26,7 @@ for mode in ("verify", "step"):
         raise SystemExit("docstring names no position for " + mode + " mode")
     said = ordinals[m.group(1)]
     least = None
-    for n in range(1, 8):
+    for n in range(2, 8):  # a function of one argument takes a Batch
         ns = {}
         exec("def f(" + ", ".join("a%d" % i for i in range(n)) + "): pass", ns)
         if takes_sampling(ns["f"], mode):

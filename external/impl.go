@@ -1,25 +1,35 @@
 package external
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/sim/check"
 )
 
 // Modes.
 const (
 	// Verify: the harness samples the drafts; the implementation verifies.
 	Verify = "verify"
-	// Step: the implementation samples its own drafts from the draft
-	// logits and verifies them.
+	// Step: the implementation samples its own drafts (from the pool's
+	// logits, or from the model the harness ships) and verifies them; the
+	// harness judges the tokens it emits.
 	Step = "step"
+	// Tree: the harness drafts a token tree; the implementation verifies
+	// it (protocol 2).
+	Tree = "tree"
+)
+
+// Where an implementation's rows come from (the hello message's
+// "source"): a pool's rows sent once, a Markov model pair's tables sent
+// once, or rows sent with every batch.
+const (
+	SourcePool   = "pool"
+	SourceMarkov = "markov"
+	SourceInline = "inline"
 )
 
 // Coins of a batch: "random" hands the function a seeded
@@ -38,54 +48,104 @@ type Config struct {
 	Command string
 	// Env is the child's environment (nil: the harness's own).
 	Env []string
-	// Mode is Verify or Step.
+	// Mode is Verify, Step or Tree.
 	Mode string
-	// Gamma and V are the draft length and vocabulary of every batch.
+	// Gamma and V are the draft length (the tree depth in tree mode) and
+	// the vocabulary of every batch.
 	Gamma, V int
-	// Sampling, when set, is passed to functions that take a fourth
-	// argument; the harness then tests against the target law after the
-	// same transforms (data.Sampling). Rows are shipped untransformed.
+	// Source says where the rows come from (SourcePool, SourceMarkov or
+	// SourceInline; "" is SourceInline).
+	Source string
+	// Draft names the tree drafter (tree mode), for the hello message.
+	Draft string
+	// Sampling, when set, is passed to functions that take it; the
+	// harness then tests against the target law after the same transforms
+	// (data.Sampling). Rows are shipped untransformed.
 	Sampling *Sampling
+	// Rows, when set, composes every batch like a serving engine's: step t
+	// of the run is a row of kind Rows[t mod len(Rows)] (its own sampling
+	// parameters, draft length and seeding), and every batch carries the
+	// per-row arrays (protocol 2). The source must be a pool.
+	Rows []RowConfig
+	// MemBudget bounds the bytes of one batch's rows (0:
+	// sim.DefaultMemBudget).
+	MemBudget int64
 	// Timeout bounds every exchange (DefaultTimeout when 0).
 	Timeout time.Duration
 }
 
-// Impl is a running external implementation. It is a check.Stepper (and,
-// in step mode, a check.DraftSampler). Concurrent calls are serialized:
-// one process answers one batch at a time.
+// needsV2 returns what of cfg needs protocol 2, or "".
+func (cfg *Config) needsV2() string {
+	switch {
+	case cfg.Mode == Tree:
+		return "tree mode"
+	case cfg.Mode == Step && cfg.Source == SourceMarkov:
+		return "step mode on a model pair (the model is shipped)"
+	case len(cfg.Rows) > 0:
+		return "composed batches (per-row sampling, draft lengths and seeds)"
+	}
+	return ""
+}
+
+// Impl is a running external implementation. It is a sim.Stepper (verify
+// and step mode) and a sim.TreeStepper (tree mode). Concurrent calls are
+// serialized: one process answers one batch at a time.
 type Impl struct {
-	mu    sync.Mutex
-	cfg   Config
-	p     *proc
-	name  string
-	pool  *sim.Pool // the pool whose rows the child holds, or nil
-	batch int       // batches sent so far
-	step  int64     // steps sent so far
-	err   error     // the first protocol error; every later call returns it
+	mu      sync.Mutex
+	cfg     Config
+	p       *proc
+	name    string
+	version int       // the protocol version in use
+	pool    *sim.Pool // the pool whose rows the child holds, or nil
+	pair    *sim.Pair // the model pair whose tables the child holds, or nil
+	mp, mq  *sim.Markov
+	batch   int   // batches sent so far
+	step    int64 // steps sent so far
+	err     error // the first protocol error; every later call returns it
+	invalid invalidLog
+	det     determinism
+	// needDrafts refuses step-mode answers without drafts (a conformance
+	// test needs them).
+	needDrafts bool
 
 	ctx, drafts []int64
 	rows, row   []float32
 	emitted     array
 	sampled     array
 	scratch     []byte
+	path        []int
+	prow        []float64
+	tb          treeBufs
 }
 
 var (
-	_ check.Stepper      = (*Impl)(nil)
-	_ check.DraftSampler = (*Impl)(nil)
+	_ sim.Stepper     = (*Impl)(nil)
+	_ sim.TreeStepper = (*Impl)(nil)
 )
 
 // Start runs cfg.Command and exchanges the hello message: the child
-// answers with its function's name and whether it takes sampling
-// parameters.
+// answers with its function's name, whether it takes sampling parameters
+// and the protocol version it speaks.
 func Start(cfg Config) (*Impl, error) {
+	if cfg.Source == "" {
+		cfg.Source = SourceInline
+	}
+	maxGamma := sim.MaxGamma
+	if cfg.Mode == Tree {
+		maxGamma = sim.MaxTreeDepth
+	}
 	switch {
-	case cfg.Mode != Verify && cfg.Mode != Step:
-		return nil, fmt.Errorf("external: mode %q; use %q or %q", cfg.Mode, Verify, Step)
-	case cfg.Gamma < 1 || cfg.Gamma > sim.MaxGamma:
-		return nil, fmt.Errorf("external: gamma = %d; use 1 <= gamma <= %d", cfg.Gamma, sim.MaxGamma)
+	case cfg.Mode != Verify && cfg.Mode != Step && cfg.Mode != Tree:
+		return nil, fmt.Errorf("external: mode %q; use %q, %q or %q", cfg.Mode, Verify, Step, Tree)
+	case cfg.Gamma < 1 || cfg.Gamma > maxGamma:
+		return nil, fmt.Errorf("external: gamma = %d; use 1 <= gamma <= %d", cfg.Gamma, maxGamma)
 	case cfg.V < 2:
 		return nil, fmt.Errorf("external: vocabulary %d; use V >= 2", cfg.V)
+	case cfg.Source != SourcePool && cfg.Source != SourceMarkov && cfg.Source != SourceInline:
+		return nil, fmt.Errorf("external: source %q; use %q, %q or %q", cfg.Source, SourcePool, SourceMarkov, SourceInline)
+	}
+	if err := checkRows(cfg.Rows, cfg.Gamma); err != nil {
+		return nil, fmt.Errorf("external: %v", err)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -95,7 +155,9 @@ func Start(cfg Config) (*Impl, error) {
 		return nil, err
 	}
 	im := &Impl{cfg: cfg, p: p}
-	err = p.send(header{Op: "hello", Protocol: ProtocolVersion, Mode: cfg.Mode, Gamma: cfg.Gamma, Vocab: cfg.V, Sampling: cfg.Sampling}, nil)
+	hello := header{Op: "hello", Protocol: ProtocolVersion, Protocols: []int{1, 2}, Mode: cfg.Mode, Gamma: cfg.Gamma,
+		Vocab: cfg.V, Sampling: cfg.Sampling, Source: cfg.Source, Draft: cfg.Draft, PerRow: perRowArrays(cfg.Rows)}
+	err = p.send(hello, nil)
 	var h header
 	if err == nil {
 		h, err = p.recv(nil, nil)
@@ -103,8 +165,16 @@ func Start(cfg Config) (*Impl, error) {
 	if err == nil && h.Op != "ready" {
 		err = fmt.Errorf("the answer to hello is %q, want \"ready\"", h.Op)
 	}
-	if err == nil && cfg.Sampling != nil && !h.TakesSampling {
-		err = fmt.Errorf("%s takes no sampling argument; give it a fourth parameter or drop the sampling flags", h.Name)
+	if err == nil {
+		im.version = max(h.Protocol, 1)
+		switch need := cfg.needsV2(); {
+		case im.version < MinProtocol || im.version > ProtocolVersion:
+			err = fmt.Errorf("%s speaks protocol %d; the harness speaks %d to %d", h.Name, im.version, MinProtocol, ProtocolVersion)
+		case im.version < 2 && need != "":
+			err = fmt.Errorf("%s speaks protocol 1, and %s needs protocol 2; update its specsim_ext (python/ of this repository)", h.Name, need)
+		case cfg.Sampling != nil && !h.TakesSampling:
+			err = fmt.Errorf("%s takes no sampling argument; give it a sampling parameter or drop the sampling flags", h.Name)
+		}
 	}
 	if err != nil {
 		p.kill()
@@ -124,15 +194,16 @@ func Start(cfg Config) (*Impl, error) {
 // specsim_ext).
 func (im *Impl) Name() string { return im.name }
 
+// Protocol returns the protocol version in use (the implementation's
+// answer to hello).
+func (im *Impl) Protocol() int { return im.version }
+
 // Sent returns the number of steps sent so far (edge cases included).
 func (im *Impl) Sent() int64 {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	return im.step
 }
-
-// SamplesDrafts implements check.DraftSampler: true in step mode.
-func (im *Impl) SamplesDrafts() bool { return im.cfg.Mode == Step }
 
 // Close asks the child to exit and waits for it; it kills it after the
 // timeout.
@@ -151,9 +222,10 @@ func (im *Impl) Close() error {
 func (im *Impl) Kill() { im.p.kill() }
 
 // SetPool sends pl's rows once (float32 [contexts, γ+1, V] and
-// [contexts, γ, V]: probabilities in verify mode, their logarithms in
-// step mode); later batches whose blocks all carry a context index
-// (Block.Ctx ≥ 0) ship only the indices.
+// [contexts, γ, V]: probabilities in verify and tree mode, their
+// logarithms in step mode); later batches whose blocks all carry a
+// context index (Block.Ctx ≥ 0) ship only the indices, and trees the
+// index of every node's rows.
 func (im *Impl) SetPool(pl *sim.Pool) error {
 	if im.err != nil {
 		return im.err
@@ -180,11 +252,7 @@ func (im *Impl) SetPool(pl *sim.Pool) error {
 		return nil
 	})
 	if err == nil {
-		var h header
-		h, err = im.p.recv(nil, nil)
-		if err == nil && h.Op != "ok" {
-			err = fmt.Errorf("the answer to the pool message is %q, want \"ok\"", h.Op)
-		}
+		err = im.expectOK("pool")
 	}
 	if err != nil {
 		return im.fail(fmt.Errorf("external: %s: sending the pool's rows: %v", im.name, err))
@@ -193,10 +261,75 @@ func (im *Impl) SetPool(pl *sim.Pool) error {
 	return nil
 }
 
-// appendRow appends a row as shipped: probabilities (verify mode) or
-// log-probabilities (step mode; log 0 = -Inf).
+// SetModel sends the tables of a Markov model pair once (protocol 2):
+// {"op":"model","kind":"markov","order":K,"contexts":S} with p and q
+// float64 [S, V], S = (V+1)^K rows indexed by the state of the last K
+// tokens (sim.Markov.State): probabilities in verify and tree mode,
+// natural logarithms in step mode. In step mode the implementation drafts
+// from the model itself; in tree mode batches then carry the state of
+// every node instead of its rows.
+func (im *Impl) SetModel(pr sim.Pair) error {
+	if im.err != nil {
+		return im.err
+	}
+	mp, mq := markovOf(pr.P), markovOf(pr.Q)
+	if mp == nil || mq == nil || mp.K != mq.K || mp.V != im.cfg.V || mq.V != im.cfg.V {
+		return fmt.Errorf("external: the model pair %s is not a Markov pair of one order over V = %d; ship models of markov: sources only", pr.Name, im.cfg.V)
+	}
+	s, v := len(mp.Rows), mp.V
+	err := im.p.send(header{Op: "model", Kind: "markov", Order: mp.K, Contexts: s, Arrays: []string{"p", "q"}}, func(w io.Writer) error {
+		buf := make([]float64, 0, s*v)
+		var err error
+		for _, m := range []*sim.Markov{mp, mq} {
+			buf = buf[:0]
+			for _, r := range m.Rows {
+				for _, x := range r {
+					if im.cfg.Mode == Step {
+						x = math.Log(x)
+					}
+					buf = append(buf, x)
+				}
+			}
+			if im.scratch, err = writeF64(w, []int{s, v}, buf, im.scratch); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = im.expectOK("model")
+	}
+	if err != nil {
+		return im.fail(fmt.Errorf("external: %s: sending the model's tables: %v", im.name, err))
+	}
+	im.pair, im.mp, im.mq = &pr, mp, mq
+	return nil
+}
+
+// expectOK reads the {"op":"ok"} answer to message what.
+func (im *Impl) expectOK(what string) error {
+	h, err := im.p.recv(nil, nil)
+	if err == nil && h.Op != "ok" {
+		err = fmt.Errorf("the answer to the %s message is %q, want \"ok\"", what, h.Op)
+	}
+	return err
+}
+
+// markovOf returns the Markov chain under m (through sim.Greedy), or nil.
+func markovOf(m sim.Model) *sim.Markov {
+	switch t := m.(type) {
+	case *sim.Markov:
+		return t
+	case sim.Greedy:
+		return markovOf(t.M)
+	}
+	return nil
+}
+
+// appendRow appends a row as shipped: probabilities (verify and tree
+// mode) or log-probabilities (step mode; log 0 = -Inf).
 func (im *Impl) appendRow(buf []float32, r []float32) []float32 {
-	if im.cfg.Mode == Verify {
+	if im.cfg.Mode != Step {
 		return append(buf, r...)
 	}
 	for _, x := range r {
@@ -211,129 +344,13 @@ func (im *Impl) fail(err error) error {
 	return err
 }
 
-// Steps implements check.Stepper: one batch, one round trip. The batch's
-// seed for the function's numpy.random.Generator is rng.Uint64().
-func (im *Impl) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
-	return im.steps(rng.Uint64(), coinsRandom, bs, outs)
-}
-
-func (im *Impl) steps(seed uint64, coins string, bs []sim.Block, outs []sim.Outcome) error {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	if im.err != nil {
-		return im.err
-	}
-	b, g, v := len(bs), im.cfg.Gamma, im.cfg.V
+// next numbers a batch of b steps and returns its number, its first step
+// and its description for errors.
+func (im *Impl) next(b int) (int, int64, string) {
 	k, first := im.batch, im.step
 	im.batch++
 	im.step += int64(b)
-	where := fmt.Sprintf("batch %d (steps %d..%d)", k, first, first+int64(b)-1)
-	if b == 0 {
-		return nil
-	}
-	for i := range bs {
-		if bs[i].Gamma() != g || len(bs[i].P) != g+1 || len(bs[i].Q) != g || bs[i].V() != v {
-			panic(fmt.Sprintf("external: block %d has γ = %d, V = %d; the implementation was started with γ = %d, V = %d", i, bs[i].Gamma(), bs[i].V(), g, v))
-		}
-	}
-	pooled := im.pool != nil
-	for i := range bs {
-		if bs[i].Ctx < 0 || bs[i].Ctx >= max(1, contexts(im.pool)) {
-			pooled = false
-		}
-	}
-	h := header{Op: "batch", Batch: k, First: first, Size: b, Seed: seed, Coins: coins}
-	if pooled {
-		h.Rows, h.Arrays = "pool", []string{"ctx"}
-	} else {
-		h.Rows, h.Arrays = "inline", []string{"p", "q"}
-	}
-	if im.cfg.Mode == Verify {
-		h.Arrays = append(h.Arrays, "drafts")
-	}
-	im.drafts = im.drafts[:0]
-	for i := range bs {
-		for _, x := range bs[i].Tokens {
-			im.drafts = append(im.drafts, int64(x))
-		}
-	}
-	err := im.p.send(h, func(w io.Writer) error {
-		var err error
-		if pooled {
-			im.ctx = im.ctx[:0]
-			for i := range bs {
-				im.ctx = append(im.ctx, int64(bs[i].Ctx))
-			}
-			if im.scratch, err = writeI64(w, []int{b}, im.ctx, im.scratch); err != nil {
-				return err
-			}
-		} else {
-			for _, part := range []struct {
-				n int
-				q bool
-			}{{g + 1, false}, {g, true}} {
-				buf := im.rows[:0]
-				for i := range bs {
-					rows := bs[i].P
-					if part.q {
-						rows = bs[i].Q
-					}
-					for _, r := range rows {
-						im.row = rowF32(im.row, r)
-						buf = im.appendRow(buf, im.row)
-					}
-				}
-				im.rows = buf
-				if im.scratch, err = writeF32(w, []int{b, part.n, v}, buf, im.scratch); err != nil {
-					return err
-				}
-			}
-		}
-		if im.cfg.Mode == Verify {
-			im.scratch, err = writeI64(w, []int{b, g}, im.drafts, im.scratch)
-		}
-		return err
-	})
-	if err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
-	}
-	want, arrs := []string{"emitted"}, []*array{&im.emitted}
-	if im.cfg.Mode == Step {
-		want, arrs = []string{"drafts", "emitted"}, []*array{&im.sampled, &im.emitted}
-	}
-	rh, err := im.p.recv(want, arrs)
-	if err == nil && (rh.Op != "result" || rh.Batch != k) {
-		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
-	}
-	if err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
-	}
-	if im.cfg.Mode == Step {
-		if err := checkShape("drafts", &im.sampled, b, g); err != nil {
-			return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
-		}
-		for i := range bs {
-			for j := 0; j < g; j++ {
-				x := im.sampled.I64[i*g+j]
-				if x < 0 || x >= int64(v) {
-					return im.fail(fmt.Errorf("external: %s: %s, step %d: drafts[%d, %d] = %d is outside the vocabulary [0, %d)", im.name, where, first+int64(i), i, j, x, v))
-				}
-				bs[i].Tokens[j] = int(x)
-			}
-		}
-		copy(im.drafts, im.sampled.I64)
-	}
-	if err := checkShape("emitted", &im.emitted, b, g+1); err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
-	}
-	for i := range bs {
-		o, err := decodeRow(im.emitted.I64[i*(g+1):(i+1)*(g+1)], im.drafts[i*g:(i+1)*g], v)
-		if err != nil {
-			return im.fail(fmt.Errorf("external: %s: %s, step %d (row %d): %v", im.name, where, first+int64(i), i, err))
-		}
-		outs[i] = o
-	}
-	return nil
+	return k, first, fmt.Sprintf("batch %d (steps %d..%d)", k, first, first+int64(b)-1)
 }
 
 func contexts(pl *sim.Pool) int {
@@ -364,37 +381,4 @@ func checkShape(name string, a *array, b, n int) error {
 		return fmt.Errorf("%s has dtype %s, want int64 (<i8)", name, a.Descr)
 	}
 	return nil
-}
-
-// errNoToken is a row that emits nothing.
-var errNoToken = errors.New("emitted row is all -1; a step emits at least the correction or bonus token")
-
-// decodeRow turns one emitted row (accepted drafts, the correction or
-// bonus token, -1 padding) into an Outcome: k leading tokens give
-// Accepted = k-1 and Next = row[k-1]. The first k-1 tokens must equal the
-// drafts; every token must lie in [0, V); after the first -1 only -1 may
-// follow.
-func decodeRow(row, drafts []int64, v int) (sim.Outcome, error) {
-	k := 0
-	for k < len(row) && row[k] != -1 {
-		k++
-	}
-	for j := range row {
-		x := row[j]
-		switch {
-		case j >= k && x != -1:
-			return sim.Outcome{}, fmt.Errorf("emitted token %d at position %d follows -1 padding at position %d; pad only at the end", x, j, k)
-		case j < k && (x < 0 || x >= int64(v)):
-			return sim.Outcome{}, fmt.Errorf("emitted token %d at position %d is outside the vocabulary [0, %d) (pad with -1)", x, j, v)
-		}
-	}
-	if k == 0 {
-		return sim.Outcome{}, errNoToken
-	}
-	for j := 0; j < k-1; j++ {
-		if row[j] != drafts[j] {
-			return sim.Outcome{}, fmt.Errorf("emitted token %d at position %d differs from draft %d although a later token follows it: the accepted prefix must be the drafts sent", row[j], j, drafts[j])
-		}
-	}
-	return sim.Outcome{Accepted: k - 1, Next: int(row[k-1])}, nil
 }

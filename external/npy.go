@@ -79,6 +79,19 @@ func writeF32(w io.Writer, shape []int, x []float32, scratch []byte) ([]byte, er
 	return scratch, err
 }
 
+// writeF64 writes a float64 array frame of the given shape.
+func writeF64(w io.Writer, shape []int, x []float64, scratch []byte) ([]byte, error) {
+	if err := writeNpyHeader(w, "<f8", shape); err != nil {
+		return scratch, err
+	}
+	scratch = grow(scratch, 8*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint64(scratch[8*i:], math.Float64bits(v))
+	}
+	_, err := w.Write(scratch)
+	return scratch, err
+}
+
 // writeI64 writes an int64 array frame of the given shape.
 func writeI64(w io.Writer, shape []int, x []int64, scratch []byte) ([]byte, error) {
 	if err := writeNpyHeader(w, "<i8", shape); err != nil {

@@ -15,9 +15,14 @@ import (
 	"time"
 )
 
-// ProtocolVersion is the protocol version the harness speaks (the hello
-// message's "protocol" field).
-const ProtocolVersion = 1
+// ProtocolVersion is the newest protocol version the harness speaks (the
+// hello message's "protocol" field); it also speaks every version from
+// MinProtocol on, and uses the one the implementation's ready message
+// names (version 1 when it names none).
+const ProtocolVersion = 2
+
+// MinProtocol is the oldest protocol version the harness speaks.
+const MinProtocol = 1
 
 // DefaultTimeout is how long the harness waits for one answer.
 const DefaultTimeout = 60 * time.Second
@@ -42,6 +47,16 @@ type header struct {
 	Rows     string    `json:"rows,omitempty"`
 	Coins    string    `json:"coins,omitempty"`
 	Arrays   []string  `json:"arrays"`
+	// Protocol 2: the versions the harness speaks (hello), where the
+	// rows come from (hello: "pool", "markov" or "inline"), the arrays
+	// every batch carries per row (hello), the tree drafter (hello, tree
+	// mode) and the model tables' kind and order (model).
+	Protocols []int    `json:"protocols,omitempty"`
+	Source    string   `json:"source,omitempty"`
+	PerRow    []string `json:"per_row,omitempty"`
+	Draft     string   `json:"draft,omitempty"`
+	Kind      string   `json:"kind,omitempty"`
+	Order     int      `json:"order,omitempty"`
 	// Replies.
 	Name          string `json:"name,omitempty"`
 	TakesSampling bool   `json:"takes_sampling,omitempty"`
@@ -193,16 +208,47 @@ func (p *proc) recv(want []string, arrs []*array) (header, error) {
 	if strings.Join(h.Arrays, ",") != strings.Join(want, ",") {
 		return h, fmt.Errorf("the reply carries arrays %v, want %v", h.Arrays, want)
 	}
+	return h, p.readArrays(want, arrs)
+}
+
+// recvOneOf reads one reply whose arrays are one of the lists in opts,
+// each into arrs[name], and returns the header and the list it carried.
+func (p *proc) recvOneOf(opts [][]string, arrs map[string]*array) (header, []string, error) {
+	h, err := p.recv(nil, nil)
+	if err != nil {
+		return h, nil, err
+	}
+	got := strings.Join(h.Arrays, ",")
+	for _, o := range opts {
+		if got != strings.Join(o, ",") {
+			continue
+		}
+		as := make([]*array, len(o))
+		for i, name := range o {
+			as[i] = arrs[name]
+		}
+		return h, o, p.readArrays(o, as)
+	}
+	var alts []string
+	for _, o := range opts {
+		alts = append(alts, fmt.Sprint(o))
+	}
+	return h, nil, fmt.Errorf("the reply carries arrays %v, want %s", h.Arrays, strings.Join(alts, " or "))
+}
+
+// readArrays reads the frames of want into arrs, in order.
+func (p *proc) readArrays(want []string, arrs []*array) error {
+	var err error
 	for i, a := range arrs {
 		p.scratch, err = readNpy(p.r, a, p.scratch)
 		if err != nil {
 			if isIO(err) {
-				return h, p.ioErr("reading from", err)
+				return p.ioErr("reading from", err)
 			}
-			return h, fmt.Errorf("array %q: %v", want[i], err)
+			return fmt.Errorf("array %q: %v", want[i], err)
 		}
 	}
-	return h, nil
+	return nil
 }
 
 func isIO(err error) bool {

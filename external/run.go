@@ -3,6 +3,9 @@ package external
 import (
 	"context"
 	"fmt"
+	"github.com/specsim/specsim/algos"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/specsim/specsim/data"
@@ -10,6 +13,7 @@ import (
 	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // DefaultBatch is the default batch size B (steps per round trip).
@@ -18,28 +22,45 @@ const DefaultBatch = 1024
 // RunConfig is a whole external check: the implementation and the
 // statistical check's settings. Check.Batch is the protocol's batch size
 // B (DefaultBatch when 0); Check.Workers is ignored (one process answers
-// one batch at a time, so the check runs on one worker).
+// one batch at a time, so the check runs on one worker). In tree mode
+// Check.Gamma is the trees' depth.
 type RunConfig struct {
 	Config
 	Check check.Config
-	// Conform names a chain rule whose exact conditional law the steps
-	// are tested against ("implements rule R", check.Rule.Conform); ""
-	// runs the losslessness check.
+	// Conform names a rule whose exact conditional law the steps are
+	// tested against ("implements rule R", check.Rule.Conform): a chain
+	// rule in verify and step mode, a tree rule in tree mode; "" runs the
+	// losslessness check.
 	Conform string
+	// ConformParams are the parameters of the Conform rule when Conform
+	// gives none ("NAME:k=v" gives them itself); nil: its defaults.
+	ConformParams algos.Params
+	// TreeDraft names the drafter of tree mode (iid, wor, topk, greedy or
+	// dynamic; "" is iid), K its candidates (children of the root, or
+	// nodes per layer for dynamic; 0 is 4) and Branch, if set, its
+	// children per depth (wor, topk, greedy).
+	TreeDraft string
+	K         int
+	Branch    []int
 }
 
 // Report is check's report for the implementation (Algorithm is its
-// name; Verdict folds in the edge cases as check does for Go rules) with
-// the external run's facts.
+// name; Verdict folds in the edge cases as check does for Go rules, and
+// the components: invalid outcomes and determinism) with the external
+// run's facts.
 type Report struct {
 	resolve.Report
 	Implementation string `json:"implementation"`
 	Command        string `json:"command"`
-	// ExternalMode is Verify or Step (Mode is check's: lossless or
+	// ExternalMode is Verify, Step or Tree (Mode is check's: lossless or
 	// conform:R).
-	ExternalMode string    `json:"external_mode"`
-	Batch        int       `json:"batch"`
-	Sampling     *Sampling `json:"sampling,omitempty"`
+	ExternalMode string `json:"external_mode"`
+	// Protocol is the protocol version the implementation speaks.
+	Protocol int       `json:"protocol"`
+	Batch    int       `json:"batch"`
+	Sampling *Sampling `json:"sampling,omitempty"`
+	// Rows is the batch composition (ParseRows), if any.
+	Rows string `json:"rows,omitempty"`
 	// Elapsed is the check's wall-clock time, the implementation's start
 	// and the edge cases excluded (a --seconds budget's pilot included).
 	Elapsed float64 `json:"elapsed_seconds"`
@@ -52,14 +73,21 @@ type Report struct {
 // error (diag.ErrUsage).
 func usage(err error) error { return diag.Usage(err) }
 
-// Run starts the implementation, checks it with check.Check on src (a
-// pool: rows sent once, batches carry context indices; a model pair: rows
-// per batch, verify mode only), runs the edge cases (Edge) and stops it.
-// With sampling parameters the check's source is the transformed pool
-// (TransformPool) while the implementation holds the raw rows; the two
-// share their context indices. Errors of the implementation (crash,
-// timeout, malformed output) come back as one-line errors naming the
-// batch and step; the child is killed before Run returns.
+// Run starts the implementation, checks it with check.Check on src, runs
+// the edge cases (Edge; chain modes) and the determinism replay (composed
+// batches with seeded rows), and stops it. Sources: a pool (rows sent
+// once, batches carry context indices) in every mode; a model pair in
+// verify mode (rows sent with every batch) and, as a Markov pair, in step
+// and tree mode (its tables sent once: the implementation drafts from
+// them in step mode, tree batches carry every node's state). With
+// sampling parameters (or a batch composition, Config.Rows) the check's
+// source is the transformed pool (TransformPool, ComposePool) while the
+// implementation holds the raw rows; they share their context indices.
+// Errors of the implementation (crash, timeout, malformed output) come
+// back as one-line errors naming the batch and step; the child is killed
+// before Run returns. Answers that are well formed but that no correct
+// sampler gives are invalid outcomes: counted, shown in the "outcomes"
+// component, and a violation.
 func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	pool, _ := sim.PoolOf(src.BlockSource)
 	pair, isPair := sim.PairOf(src.BlockSource)
@@ -69,8 +97,8 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	cfg.Check.Workers = 1
 	rep := Report{Command: cfg.Command, ExternalMode: cfg.Mode, Batch: cfg.Check.Batch, Sampling: cfg.Sampling}
 	rep.Source, rep.Gamma = src.Spec, cfg.Check.Gamma
-	if cfg.Mode != Verify && cfg.Mode != Step {
-		return rep, diag.Param("mode", " %q; use %q or %q", cfg.Mode, Verify, Step)
+	if cfg.Mode != Verify && cfg.Mode != Step && cfg.Mode != Tree {
+		return rep, diag.Param("mode", " %q; use %q, %q or %q", cfg.Mode, Verify, Step, Tree)
 	}
 	var s *data.Sampling
 	if cfg.Sampling != nil {
@@ -78,54 +106,147 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if err := s.Validate(); err != nil {
 			return rep, usage(err)
 		}
-		if pool == nil {
-			return rep, usage(fmt.Errorf("sampling parameters need a pool source (dirichlet:, temperature:, zipf:)"))
-		}
 	}
-	if pool == nil && cfg.Mode == Step {
-		return rep, usage(fmt.Errorf("step mode needs a pool source (rows that do not depend on the drafts); use a pool such as dirichlet:... or verify mode"))
+	switch {
+	case s != nil && len(cfg.Rows) > 0:
+		return rep, usage(fmt.Errorf("sampling parameters and a batch composition (rows) both given; give each row kind its own parameters in rows"))
+	case (s != nil || len(cfg.Rows) > 0) && pool == nil:
+		return rep, usage(fmt.Errorf("sampling parameters and batch compositions need a pool source (dirichlet:, temperature:, zipf:)"))
+	case len(cfg.Rows) > 0 && cfg.Mode == Tree:
+		return rep, usage(fmt.Errorf("batch compositions (rows) apply to chain modes (verify, step), not to tree mode"))
+	case s != nil && cfg.Mode == Tree:
+		return rep, usage(fmt.Errorf("sampling parameters apply to chain modes (verify, step), not to tree mode"))
 	}
 	checked := src
 	switch {
 	case pool != nil:
-		cfg.Check.Gamma, cfg.Gamma, cfg.V = pool.Gamma, pool.Gamma, pool.V
-		if s != nil {
+		cfg.Check.Gamma, cfg.Gamma, cfg.V, cfg.Source = pool.Gamma, pool.Gamma, pool.V, SourcePool
+		switch {
+		case s != nil:
 			tp, err := TransformPool(pool, *s)
 			if err != nil {
 				return rep, usage(err)
 			}
 			checked = sim.Source{Spec: src.Spec, BlockSource: tp}
+		case len(cfg.Rows) > 0:
+			need := sim.MulBytes(int64(pool.Contexts), int64(len(cfg.Rows)), int64(2*pool.Gamma+1), int64(pool.V), 4, 2)
+			if err := sim.CheckMem(fmt.Sprintf("the composed pool (%d contexts × %d row kinds × %d rows × V = %d)", pool.Contexts, len(cfg.Rows), 2*pool.Gamma+1, pool.V), need, cfg.MemBudget, "use fewer contexts or row kinds"); err != nil {
+				return rep, usage(err)
+			}
+			cp, err := ComposePool(pool, cfg.Rows)
+			if err != nil {
+				return rep, usage(err)
+			}
+			checked = sim.Source{Spec: src.Spec, BlockSource: cp}
+			var kinds []string
+			for _, r := range cfg.Rows {
+				kinds = append(kinds, r.String())
+			}
+			rep.Rows = strings.Join(kinds, ";")
 		}
 	case isPair:
 		if err := pair.Check(); err != nil {
 			return rep, usage(err)
 		}
-		cfg.Gamma, cfg.V = cfg.Check.Gamma, pair.P.Vocab()
+		cfg.Gamma, cfg.V, cfg.Source = cfg.Check.Gamma, pair.P.Vocab(), SourceInline
+		if markovOf(pair.P) != nil && markovOf(pair.Q) != nil && cfg.Mode != Verify {
+			cfg.Source = SourceMarkov
+		}
+		if cfg.Mode == Step && cfg.Source != SourceMarkov {
+			return rep, usage(fmt.Errorf("step mode needs a pool source or a Markov model pair (markov:...), whose tables the harness ships; %s is neither", src.Spec))
+		}
 	default:
 		return rep, usage(fmt.Errorf("empty source"))
 	}
 	rep.Gamma = cfg.Gamma
 	rule := check.Rule{Name: "external"}
+	var chainLaw sim.Lawer
 	if cfg.Conform != "" {
-		lw, err := resolve.ChainLaw(cfg.Conform)
-		if err != nil {
+		if cfg.Mode == Tree {
+			lw, name, err := resolve.TreeLaw(cfg.Conform, cfg.ConformParams)
+			if err != nil {
+				return rep, usage(err)
+			}
+			rule.TreeLaw, rule.LawName = lw, name
+		} else {
+			lw, name, err := resolve.ChainLaw(cfg.Conform, cfg.ConformParams)
+			if err != nil {
+				return rep, usage(err)
+			}
+			rule.Law, rule.LawName, chainLaw = lw, name, lw
+			for _, r := range cfg.Rows {
+				if r.Gamma > 0 && r.Gamma < cfg.Gamma {
+					return rep, usage(fmt.Errorf("conformance to %s needs every row's draft length to be the run's gamma %d; rows of kind %q draft %d", cfg.Conform, cfg.Gamma, r.String(), r.Gamma))
+				}
+			}
+		}
+		rule.Conform = true
+	}
+	if cfg.Mode == Tree {
+		name, k, branch := cfg.TreeDraft, cfg.K, cfg.Branch
+		if name == "" {
+			name = sim.DraftIID.String()
+		}
+		if !slices.Contains(TreeDrafters, name) {
+			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(TreeDrafters, ", "))
+		}
+		if k == 0 {
+			k = 4
+		}
+		if len(branch) > 0 {
+			cfg.Check.Gamma, cfg.Gamma = len(branch), len(branch)
+			rep.Gamma = cfg.Gamma
+		}
+		if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
+			return rep, diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
+		}
+		if cfg.Source == SourceInline {
+			nodes := MaxTreeNodes(name, k, cfg.Gamma, branch)
+			if err := sim.CheckMem(treeWhat(cfg.Check.Batch, nodes, cfg.V), TreeBytes(cfg.Check.Batch, nodes, cfg.V), cfg.MemBudget, "lower the batch size"); err != nil {
+				return rep, usage(err)
+			}
+		}
+		rule.K, rule.Branch, cfg.Draft, rep.K, rep.Draft = k, branch, name, k, name
+		rule.Drafter = func(q sim.Model, depth int) (sim.Drafter, error) {
+			d, err := draft.New(draft.Config{Name: name, Q: q, K: k, Depth: depth, Branch: branch})
+			if err == nil && d.Tree == nil {
+				err = fmt.Errorf("drafter %s drafts chains, not trees; use iid, wor, topk, greedy or dynamic", name)
+			}
+			return d.Tree, err
+		}
+		if _, err := rule.Drafter(uniform(cfg.V), cfg.Gamma); err != nil {
 			return rep, usage(err)
 		}
-		rule.Law, rule.LawName, rule.Conform = lw, cfg.Conform, true
 	}
 	im, err := Start(cfg.Config)
 	if err != nil {
 		return rep, err
 	}
 	defer im.Kill()
-	rep.Implementation, rep.Algorithm = im.Name(), im.Name()
-	rule.Name, rule.Steps = im.Name(), im
-	if pool != nil {
+	im.needDrafts = cfg.Conform != "" && cfg.Mode == Step
+	rep.Implementation, rep.Algorithm, rep.Protocol = im.Name(), im.Name(), im.Protocol()
+	rule.Name = im.Name()
+	if cfg.Mode == Tree {
+		rule.TreeSteps = im
+	} else {
+		rule.Steps = im
+	}
+	switch {
+	case pool != nil:
 		if err := im.SetPool(pool); err != nil {
+			return rep, err
+		}
+	case cfg.Source == SourceMarkov:
+		if err := im.SetModel(pair); err != nil {
 			return rep, err
 		}
 	}
 	start := time.Now()
+	if cfg.Mode != Tree && !rule.Conform {
+		// rank the harness's chain rules by how well their laws explain
+		// the outcomes: a violation's likely bug, a clean check's rule
+		cfg.Check.Candidates = resolve.Candidates()
+	}
 	res, err := check.Check(ctx, checked, rule, cfg.Check)
 	rep.Elapsed = time.Since(start).Seconds()
 	rep.Result = res
@@ -143,20 +264,51 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		}
 		return rep, err
 	}
-	if !res.Interrupted {
+	if c, ok := im.invalid.component(); ok {
+		rep.AddComponent(c)
+	}
+	if !res.Interrupted && cfg.Mode != Tree {
 		// The edge cases enter the verdict as check's do for Go rules:
 		// a failure makes it violated whatever the tests said.
-		viol, err := im.Edge(s)
+		viol, note, err := im.Edge(s, chainLaw)
 		if err != nil {
 			return rep, fmt.Errorf("%v (edge-case batch)", err)
 		}
-		rep.Edge, rep.EdgeMsg = check.Preserved, ""
+		rep.Edge, rep.EdgeMsg = check.Passed, ""
 		if viol != nil {
 			rep.Edge, rep.EdgeMsg, rep.Verdict = check.Violated, viol.Error(), check.Violated
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+	}
+	if !res.Interrupted {
+		c, ok, err := im.Determinism()
+		if err != nil {
+			return rep, err
+		}
+		if ok {
+			rep.AddComponent(c)
 		}
 	}
 	if err := im.Close(); err != nil {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// TreeDrafters are the drafters of tree mode (RunConfig.TreeDraft).
+var TreeDrafters = []string{"iid", "wor", "topk", "greedy", "dynamic"}
+
+// uniform is the uniform model over its value's tokens (Run builds the
+// tree drafter once on it to refuse bad drafter settings before starting
+// anything).
+type uniform int
+
+func (u uniform) Vocab() int { return int(u) }
+
+func (u uniform) Next(_ []int, dst []float64) {
+	for i := range dst {
+		dst[i] = 1 / float64(u)
+	}
 }

@@ -74,3 +74,60 @@ func TestProtocolSpeed(t *testing.T) {
 		t.Errorf("harness %.0f steps/s of CPU is below half the plain loop's %.0f", hCPU, loopCPU)
 	}
 }
+
+// TestTreeSpeed measures tree mode's overhead as issue 21 states it: tree
+// verification at V = 1,000, k = 4 i.i.d. chains, depth 4, through the
+// NumPy example (tree_verify.py:specinfer) in batches of 1,024 trees, must
+// run at no less than half the speed of the same function called in a
+// plain Python loop on the same batches (a first run saves them with
+// SPECSIM_EXT_SAVE; examples/python/bench_tree.py loops over them). Both
+// are taken by CPU time (Go and Python together; the machine may be
+// shared) and by wall clock; the test asserts the CPU ratio.
+func TestTreeSpeed(t *testing.T) {
+	if !*speed {
+		t.Skip("run with -external.speed")
+	}
+	py := numpyPython(t)
+	src, err := source.New("dirichlet:V=1000,contexts=16", 4, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "tree_verify.py") + ":specinfer"
+	run := func(env []string, trials int64) (Report, error) {
+		return Run(context.Background(), src, RunConfig{
+			Config: Config{Command: cmd, Env: env, Mode: Tree, Timeout: time.Minute},
+			Check:  check.Config{Gamma: 4, Trials: trials, Seed: 1, Batch: 1024}, TreeDraft: "iid", K: 4,
+		})
+	}
+	saved := t.TempDir()
+	if _, err := run(append(pyEnv(t), "SPECSIM_EXT_SAVE="+saved, "SPECSIM_EXT_SAVE_BATCHES=8"), 8*1024); err != nil {
+		t.Fatal(err)
+	}
+	bench := exec.Command(py, filepath.Join(repoRoot(t), "examples", "python", "bench_tree.py"), saved, "specinfer", "10")
+	bench.Env = pyEnv(t)
+	out, err := bench.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench_tree.py: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`([0-9]+) steps/s wall, ([0-9]+) steps/s CPU`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("bench_tree.py printed %q", out)
+	}
+	loopWall, _ := strconv.ParseFloat(string(m[1]), 64)
+	loopCPU, _ := strconv.ParseFloat(string(m[2]), 64)
+	const trials = 80 * 1024
+	c1 := cpuSeconds()
+	start := time.Now()
+	rep, err := run(pyEnv(t), trials)
+	wall := time.Since(start).Seconds()
+	cpu := cpuSeconds() - c1
+	if err != nil {
+		t.Fatal(err)
+	}
+	hCPU := trials / cpu
+	t.Logf("harness: %s, %.0f steps/s wall in the check (%.0f with start-up), %.0f steps/s CPU with start-up", rep.Verdict, rep.StepsPerSecond, trials/wall, hCPU)
+	t.Logf("plain loop: %.0f steps/s wall, %.0f steps/s CPU; harness/loop: %.2f wall, %.2f CPU", loopWall, loopCPU, rep.StepsPerSecond/loopWall, hCPU/loopCPU)
+	if hCPU < 0.5*loopCPU {
+		t.Errorf("harness %.0f steps/s of CPU is below half the plain loop's %.0f", hCPU, loopCPU)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // verdictStyles are the audit figure's colour and marker per final
 // verdict.
 var verdictStyles = map[string]Style{
-	"preserved":    {rgb(0x0072B2), circle, nil},
+	"not_detected": {rgb(0x0072B2), circle, nil},
 	"violated":     {rgb(0xD55E00), cross, nil},
 	"lossy":        {rgb(0xE69F00), triangle, nil},
 	"inconclusive": {rgb(0x7F7F7F), ring, nil},

@@ -15,11 +15,11 @@ func TestAuditFigure(t *testing.T) {
 			{K: "ok", V: ok}, {K: "exact_tv", V: tv}, {K: "min_detectable_tv", V: det}, {K: "edge_verdict", V: edge}}
 	}
 	rows := []table.Row{
-		row("token", "preserved", true, 1e-17, 0.02, "preserved"),
-		row("mutant-a", "violated", true, 0.1, 0.02, "preserved"),
+		row("token", "not_detected", true, 1e-17, 0.02, "passed"),
+		row("mutant-a", "violated", true, 0.1, 0.02, "passed"),
 		row("mutant-b", "violated", true, math.NaN(), 0.02, "violated"),
 		row("lossy-c", "lossy", true, 0.2, 0.02, "n/a"),
-		row("broken", "preserved", false, 1e-17, 0.02, "preserved"),
+		row("broken", "not_detected", false, 1e-17, 0.02, "passed"),
 	}
 	f, err := Audit(rows)
 	if err != nil {

@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -62,36 +64,76 @@ type Report struct {
 // the sampler-vs-law test unless Request.LawTest asks for it.
 const LawTestAutoMaxV = 4096
 
-// ChainLaw returns the exact law of the chain rule the algos registry
-// names, with its default parameters: the law a conformance test
-// (Rule.Conform) compares steps with.
-func ChainLaw(name string) (sim.Lawer, error) {
-	return law[sim.Algorithm, sim.Lawer](algos.Lookup, name, "rule")
+// ParseConform splits a conformance reference "NAME" or
+// "NAME:k=v,k=v" into the rule's name and the parameters it gives (nil
+// when it gives none).
+func ParseConform(spec string) (string, algos.Params, error) {
+	name, rest, hasParams := strings.Cut(strings.TrimSpace(spec), ":")
+	if name == "" {
+		return "", nil, diag.Param("conform", " %q names no rule; write NAME or NAME:k=v,...", spec)
+	}
+	if !hasParams {
+		return name, nil, nil
+	}
+	ps := algos.Params{}
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", nil, diag.Param("conform", " %q: %q is not key=number", spec, kv)
+		}
+		if _, dup := ps[k]; dup {
+			return "", nil, diag.Param("conform", " %q gives %s twice", spec, k)
+		}
+		ps[k] = x
+	}
+	return name, ps, nil
+}
+
+// ChainLaw returns the exact law of the chain rule that spec names ("NAME"
+// or "NAME:k=v,..."), built with the parameters spec gives, else with
+// params (nil: the rule's defaults), and the rule's name with its resolved
+// parameters ("lenience(l=0.3)"): the law a conformance test
+// (check.Rule.Conform) compares steps with.
+func ChainLaw(spec string, params algos.Params) (sim.Lawer, string, error) {
+	return law[sim.Algorithm, sim.Lawer](algos.Lookup, spec, params, "rule")
 }
 
 // TreeLaw is ChainLaw for tree rules.
-func TreeLaw(name string) (sim.TreeLawer, error) {
-	return law[sim.TreeAlgorithm, sim.TreeLawer](algos.LookupTree, name, "tree rule")
+func TreeLaw(spec string, params algos.Params) (sim.TreeLawer, string, error) {
+	return law[sim.TreeAlgorithm, sim.TreeLawer](algos.LookupTree, spec, params, "tree rule")
 }
 
-// law looks name up, builds the rule with its default parameters and
-// returns it as its law L; kind names the rule in the error when it has
-// none.
-func law[A, L any](lookup func(string) (algos.Rule[A], error), name, kind string) (L, error) {
+// law parses spec, looks its rule up, builds it with spec's parameters or
+// else params, and returns it as its law L with its display name; kind
+// names the rule in the error when it has none.
+func law[A, L any](lookup func(string) (algos.Rule[A], error), spec string, params algos.Params, kind string) (L, string, error) {
 	var none L
+	name, given, err := ParseConform(spec)
+	if err != nil {
+		return none, "", err
+	}
+	if given != nil {
+		params = given
+	}
 	e, err := lookup(name)
 	if err != nil {
-		return none, err
+		return none, "", err
 	}
-	a, err := e.Build(nil)
+	a, full, err := build(e, params)
 	if err != nil {
-		return none, err
+		return none, "", err
 	}
 	lw, ok := any(a).(L)
 	if !ok {
-		return none, fmt.Errorf("conform: %s %s has no exact law", kind, e.Name)
+		return none, "", fmt.Errorf("conform: %s %s has no exact law", kind, e.Name)
 	}
-	return lw, nil
+	display := e.Name
+	if len(full) > 0 {
+		display += "(" + full.String() + ")"
+	}
+	return lw, display, nil
 }
 
 // build resolves the rule's parameters (the given ones and defaults) and
@@ -157,12 +199,21 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		rule, greedy, rep.Params = check.ChainRule(e.Name, a), e.Greedy, full
 	}
 	if req.Conform != "" {
-		rule.Conform, rule.LawName, rule.Law, rule.TreeLaw = true, req.Conform, nil, nil
-		var err error
+		// The reference takes the parameters --conform gives, else the
+		// tested rule's when it is the same rule, else its defaults.
+		name, _, err := ParseConform(req.Conform)
+		if err != nil {
+			return usage(err)
+		}
+		var ps algos.Params
+		if name == rule.Name || name == req.Algo {
+			ps = rep.Params
+		}
+		rule.Conform, rule.Law, rule.TreeLaw = true, nil, nil
 		if rule.Tree != nil {
-			rule.TreeLaw, err = TreeLaw(req.Conform)
+			rule.TreeLaw, rule.LawName, err = TreeLaw(req.Conform, ps)
 		} else {
-			rule.Law, err = ChainLaw(req.Conform)
+			rule.Law, rule.LawName, err = ChainLaw(req.Conform, ps)
 		}
 		if err != nil {
 			return usage(err)
@@ -230,4 +281,24 @@ func newSource(ctx context.Context, spec string, gamma int, seed uint64, budget 
 	case <-ctx.Done():
 		return sim.Source{}, ctx.Err()
 	}
+}
+
+// Candidates returns every registered chain rule that has an exact law,
+// built with its default parameters, as check candidates: the lossless
+// rules, the lossy ones and the planted bugs (mutants), whose fits tell a
+// check's reader which rule the sampler behaves like.
+func Candidates() []check.Candidate {
+	var out []check.Candidate
+	for _, e := range algos.All() {
+		a, err := e.Build(nil)
+		if err != nil {
+			continue
+		}
+		lw, ok := a.(sim.Lawer)
+		if !ok {
+			continue
+		}
+		out = append(out, check.Candidate{Name: e.Name, Summary: e.Summary, Lossless: !e.Lossy && !e.Mutant && !e.Greedy, Law: lw})
+	}
+	return out
 }

@@ -71,15 +71,15 @@ func TestSequenceVerdicts(t *testing.T) {
 		drafter, algo, policy string
 		want                  string
 	}{
-		{chain, "token", "", check.Preserved},
-		{chain, "block", "", check.Preserved},
-		{chain, "token", "conf:0.3", check.Preserved},
-		{heads, "token", "", check.Preserved},
-		{lookup, "token", "", check.Preserved},
-		{Tree, "target-only", "", check.Preserved},
-		{Tree, "specinfer", "", check.Preserved},
-		{Tree, "rrs-wor", "", check.Preserved},
-		{"greedy", "greedy-draft", "", check.Preserved},
+		{chain, "token", "", check.NotDetected},
+		{chain, "block", "", check.NotDetected},
+		{chain, "token", "conf:0.3", check.NotDetected},
+		{heads, "token", "", check.NotDetected},
+		{lookup, "token", "", check.NotDetected},
+		{Tree, "target-only", "", check.NotDetected},
+		{Tree, "specinfer", "", check.NotDetected},
+		{Tree, "rrs-wor", "", check.NotDetected},
+		{"greedy", "greedy-draft", "", check.NotDetected},
 		{chain, "mutant-always-accept", "", check.Violated},
 		{chain, "mutant-resample-p", "", check.Violated},
 		{chain, "mutant-q-mismatch", "", check.Violated},
@@ -113,11 +113,11 @@ func TestSequenceVerdictsLong(t *testing.T) {
 			continue
 		}
 		r := runSpec(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: chain, Algo: e.Name, Tokens: 1000}})
-		want := check.Preserved
+		want := check.NotDetected
 		if e.Mutant {
 			want = check.Violated
 		}
-		if (r.Verdict.Verdict != want) && !(e.Lossy && want == check.Preserved) {
+		if (r.Verdict.Verdict != want) && !(e.Lossy && want == check.NotDetected) {
 			t.Errorf("%s: verdict %s (p = %.3g), want %s", e.Name, r.Verdict.Verdict, r.Verdict.PValue, want)
 		}
 		t.Logf("%s: %s p = %.3g", e.Name, r.Verdict.Verdict, r.Verdict.PValue)

@@ -206,7 +206,7 @@ func (t *tally) verdict(level, power float64) Verdict {
 		vd.PValue = min(vd.PValue, holm[i])
 	}
 	vd.MinDetectableTV = tvs[0]
-	vd.Verdict = check.Preserved
+	vd.Verdict = check.NotDetected
 	if vd.PValue < level {
 		vd.Verdict = check.Violated
 	}

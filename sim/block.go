@@ -149,9 +149,19 @@ func (l *Law) AddRow(n int, mass float64, r Row) {
 	if mass == 0 {
 		return
 	}
-	base := l.idx(n, 0)
-	for t := 0; t < l.V; t++ {
-		l.P[base+t] += mass * r.At(t)
+	dst := l.P[l.idx(n, 0) : l.idx(n, 0)+l.V]
+	if r.f32 != nil {
+		addScaled(dst, mass, r.f32[:l.V])
+	} else {
+		addScaled(dst, mass, r.f64[:l.V])
+	}
+}
+
+// addScaled adds mass·r(t) to dst[t] (one dispatch on the row's storage,
+// then a tight loop; the same arithmetic as r.At).
+func addScaled[F float](dst []float64, mass float64, r []F) {
+	for t, x := range r {
+		dst[t] += mass * float64(x)
 	}
 }
 
@@ -171,14 +181,31 @@ func (l *Law) AddResidual(n int, mass, w float64, p, q Row) error {
 	if z <= 0 {
 		return l.addRoundedResidual(n, mass, w, p, q)
 	}
-	base := l.idx(n, 0)
-	for t := 0; t < l.V; t++ {
-		d := w*p.At(t) - q.At(t)
-		if d > 0 {
-			l.P[base+t] += mass * d / z
+	dst := l.P[l.idx(n, 0) : l.idx(n, 0)+l.V]
+	switch {
+	case p.f32 != nil && q.f32 != nil:
+		addResidual(dst, mass, w, z, p.f32[:l.V], q.f32[:l.V])
+	case p.f32 == nil && q.f32 == nil:
+		addResidual(dst, mass, w, z, p.f64[:l.V], q.f64[:l.V])
+	default: // rows of two storage types
+		for t := range dst {
+			if d := w*p.At(t) - q.At(t); d > 0 {
+				dst[t] += mass * d / z
+			}
 		}
 	}
 	return nil
+}
+
+// addResidual adds (mass/z)·(w·p(t) - q(t)) to dst[t] where it is
+// positive (one dispatch on the rows' storage, then a tight loop without
+// a branch or a division per entry).
+func addResidual[F float](dst []float64, mass, w, z float64, p, q []F) {
+	q = q[:len(p)]
+	s := mass / z
+	for t, x := range p {
+		dst[t] += s * max(w*float64(x)-float64(q[t]), 0)
+	}
 }
 
 // roundingResidual is how far below zero w·p(t) - q(t) may be and still

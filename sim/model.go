@@ -87,6 +87,9 @@ func (m *Markov) State(ctx []int) int {
 // Next copies the row of ctx's state into dst.
 func (m *Markov) Next(ctx []int, dst []float64) { copy(dst, m.Rows[m.State(ctx)]) }
 
+// RowView returns the row of ctx's state itself (RowViewer).
+func (m *Markov) RowView(ctx []int) Row { return F64(m.Rows[m.State(ctx)]) }
+
 // MarkovConfig describes a random Markov model pair.
 type MarkovConfig struct {
 	V, Order int

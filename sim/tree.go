@@ -53,6 +53,10 @@ type Tree struct {
 	V     int
 	Nodes []Node
 	Cands []int
+	// Ctx is the index of the source context the tree was drafted in (a
+	// pool's context, as Block.Ctx; run.CycleTrees sets it), or -1 when
+	// the source has none (Reset sets -1).
+	Ctx int
 
 	// DrafterState is the working storage of the drafter that last drafted
 	// into the tree (nil at first): a drafter keeps a value of its own type
@@ -69,6 +73,7 @@ type Tree struct {
 // Reset empties t for a vocabulary of v tokens, keeping only the root.
 func (t *Tree) Reset(v int) {
 	t.V = v
+	t.Ctx = -1
 	for i := range t.Nodes {
 		t.Nodes[i].Kids = t.Nodes[i].Kids[:0]
 		t.Nodes[i].Draws = t.Nodes[i].Draws[:0]
@@ -150,6 +155,19 @@ func (t *Tree) QRow(n int) []float64 {
 	return t.qbuf[n]
 }
 
+// SetQ points node n's draft row at r, a row the caller lends (a
+// RowViewer's): the tree does not copy it, and nothing may modify it while
+// the tree is in use.
+func (t *Tree) SetQ(n int, r Row) { t.Nodes[n].Q = r }
+
+// RowViewer is implemented by models that store their next-token rows
+// (Markov chains, a pool's positional rows): RowView returns the row after
+// ctx, the one Next would copy, without copying it. The caller must not
+// modify it. Drafting trees over such models copies no rows.
+type RowViewer interface {
+	RowView(ctx []int) Row
+}
+
 // Path appends the tokens from the root to node n to dst and returns it.
 func (t *Tree) Path(dst []int, n int) []int {
 	d := t.Nodes[n].Depth
@@ -174,12 +192,18 @@ func (t *Tree) MaxDepth() int {
 }
 
 // FillTarget writes p(.|ctx, path) of the target model m into every
-// node's P row. The tree takes m's vocabulary (a fixed candidate list does
+// node's P row (a model that stores its rows, a RowViewer, lends them
+// instead of having them copied). The tree takes m's vocabulary (a fixed candidate list does
 // not know V before).
 func (t *Tree) FillTarget(m Model, ctx []int) {
 	t.resizeV(m.Vocab())
+	rv, view := m.(RowViewer)
 	for i := range t.Nodes {
 		t.path = t.Path(append(t.path[:0], ctx...), i)
+		if view {
+			t.Nodes[i].P = rv.RowView(t.path)
+			continue
+		}
 		m.Next(t.path, t.pbuf[i])
 		t.Nodes[i].P = F64(t.pbuf[i])
 	}

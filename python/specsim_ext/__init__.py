@@ -2,16 +2,22 @@
 
 The harness (the Go program `simulate`) owns the distributions, the draft
 randomness, the statistics and the verdict; your function owns only its
-sampler. Two signatures are served:
+sampler. Three signatures are served:
 
-verify mode
+a function of one argument (protocol 2; every mode)
+    f(batch) -> emitted, or (drafts, emitted) in step mode
+    batch is a Batch: the rows, drafts, per-row sampling, draft lengths
+    and seeds, the model to draft from (step mode) or the token tree (tree
+    mode); see help(specsim_ext.Batch).
+
+verify mode (protocol 1)
     verify(p, q, drafts, rng) -> emitted
     p float32 [B, gamma+1, V] target rows, q float32 [B, gamma, V] draft
     rows, drafts int64 [B, gamma] with drafts[b, i] ~ q[b, i], rng a
     numpy.random.Generator; emitted int64 [B, gamma+1]: the accepted
     drafts, then the correction or bonus token, then -1 padding.
 
-step mode
+step mode (protocol 1)
     step(p_logits, q_logits, rng) -> (drafts, emitted)
     float32 logits of the same shapes; the function samples its own drafts.
 
@@ -22,11 +28,12 @@ Rows b = 0..B-1 of a batch are independent sequences.
 
 Run a function under the harness with
 
-    simulate check --external "python3 -m specsim_ext MODULE:FUNCTION" [--mode step]
+    simulate check --external "python3 -m specsim_ext MODULE:FUNCTION" [--mode step|tree]
 
-or from a test suite with specsim_ext.check(...). The package needs only
-NumPy; put the directory holding specsim_ext/ (python/ in the specsim
-repository) on PYTHONPATH.
+from a test suite with specsim_ext.check(...), or from pytest with the
+fixture specsim_check (installed with the package). The package needs only
+NumPy: install it with `python3 -m pip install --no-index
+--no-build-isolation ./python`, or put python/ on PYTHONPATH.
 """
 
 import json
@@ -36,9 +43,12 @@ import shutil
 import subprocess
 import sys
 
-from ._sampling import Sampling, transform
+from ._batch import Batch, MarkovModel, Model, PositionalModel
+from ._sampling import RowSampling, Sampling, transform, transform_rows
+from ._server import PROTOCOL, load_saved
 
-__all__ = ["Sampling", "transform", "check", "CheckError"]
+__all__ = ["describe", "Batch", "Model", "MarkovModel", "PositionalModel", "RowSampling", "Sampling", "transform",
+           "transform_rows", "check", "CheckError", "load_saved", "PROTOCOL"]
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,18 +81,24 @@ def _binary(binary):
 
 
 def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4, trials=200000,
-          batch=1024, seed=1, sampling=None, timeout=60, binary=None, args=(), seconds=None, conform=None):
+          batch=1024, seed=1, sampling=None, timeout=60, binary=None, args=(), seconds=None, conform=None,
+          rows=None, draft=None, k=None):
     """Run `simulate check --external` on func and return the parsed JSON
     report (a dict with "verdict", "p_value", "min_detectable_tv",
-    "tests", ...). func is a function of an importable module or a
-    'MODULE:FUNCTION' string. seconds, when given, is a time budget that
-    replaces trials; conform names a rule whose exact law the steps are
-    tested against instead of losslessness. A violated or inconclusive
-    verdict is returned, not raised; CheckError is raised when no verdict
-    could be reached.
+    "tests", "components", ...; "message" holds the harness's own verdict
+    line when the verdict is not "not_detected": no test detected a
+    deviation, and "claim" says how large a deviation would have been). func is a function of an importable
+    module or a 'MODULE:FUNCTION' string. mode is "verify", "step" or
+    "tree" (draft and k choose the tree drafter: iid, wor, topk, greedy,
+    dynamic); rows composes batches like a serving engine's ("engine" or
+    kinds such as "greedy;t=0.7,top_k=50,seeded"); seconds, when given, is
+    a time budget that replaces trials; conform names a rule whose exact
+    law the steps are tested against instead of losslessness. A violated or
+    inconclusive verdict is returned, not raised; CheckError is raised
+    when no verdict could be reached.
 
         r = specsim_ext.check(mymodule.verify)
-        assert r["verdict"] == "preserved", r
+        assert r["verdict"] == "not_detected", specsim_ext.describe(r)
     """
     cmd = "%s -m specsim_ext %s" % (shlex.quote(sys.executable), shlex.quote(_spec(func)))
     argv = [_binary(binary), "check", "--external", cmd, "--mode", mode, "--source", source,
@@ -95,12 +111,39 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
         argv += ["--seconds", repr(float(seconds))]
     if conform is not None:
         argv += ["--conform", conform]
+    if rows is not None:
+        argv += ["--rows", rows]
+    if draft is not None:
+        argv += ["--draft", draft]
+    if k is not None:
+        argv += ["--k", str(k)]
     argv += list(args)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([_HERE] + [p for p in sys.path if p] +
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     res = subprocess.run(argv, capture_output=True, text=True, env=env)
+    lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
     if res.returncode not in (0, 3, 6) or not res.stdout.strip():
-        lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
         raise CheckError(lines[-1] if lines else res.stderr.strip() or "exit status %d" % res.returncode)
-    return json.loads(res.stdout)
+    r = json.loads(res.stdout)
+    if res.returncode != 0 and lines:
+        r["message"] = lines[-1]
+    return r
+
+
+def describe(r):
+    """The lines that say why a report's verdict is not "not_detected": the harness's
+    verdict line, the tests below the level, the failed components and the
+    edge cases."""
+    out = [r.get("message") or "verdict %s (Holm-adjusted p = %.4g)" % (r["verdict"], r["p_value"])]
+    for t in r.get("tests") or []:
+        if t["p_holm"] < r["level"]:
+            out.append("test %s: p_holm = %.3g (%s)" % (t["name"], t["p_holm"], t["quantity"]))
+    for c in r.get("components") or []:
+        if c["verdict"] != "not_detected":
+            out.append("component %s: %s (%s)" % (c["name"], c["verdict"], c.get("detail", "")))
+    if r.get("edge_verdict") == "violated":
+        out.append("edge cases: %s" % r.get("edge_message", ""))
+    if r.get("invalid_outcomes"):
+        out.append("invalid outcomes: %d" % r["invalid_outcomes"])
+    return "\n".join(out)

@@ -52,3 +52,50 @@ def transform(logits, s):
         thr = s.min_p * w.max(axis=-1, keepdims=True)
         w = np.where(w < thr, 0.0, w)
     return w / w.sum(axis=-1, keepdims=True)
+
+
+class RowSampling:
+    """Per-row sampling parameters of a composed batch: float arrays
+    temperature, top_p, min_p and an int array top_k, each [B]. A row with
+    temperature 0 is greedy."""
+
+    __slots__ = ("temperature", "top_k", "top_p", "min_p")
+
+    def __init__(self, temperature, top_k, top_p, min_p):
+        self.temperature = np.asarray(temperature, dtype=np.float64)
+        self.top_k = np.asarray(top_k, dtype=np.int64)
+        self.top_p = np.asarray(top_p, dtype=np.float64)
+        self.min_p = np.asarray(min_p, dtype=np.float64)
+
+    @classmethod
+    def uniform(cls, s, size):
+        """Every one of size rows with the Sampling s."""
+        return cls(np.full(size, s.temperature), np.full(size, s.top_k),
+                   np.full(size, s.top_p), np.full(size, s.min_p))
+
+    def row(self, b):
+        """Row b's parameters as a Sampling."""
+        return Sampling(self.temperature[b], self.top_k[b], self.top_p[b], self.min_p[b])
+
+    @property
+    def greedy(self):
+        """bool [B]: the greedy rows."""
+        return self.temperature == 0
+
+    def groups(self):
+        """(Sampling, row indices) for each distinct parameter set."""
+        keys = np.stack([self.temperature, self.top_k.astype(np.float64), self.top_p, self.min_p], axis=1)
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        inv = np.asarray(inv).reshape(-1)
+        for g, k in enumerate(uniq):
+            yield Sampling(k[0], int(k[1]), k[2], k[3]), np.flatnonzero(inv == g)
+
+
+def transform_rows(logits, sampling):
+    """transform() with each row b of logits [B, ...] under its own
+    parameters sampling.row(b) (a RowSampling)."""
+    l = np.asarray(logits, dtype=np.float64)
+    out = np.empty_like(l)
+    for s, rows in sampling.groups():
+        out[rows] = transform(l[rows], s)
+    return out

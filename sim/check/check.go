@@ -3,20 +3,28 @@ package check
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
-// Verdicts.
+// Verdicts. A check shows a violation or fails to; it never shows that
+// the law is preserved: NotDetected says that no test detected a
+// deviation, and each test's minimum detectable TV says how large a
+// deviation in its quantity would have been detected with the stated
+// power.
 const (
-	Preserved = "preserved"
-	Violated  = "violated"
+	NotDetected = "not_detected"
+	Violated    = "violated"
 	// Inconclusive: no deviation was found, but some test could not have
 	// found one (no degrees of freedom, or too few trials for its
 	// minimum detectable TV to be below 1).
 	Inconclusive = "inconclusive"
+	// Passed is the verdict of a deterministic check that was met: the
+	// scripted edge cases (EdgeCheck, EdgeConform).
+	Passed = "passed"
 	// NotApplicable is the edge verdict of rules EdgeCheck cannot drive
 	// (tree rules, external Steppers).
 	NotApplicable = "n/a"
@@ -47,6 +55,18 @@ type Config struct {
 	Batch int
 	// Progress, if set, receives the number of finished trials.
 	Progress func(done, total int64)
+	// Candidates are named rules' exact laws to rank the sampler against:
+	// the mean log-likelihood of its outcomes given their drafts under
+	// each (Result.Fits), over the first steps of the check (chain rules;
+	// as many as cost about as much as 5e8 row entries). It points a
+	// violation to the planted bug it looks like, and a check that found
+	// nothing to the rule whose conformance test would be more powerful.
+	Candidates []Candidate
+	// CrossRow adds the test that the rows of a batch are independent
+	// (rows 2k and 2k+1 of every batch, with Batch >= 2): for samplers that
+	// decide a batch in one call, such as external implementations, where
+	// shared randomness across rows keeps each row's law exact.
+	CrossRow bool
 }
 
 // Defaults of Config.
@@ -61,14 +81,25 @@ const (
 	// pairs (V^(γ+1)); the per-position conditional tests cover every
 	// position whatever the size.
 	maxJointCells = 1 << 16
-	// lawBins is the number of equal-mass bins of the next token in the
-	// law (sampler-vs-law, conformance) test's cells.
+	// lawBins is the number of coarse bins of the pools' dependence test
+	// (at most lawBins per position).
 	lawBins = 4
+	// maxLawTestBins bounds the law test's bins per accepted length.
+	maxLawTestBins = 32
 	// DefaultBatch is the default of Config.Batch.
 	DefaultBatch = 16
 	// maxBatch bounds Config.Batch.
 	maxBatch = 1 << 20
 )
+
+// lawTestBins returns the law test's PIT bins per accepted length for n
+// trials at draft length g: about minPerBin trials per cell when the
+// accepted lengths share the trials, between lawBins and maxLawTestBins.
+// Finer bins see a next-token law that is wrong between tokens of similar
+// probability, where the 4 bins of a fixed p/q order did not.
+func lawTestBins(g int, n int64) int {
+	return int(min(max(n/(int64(g+1)*minPerBin*4), lawBins), maxLawTestBins))
+}
 
 // Test is one test of a check.
 type Test struct {
@@ -103,15 +134,23 @@ type Result struct {
 	Mode string `json:"mode"`
 	// PValue is the smallest Holm-adjusted p-value across Tests.
 	PValue float64 `json:"p_value"`
-	// MinDetectableTV is the first test's minimum detectable TV (at its
-	// Holm share of the level), MinDetectableQuantity what it bounds; every
-	// test reports its own.
+	// Claim is one sentence saying what the check showed: the test that
+	// rejected, or that none did and how large a deviation the finest test
+	// would have detected. It never says the law is preserved.
+	Claim string `json:"claim"`
+	// MinDetectableTV is the smallest minimum detectable TV of the tests
+	// (at its Holm share of the level), that of FinestTest, and
+	// MinDetectableQuantity what it bounds; every test reports its own.
 	MinDetectableTV       float64 `json:"min_detectable_tv"`
 	MinDetectableQuantity string  `json:"min_detectable_quantity"`
-	Level                 float64 `json:"level"`
-	Power                 float64 `json:"power"`
-	Trials                int64   `json:"trials"`
-	Seed                  uint64  `json:"seed"`
+	FinestTest            string  `json:"finest_test"`
+	// MoreTrials is a trial count at which every test's minimum
+	// detectable TV is about half of this run's (four times the trials).
+	MoreTrials int64   `json:"more_trials"`
+	Level      float64 `json:"level"`
+	Power      float64 `json:"power"`
+	Trials     int64   `json:"trials"`
+	Seed       uint64  `json:"seed"`
 	// AlphaHat is accepted draft tokens per examined draft position.
 	AlphaHat     float64 `json:"alpha_hat"`
 	MeanAccepted float64 `json:"mean_accepted"`
@@ -121,22 +160,52 @@ type Result struct {
 	// Invalid counts invalid outcomes (see the package doc; should be 0).
 	Invalid int64  `json:"invalid_outcomes"`
 	Tests   []Test `json:"tests"`
-	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure.
+	// Edge is the scripted-coin verdict (EdgeCheck), EdgeMsg its failure:
+	// part of a losslessness verdict, reported beside a conformance one.
 	Edge    string `json:"edge_verdict"`
 	EdgeMsg string `json:"edge_message,omitempty"`
+	// EdgeConform is the scripted-coin verdict of a conformance check
+	// (EdgeConform: an outcome the named rule's law gives probability 0),
+	// part of its verdict; "n/a" in a losslessness check.
+	EdgeConform    string `json:"edge_conform_verdict"`
+	EdgeConformMsg string `json:"edge_conform_message,omitempty"`
 	// Interrupted is set when the check was cancelled; the result then
 	// holds the finished trials only.
 	Interrupted bool `json:"interrupted"`
+	// Fits rank Config.Candidates by how well each law explains the
+	// outcomes, best first; empty without candidates.
+	Fits []Fit `json:"fits,omitempty"`
 	// Components are parts of the verdict that the statistical tests do
 	// not see, added by the caller with AddComponent (the determinism of
 	// an external implementation's seeded rows, say).
 	Components []Component `json:"components,omitempty"`
 }
 
+// Candidate is a named rule's exact law (Config.Candidates); Lossless
+// marks the rules that preserve the target law (not lossy rules, not
+// planted bugs), Summary says what the rule does.
+type Candidate struct {
+	Name, Summary string
+	Lossless      bool
+	Law           sim.Lawer
+}
+
+// Fit is how well a candidate's law explains the observed outcomes: the
+// mean, over Steps steps, of the log-probability of each step's outcome
+// given its drafts under the candidate's law (an outcome the law makes
+// impossible counts log 1e-300). Higher is closer.
+type Fit struct {
+	Name       string  `json:"name"`
+	Summary    string  `json:"summary"`
+	Lossless   bool    `json:"lossless"`
+	MeanLogLik float64 `json:"mean_log_likelihood"`
+	Steps      int64   `json:"steps"`
+}
+
 // Component is one part of a verdict beyond the statistical tests.
 type Component struct {
 	// Name says what was checked ("determinism"), Verdict what was found
-	// (Preserved, Violated, Inconclusive or NotApplicable) and Detail why,
+	// (NotDetected, Violated, Inconclusive or NotApplicable) and Detail why,
 	// with examples where it failed.
 	Name    string `json:"name"`
 	Verdict string `json:"verdict"`
@@ -151,9 +220,10 @@ func (r *Result) AddComponent(c Component) {
 	switch {
 	case c.Verdict == Violated:
 		r.Verdict = Violated
-	case c.Verdict == Inconclusive && r.Verdict == Preserved:
+	case c.Verdict == Inconclusive && r.Verdict == NotDetected:
 		r.Verdict = Inconclusive
 	}
+	r.claim()
 }
 
 func (c *Config) defaults() error {
@@ -243,16 +313,83 @@ func finish(r *Result, cfg Config, tests []pending) error {
 		}
 	}
 	switch {
-	case r.PValue < cfg.Level || r.Invalid > 0 || r.Edge == Violated:
+	case r.PValue < cfg.Level || r.Invalid > 0 || r.Edge == Violated && r.Mode == "lossless" || r.EdgeConform == Violated:
 		r.Verdict = Violated
 	case powerless || m == 0:
 		r.Verdict = Inconclusive
 	default:
-		r.Verdict = Preserved
+		r.Verdict = NotDetected
 	}
 	if m > 0 {
-		r.MinDetectableTV = r.Tests[0].MinDetTV
-		r.MinDetectableQuantity = r.Tests[0].Quantity
+		f := r.Tests[0]
+		for _, t := range r.Tests[1:] {
+			if t.MinDetTV < f.MinDetTV {
+				f = t
+			}
+		}
+		r.MinDetectableTV, r.MinDetectableQuantity, r.FinestTest = f.MinDetTV, f.Quantity, f.Name
+		// Each test's minimum detectable TV falls about as 1/sqrt(trials):
+		// four times the trials halve it.
+		r.MoreTrials = 4 * max(r.Trials, 1)
 	}
+	r.claim()
 	return nil
+}
+
+// claim writes r.Claim, the one sentence that says what the check showed:
+// which test rejected, or that none did and how large a deviation the
+// finest test would have detected. It never says that the law is
+// preserved.
+func (r *Result) claim() {
+	var why []string
+	if r.PValue < r.Level {
+		first := 0 // the test with the smallest Holm-adjusted p
+		for i, t := range r.Tests {
+			if t.PHolm < r.Tests[first].PHolm {
+				first = i
+			}
+		}
+		t := r.Tests[first]
+		why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g; its quantity: %s)", t.Name, t.PHolm, r.Level, t.Quantity))
+	}
+	if r.Invalid > 0 {
+		why = append(why, fmt.Sprintf("%d invalid outcomes (out of range, emitting nothing, a token of target probability 0, or not the drafts sent)", r.Invalid))
+	}
+	if r.Edge == Violated && r.Mode == "lossless" {
+		why = append(why, "a scripted edge case failed: "+r.EdgeMsg)
+	}
+	if r.EdgeConform == Violated {
+		why = append(why, "a scripted edge case failed: "+r.EdgeConformMsg)
+	}
+	for _, c := range r.Components {
+		if c.Verdict == Violated {
+			why = append(why, fmt.Sprintf("component %s failed: %s", c.Name, c.Detail))
+		}
+	}
+	what := "the target law"
+	if r.Mode != "lossless" {
+		what = "the outcome law of " + strings.TrimPrefix(r.Mode, "conform:") + " given the drafts"
+	}
+	switch r.Verdict {
+	case Violated:
+		r.Claim = "violated: " + strings.Join(why, "; ")
+	case Inconclusive:
+		for _, t := range r.Tests {
+			if !(t.MinDetTV < 1) {
+				r.Claim = fmt.Sprintf("inconclusive: no test detected a deviation from %s, but %s could not have detected even a total one (%d trials)", what, t.Name, t.N)
+				break
+			}
+		}
+		for _, c := range r.Components {
+			if c.Verdict == Inconclusive {
+				r.Claim = fmt.Sprintf("inconclusive: component %s could not decide: %s", c.Name, c.Detail)
+			}
+		}
+		if r.Claim == "" {
+			r.Claim = "inconclusive: no test ran"
+		}
+	default:
+		r.Claim = fmt.Sprintf("no deviation from %s detected by %d tests at family-wise level %g; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s); each test names its own quantity and detectable deviation",
+			what, len(r.Tests), r.Level, r.FinestTest, r.Power, r.Level/float64(max(len(r.Tests), 1)), r.MinDetectableTV, r.MinDetectableQuantity)
+	}
 }

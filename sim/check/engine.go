@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/specsim/specsim/sim"
@@ -29,11 +28,15 @@ type Rule struct {
 	// the drafter: package sim/draft). Draft, K and Branch describe it for
 	// the report; Branch, if set, gives the children per depth and
 	// overrides K and the depth γ.
-	Tree    sim.TreeAlgorithm
-	Drafter func(q sim.Model, depth int) (sim.Drafter, error)
-	Draft   sim.DraftKind
-	K       int
-	Branch  []int
+	Tree sim.TreeAlgorithm
+	// TreeSteps, instead of Tree, verifies a batch of trees per call (an
+	// external implementation of tree verification); the drafter settings
+	// are Tree's.
+	TreeSteps sim.TreeStepper
+	Drafter   func(q sim.Model, depth int) (sim.Drafter, error)
+	Draft     sim.DraftKind
+	K         int
+	Branch    []int
 	// Law (chain) or TreeLaw (tree) is the exact conditional law the law
 	// test compares each step's outcome with: the rule's own law (the
 	// sampler-vs-law test) or, with Conform, a named rule's (the
@@ -46,9 +49,14 @@ type Rule struct {
 	// whether the steps follow LawName's law given the drafts ("implements
 	// rule R"), not whether the emitted law is the target's.
 	Conform bool
-	// Edge, if set, is driven by EdgeCheck and enters the verdict.
+	// Edge, if set, is driven by EdgeCheck, which enters a losslessness
+	// verdict, and with Conform by EdgeConform against Law, which enters
+	// the conformance verdict (EdgeCheck is then reported beside it).
 	Edge sim.Algorithm
 }
+
+// isTree reports whether r verifies trees (Tree or TreeSteps).
+func (r Rule) isTree() bool { return r.Tree != nil || r.TreeSteps != nil }
 
 // world is the source and the cell layouts of one check.
 type world struct {
@@ -59,56 +67,25 @@ type world struct {
 	// pools: fine bins per (context, position) sorted by p/q, their target
 	// masses, the target alias tables, and the coarse bins of the joint
 	// test.
-	bins     int
-	binOf    []uint16
-	lawBinOf []uint8
-	binP     []float64
-	pAlias   []*sim.Alias
-	jb       int
+	bins   int
+	binOf  []uint16
+	binP   []float64
+	pAlias []*sim.Alias
+	jb     int
 	// pairs: target states (the last `order` tokens), their rows, the law
 	// bins of each state's tokens, and the full joint when it fits.
 	states   int
 	stateOf  func([]int) int
 	stateRow [][]float64
-	stateBin [][]uint8
 	oneHot   bool
 	jointLen int
 	// positional models of each pool context (tree rules).
 	posP, posQ []sim.Model
+	// pools: the PIT tables of every (context, position) row.
+	pitTab []pitTable
 }
 
 func (w *world) poolIdx(c, i int) int { return c*(w.g+1) + i }
-
-// lawBin returns the law-test bin of token tok at position i after prefix
-// in context c.
-func (w *world) lawBin(c int, prefix []int, i, tok int) int {
-	return int(w.lawBinsAt(c, prefix, i)[tok])
-}
-
-// lawBinsAt returns the law-test bins of every token at position i after
-// prefix in context c.
-func (w *world) lawBinsAt(c int, prefix []int, i int) []uint8 {
-	if w.pool != nil {
-		k := w.poolIdx(c, i) * w.v
-		return w.lawBinOf[k : k+w.v]
-	}
-	return w.stateBin[w.stateOf(prefix)]
-}
-
-// addLawRow adds row (Pr(Next = t) for t = NoToken, 0, ..., V-1 at
-// accepted length a) into the law test's cells.
-func (w *world) addLawRow(cells []float64, c int, prefix []int, a int, row []float64) {
-	if row[0] > 0 {
-		cells[len(cells)-1] += row[0]
-	}
-	bins := w.lawBinsAt(c, prefix, a)
-	dst := cells[a*lawBins : (a+1)*lawBins]
-	for t, p := range row[1:] {
-		if p > 0 {
-			dst[bins[t]] += p
-		}
-	}
-}
 
 func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, error) {
 	g, v, nc := pl.Gamma, pl.V, pl.Contexts
@@ -124,6 +101,7 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 	w.binOf = make([]uint16, nc*(g+1)*v)
 	w.binP = make([]float64, nc*(g+1)*bins)
 	w.pAlias = make([]*sim.Alias, nc*(g+1))
+	w.pitTab = make([]pitTable, nc*(g+1))
 	// order sorts the tokens by (p/q, token): the token breaks ties, so
 	// the binning is that of a stable sort by p/q.
 	type keyed struct {
@@ -139,6 +117,7 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 		for i := 0; i <= g; i++ {
 			sim.Float64s(p64, pl.PRow(c, i))
 			w.pAlias[w.poolIdx(c, i)] = sim.NewAlias(p64)
+			w.pitTab[w.poolIdx(c, i)] = newPITTable32(p64)
 			for x := range order {
 				k := p64[x]
 				if i < g {
@@ -172,10 +151,6 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 			}
 		}
 	}
-	w.lawBinOf = make([]uint8, len(w.binOf))
-	for i, b := range w.binOf {
-		w.lawBinOf[i] = uint8(int(b) * lawBins / bins)
-	}
 	return w, nil
 }
 
@@ -185,6 +160,10 @@ type posModel [][]float64
 
 func (m posModel) Vocab() int                    { return len(m[0]) }
 func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
+
+// RowView lends the row Next copies (sim.RowViewer): tree drafting over a
+// pool copies no rows.
+func (m posModel) RowView(ctx []int) sim.Row { return sim.F64(m[min(len(ctx), len(m)-1)]) }
 
 func (w *world) buildPos() {
 	pl := w.pool
@@ -243,30 +222,10 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 		w.states, w.stateOf = 1, func([]int) int { return 0 }
 		reps = [][]int{nil}
 	}
-	q := make([]float64, v)
-	order := make([]int, v)
 	for _, rep := range reps {
 		row := make([]float64, v)
 		w.target.Next(rep, row)
-		pr.Q.Next(rep, q)
 		w.stateRow = append(w.stateRow, row)
-		for x := range order {
-			order[x] = x
-		}
-		key := func(x int) float64 {
-			if q[x] > 0 {
-				return row[x] / q[x]
-			}
-			return math.Inf(1)
-		}
-		sort.SliceStable(order, func(a, b int) bool { return key(order[a]) < key(order[b]) })
-		bin := make([]uint8, v)
-		cum := 0.0
-		for _, x := range order {
-			bin[x] = uint8(min(int(cum*lawBins), lawBins-1))
-			cum += row[x]
-		}
-		w.stateBin = append(w.stateBin, bin)
 	}
 	if pow(v, g+1) <= maxJointCells {
 		w.jointLen = g + 1
@@ -283,13 +242,22 @@ type tally struct {
 	emitted    int64
 	emitSq     int64
 	invalid    int64
-	sc         *scratch
+	fit        []float64 // per candidate: Σ log-probability of the outcomes
+	fitN       int64
+	pit        *pitCounts
+	// the previous round's transforms in token-index order and its trial,
+	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
+	prevU     []float64
+	prevTrial int64
+	sc        *scratch
 }
 
 // scratch is the per-chunk working storage of the recorder (not merged).
 type scratch struct {
 	seq   []int
 	row   []float64
+	prow  []float64    // the untransformed target row (greedy pairs)
+	u     [2][]float64 // one trial's transforms, by order
 	law   sim.Law
 	cells []float64
 	tlaw  sim.TreeLaw
@@ -318,6 +286,13 @@ func merge(dst, src *tally) {
 	dst.emitted += src.emitted
 	dst.emitSq += src.emitSq
 	dst.invalid += src.invalid
+	if dst.pit != nil {
+		dst.pit.merge(src.pit)
+	}
+	for i, v := range src.fit {
+		dst.fit[i] += v
+	}
+	dst.fitN += src.fitN
 }
 
 func (t *tally) fill(r *Result, n int64) {
@@ -333,9 +308,10 @@ func (t *tally) fill(r *Result, n int64) {
 	r.Invalid = t.invalid
 }
 
-// lawCells is the number of cells of the law test: (accepted length n,
-// bin of the next token) plus one for "no next token".
-func (w *world) lawCells() int { return (w.g+1)*lawBins + 1 }
+// lawCells is the number of cells of the law test: (accepted length a,
+// bin k of the next token's PIT under the law given a), then one for "no
+// next token" and one for outcomes the law gives probability zero.
+func (rn *runner) lawCells() int { return (rn.w.g+1)*rn.lb + 2 }
 
 // runner runs one check: the world, the rule and the tallies' layout.
 type runner struct {
@@ -350,16 +326,24 @@ type runner struct {
 	scratch sync.Pool
 	// loop drafts and verifies the rounds (built by run).
 	loop *run.Loop
+	// pit lays out the PIT tests and lb is the law test's bins per
+	// accepted length (both sized by run for its trial count).
+	pit pitLayout
+	lb  int
+	// fitSteps is the number of first steps the candidates' fits cover.
+	fitSteps int64
 }
 
 func (rn *runner) newTally() *tally {
-	t := &tally{}
+	t := &tally{prevTrial: -1, fit: make([]float64, len(rn.cfg.Candidates))}
 	if rn.marg {
 		t.pos = make([]int64, rn.posLen)
 		t.joint = make([]int64, rn.jLen)
+		t.pit = rn.pit.newCounts()
+		t.prevU = make([]float64, rn.w.g+1)
 	}
 	if rn.lawOn {
-		t.het = stattest.NewHetero(rn.w.lawCells())
+		t.het = stattest.NewHetero(rn.lawCells())
 	}
 	return t
 }
@@ -369,10 +353,14 @@ func (rn *runner) newTally() *tally {
 // one per chunk (memory does not grow with the trial count).
 func (rn *runner) getScratch() *scratch {
 	if sc, ok := rn.scratch.Get().(*scratch); ok {
+		if len(sc.cells) != rn.lawCells() { // sized for another trial count
+			sc.cells = make([]float64, rn.lawCells())
+		}
 		return sc
 	}
 	w := rn.w
-	return &scratch{cells: make([]float64, w.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v)}
+	return &scratch{cells: make([]float64, rn.lawCells()), seq: make([]int, 0, w.g+2), row: make([]float64, w.v),
+		prow: make([]float64, w.v), u: [2][]float64{make([]float64, w.g+1), make([]float64, w.g+1)}}
 }
 
 // newLoop builds the round loop of the check: trial t is in context
@@ -382,7 +370,7 @@ func (rn *runner) getScratch() *scratch {
 func (rn *runner) newLoop() (*run.Loop, error) {
 	w, r := rn.w, rn.rule
 	l := &run.Loop{Seed: rn.cfg.Seed, Keys: run.Named("check"), Batch: rn.cfg.Batch}
-	if r.Tree == nil {
+	if !r.isTree() {
 		l.Verifiers = []run.Verifier{run.Batch(r.Steps)}
 		if w.pool != nil {
 			l.Chains = run.Cycle(w.pool)
@@ -396,6 +384,9 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 		return l, nil
 	}
 	l.Verifiers = []run.Verifier{run.Tree(r.Tree)}
+	if r.TreeSteps != nil {
+		l.Verifiers = []run.Verifier{run.BatchTree(r.TreeSteps)}
+	}
 	if r.Drafter == nil {
 		return nil, fmt.Errorf("check: tree rule %s has no drafter", r.Name)
 	}
@@ -429,54 +420,100 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	bad := false
 	if StepMode(rn.rule.Steps) {
 		// The Stepper's own drafts: a token outside the vocabulary is
-		// its error; one of draft probability 0 cannot have been drawn
-		// from q, an invalid outcome.
+		// its error; on a pool (whose draft rows do not depend on the
+		// prefix) one of draft probability 0 cannot have been drawn from
+		// q, an invalid outcome.
 		for i, x := range b.Tokens {
 			if x < 0 || x >= w.v {
 				return fmt.Errorf("step %d: draft token %d at position %d is outside the vocabulary [0, %d)", r.Trial, x, i, w.v)
 			}
-			bad = bad || b.Q[i].At(x) <= 0
+			bad = bad || (w.pool != nil && b.Q[i].At(x) <= 0)
 		}
 	}
 	if sim.CheckOutcome(b, o) != nil {
 		bad = true
 		o = sim.Outcome{Accepted: min(max(o.Accepted, 0), w.g), Next: sim.NoToken}
 	}
-	if rn.marg && !bad {
-		// No lossless rule emits a token of target probability 0.
-		for i, x := range b.Tokens[:o.Accepted] {
-			bad = bad || b.P[i].At(x) <= 0
-		}
-		bad = bad || (o.Next != sim.NoToken && b.P[o.Accepted].At(o.Next) <= 0)
-	}
-	if bad {
-		t.invalid++
+	if !rn.marg && bad {
+		t.invalid++ // the lossless tests' count adds emitted tokens of target probability 0
 	}
 	g := w.g
 	t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
+	if r.Trial < rn.fitSteps && sim.CheckOutcome(b, o) == nil {
+		for i, c := range rn.cfg.Candidates {
+			lp := fitFloor
+			if c.Law.Law(b, &sc.law) == nil && sc.law.At(o.Accepted, o.Next) > 0 {
+				lp = math.Log(sc.law.At(o.Accepted, o.Next))
+			}
+			t.fit[i] += max(lp, fitFloor)
+		}
+		t.fitN++
+	}
 	if rn.lawOn {
 		rn.rule.Law.Law(b, &sc.law)
 		clear(sc.cells)
 		for a := 0; a <= g; a++ {
-			w.addLawRow(sc.cells, c, b.Tokens[:a], a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
+			rn.addLawRow(sc.cells, a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
 		}
-		t.het.Add(sc.cells, rn.lawCell(c, b.Tokens[:o.Accepted], o.Accepted, o.Next))
+		obs := rn.lawObs(o.Accepted, o.Next, sc.law.P[o.Accepted*(w.v+1):(o.Accepted+1)*(w.v+1)], r.Trial)
+		t.het.Add(sc.cells, obs)
 	}
 	if rn.marg {
 		seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
 		if o.Next != sim.NoToken {
 			seq = append(seq, o.Next)
 		}
-		rn.count(c, seq, r.Rand(run.Continuation), t)
+		rn.count(r, c, seq, t, bad)
 	}
 	return nil
 }
 
-func (rn *runner) lawCell(c int, prefix []int, a, tok int) int {
-	if tok == sim.NoToken {
-		return rn.w.lawCells() - 1
+// addLawRow adds the law row of an accepted length (or, for trees, of a
+// node) at depth a — row[0] the mass of "no next token", row[1+t] that of
+// next token t — into the law test's cells: the mass of each next token
+// spreads evenly over the lb PIT bins of depth a, since the PIT of the
+// next token under its own conditional law is uniform.
+func (rn *runner) addLawRow(cells []float64, a int, row []float64) {
+	cells[len(cells)-2] += row[0]
+	m := 0.0
+	for _, x := range row[1:] {
+		m += x
 	}
-	return a*lawBins + rn.w.lawBin(c, prefix, a, tok)
+	if m > 0 {
+		dst := cells[a*rn.lb : (a+1)*rn.lb]
+		for k := range dst {
+			dst[k] += m / float64(rn.lb)
+		}
+	}
+}
+
+// lawObs returns the law test's cell of an observed outcome at depth a
+// with next token tok, given the law row of its accepted length (or node):
+// "no next token", the impossible cell where the law gives the outcome
+// probability zero, else (a, bin of the next token's randomised PIT under
+// row in token order, the randomisation a keyed hash of the trial).
+func (rn *runner) lawObs(a, tok int, row []float64, trial int64) int {
+	cells := rn.lawCells()
+	if tok == sim.NoToken {
+		if row[0] > 0 {
+			return cells - 2
+		}
+		return cells - 1
+	}
+	row = row[1:]
+	p := row[tok]
+	if !(p > 0) {
+		return cells - 1
+	}
+	before, m := 0.0, 0.0
+	for t, x := range row {
+		if t < tok {
+			before += x
+		}
+		m += x
+	}
+	v := float64(sim.StreamID("check/lawpit", rn.cfg.Seed, uint64(trial))>>11) * 0x1p-53
+	return a*rn.lb + bin(min((before+v*p)/m, 1), rn.lb)
 }
 
 // recordTree checks and counts one tree round.
@@ -486,11 +523,14 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 	if w.pool != nil {
 		c = int(r.Trial % int64(w.nc))
 	}
-	rc := r.Rand(run.Continuation)
 	o := r.TreeOutcome()
+	bad := false
 	if o.Node < 0 || o.Node >= len(tree.Nodes) || (o.Next != sim.NoToken && (o.Next < 0 || o.Next >= w.v)) {
-		t.invalid++
+		bad = true
 		o = sim.TreeOutcome{Node: 0, Next: sim.NoToken}
+	}
+	if !rn.marg && bad {
+		t.invalid++ // the lossless tests' count adds emitted tokens of target probability 0
 	}
 	depth := tree.Nodes[o.Node].Depth
 	emitted := depth
@@ -502,37 +542,80 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		rn.rule.TreeLaw.TreeLaw(tree, &sc.tlaw)
 		clear(sc.cells)
 		for nd := range tree.Nodes {
-			sc.path = tree.Path(sc.path[:0], nd)
-			w.addLawRow(sc.cells, c, sc.path, len(sc.path), sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
+			rn.addLawRow(sc.cells, tree.Nodes[nd].Depth, sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
 		}
-		sc.path = tree.Path(sc.path[:0], o.Node)
-		t.het.Add(sc.cells, rn.lawCell(c, sc.path, depth, o.Next))
+		obs := rn.lawObs(depth, o.Next, sc.tlaw.P[o.Node*(w.v+1):(o.Node+1)*(w.v+1)], r.Trial)
+		t.het.Add(sc.cells, obs)
 	}
 	if rn.marg {
 		seq := tree.Path(sc.seq[:0], o.Node)
 		if o.Next != sim.NoToken {
 			seq = append(seq, o.Next)
 		}
-		rn.count(c, seq, rc, t)
+		rn.count(r, c, seq, t, bad)
 	}
 	return nil
 }
 
-// count continues seq with the target to γ+1 tokens and counts its cells.
-func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
-	w, g := rn.w, rn.w.g
+// count continues seq (the round's emitted tokens) with the target to
+// γ+1 tokens and counts its cells: the binned or per-state tests, and the
+// PIT of every position under its target row given the emitted prefix.
+// A token the round emitted with target probability 0 is an invalid
+// outcome (checked here from the target's own rows, so it holds for
+// drafts a step-mode sampler chose too).
+func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
+	w, g, sc := rn.w, rn.w.g, t.sc
 	if len(seq) > g+1 {
 		seq = seq[:g+1]
 	}
-	for len(seq) <= g {
-		if w.pool != nil {
-			seq = append(seq, w.pAlias[w.poolIdx(c, len(seq))].Sample(rc))
-		} else {
-			w.target.Next(seq, t.sc.row)
-			seq = append(seq, sim.SampleCDF(rc.Float64(), t.sc.row))
-		}
+	emitted := len(seq)
+	var rc *rand.Rand
+	if emitted <= g {
+		rc = r.Rand(run.Continuation)
 	}
-	t.sc.seq = seq
+	for i := 0; i <= g; i++ {
+		var a, b float64
+		v := rn.pit.pitV(r.Trial, i)
+		if w.pool != nil {
+			if i >= len(seq) {
+				seq = append(seq, w.pAlias[w.poolIdx(c, i)].Sample(rc))
+			}
+			tb := &w.pitTab[w.poolIdx(c, i)]
+			bad = bad || (i < emitted && tb.p[seq[i]] <= 0)
+			a, b = tb.pit(seq[i], v)
+		} else {
+			row := sc.row // the target row after the emitted prefix
+			if w.oneHot {
+				w.pair.P.Next(seq[:i], sc.prow)
+				bad = bad || (i < emitted && sc.prow[seq[i]] <= 0)
+				sim.OneHot(row, w.v, sim.Argmax(sc.prow))
+			} else {
+				w.target.Next(seq[:i], row)
+				bad = bad || (i < emitted && row[seq[i]] <= 0)
+			}
+			if i >= len(seq) {
+				seq = append(seq, sim.SampleCDF(rc.Float64(), row))
+			}
+			a, b = pitRow(row, seq[i], v)
+		}
+		sc.u[byP][i], sc.u[byIdx][i] = a, b
+	}
+	sc.seq = seq
+	if bad {
+		t.invalid++
+	}
+	rn.pit.add(t.pit, &sc.u)
+	if rn.pit.cross {
+		// rows 2k and 2k+1 of a unit: every position's pair of transforms
+		j := r.Trial - r.Unit*int64(rn.cfg.Batch)
+		if j%2 == 1 && t.prevTrial == r.Trial-1 {
+			for i := 0; i <= g; i++ {
+				rn.pit.addCross(t.pit, t.prevU[i], sc.u[byIdx][i])
+			}
+		}
+		copy(t.prevU, sc.u[byIdx])
+		t.prevTrial = r.Trial
+	}
 	if w.pool != nil {
 		code := 0
 		for i := 0; i <= g; i++ {
@@ -555,8 +638,24 @@ func (rn *runner) count(c int, seq []int, rc *rand.Rand, t *tally) {
 	}
 }
 
+// The candidates' fits: they cover the first steps of a check, as many as
+// cost about fitCost row entries (each law is O((γ+1)V) a step) within
+// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor.
+const (
+	fitCost     = 5e8
+	minFitSteps = 64
+	maxFitSteps = 4096
+)
+
+var fitFloor = math.Log(1e-300)
+
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
+	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
+	rn.lb = lawTestBins(rn.w.g, n)
+	if nc := len(rn.cfg.Candidates); nc > 0 {
+		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
+	}
 	if rn.loop == nil {
 		l, err := rn.newLoop()
 		if err != nil {
@@ -643,6 +742,13 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen)})
 		}
 	}
+	if rn.marg {
+		pt, err := rn.pit.tests(t.pit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pt...)
+	}
 	if rn.lawOn {
 		h := t.het.Test(stattest.DefaultMinExpected)
 		name, what := "sampler vs own law", "the rule's own exact law"
@@ -650,7 +756,7 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 			name, what = "conformance to "+rn.rule.LawName, rn.rule.LawName+"'s exact law"
 		}
 		out = append(out, pending{name: name, het: &h,
-			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, next-token bin of %d equal-mass bins)", what, lawBins)})
+			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given each step's drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, rn.lb)})
 	}
 	return out, nil
 }

@@ -55,7 +55,7 @@ func TestPoolTreeVerdicts(t *testing.T) {
 		name string
 		a    sim.TreeAlgorithm
 		want string
-	}{{"specinfer", algos.SpecInfer{}, check.Preserved}, {"naive", algos.Naive{}, check.Violated}} {
+	}{{"specinfer", algos.SpecInfer{}, check.NotDetected}, {"naive", algos.Naive{}, check.Violated}} {
 		var prev check.Result
 		for i, w := range []int{1, 2} {
 			r := check.Rule{Name: c.name, Tree: c.a, Draft: sim.DraftIID, K: 2,
@@ -80,13 +80,13 @@ func TestPoolTreeVerdicts(t *testing.T) {
 // nothing.
 func TestAddComponent(t *testing.T) {
 	for _, c := range []struct{ before, comp, after string }{
-		{check.Preserved, check.Preserved, check.Preserved},
-		{check.Preserved, check.NotApplicable, check.Preserved},
-		{check.Preserved, check.Inconclusive, check.Inconclusive},
-		{check.Preserved, check.Violated, check.Violated},
+		{check.NotDetected, check.NotDetected, check.NotDetected},
+		{check.NotDetected, check.NotApplicable, check.NotDetected},
+		{check.NotDetected, check.Inconclusive, check.Inconclusive},
+		{check.NotDetected, check.Violated, check.Violated},
 		{check.Inconclusive, check.Violated, check.Violated},
 		{check.Violated, check.Inconclusive, check.Violated},
-		{check.Violated, check.Preserved, check.Violated},
+		{check.Violated, check.NotDetected, check.Violated},
 	} {
 		r := check.Result{Verdict: c.before}
 		r.AddComponent(check.Component{Name: "x", Verdict: c.comp})

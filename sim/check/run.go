@@ -1,9 +1,11 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/specsim/specsim/sim"
@@ -36,13 +38,13 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if err := cfg.defaults(); err != nil {
 		return Result{}, err
 	}
-	if (r.Steps == nil) == (r.Tree == nil) {
+	if (r.Steps == nil) == !r.isTree() || (r.Tree != nil && r.TreeSteps != nil) {
 		return Result{}, fmt.Errorf("check: rule %s: give exactly one of a Stepper and a tree rule", r.Name)
 	}
 	if r.Conform && r.Law == nil && r.TreeLaw == nil {
 		return Result{}, fmt.Errorf("check: conformance to %q needs a rule with an exact law", r.LawName)
 	}
-	if r.Tree != nil && r.Branch == nil && r.K < 1 {
+	if r.isTree() && r.Branch == nil && r.K < 1 {
 		r.K = 1
 	}
 	begin := time.Now()
@@ -50,7 +52,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	// poolWorld bins the pool for a check of the given trial count.
 	poolWorld := func(trials int64) (*world, error) {
 		w, err := newPoolWorld(ctx, pool, trials)
-		if err == nil && r.Tree != nil {
+		if err == nil && r.isTree() {
 			w.buildPos()
 		}
 		return w, err
@@ -75,8 +77,11 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 			return Result{}, err
 		}
 	case isPair:
-		if r.Steps != nil && StepMode(r.Steps) {
-			return Result{}, fmt.Errorf("check: %s samples its own drafts (step mode): a model pair's draft rows depend on the drafted prefix; use a positional pool (dirichlet:...)", r.Name)
+		if r.Steps != nil && StepMode(r.Steps) && (r.Law != nil || r.Conform) {
+			// The tests on the emitted tokens read the target's rows after
+			// the emitted prefix; a law test needs the rows of the drafts,
+			// which the harness computed for drafts the sampler replaced.
+			return Result{}, fmt.Errorf("check: %s samples its own drafts (step mode): the law and conformance tests need the harness's drafts on a model pair; use verify mode or a positional pool (dirichlet:...)", r.Name)
 		}
 		var err error
 		if w, err = newPairWorld(&pair, cfg.Gamma, cfg.Greedy); err != nil {
@@ -104,15 +109,28 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if tot == nil {
 		return Result{}, err
 	}
-	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil, Edge: NotApplicable}
+	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil,
+		Edge: NotApplicable, EdgeConform: NotApplicable}
 	if r.Conform {
 		res.Mode = "conform:" + r.LawName
 	}
 	tot.fill(&res, done)
+	for i, c := range cfg.Candidates {
+		if tot.fitN > 0 {
+			res.Fits = append(res.Fits, Fit{Name: c.Name, Summary: c.Summary, Lossless: c.Lossless, MeanLogLik: tot.fit[i] / float64(tot.fitN), Steps: tot.fitN})
+		}
+	}
+	slices.SortStableFunc(res.Fits, func(a, b Fit) int { return cmp.Compare(b.MeanLogLik, a.MeanLogLik) })
 	if r.Edge != nil {
-		res.Edge = Preserved
+		res.Edge = Passed
 		if eerr := EdgeCheck(r.Edge); eerr != nil {
 			res.Edge, res.EdgeMsg = Violated, eerr.Error()
+		}
+		if r.Conform && r.Law != nil {
+			res.EdgeConform = Passed
+			if eerr := EdgeConform(r.Edge, r.Law); eerr != nil {
+				res.EdgeConform, res.EdgeConformMsg = Violated, eerr.Error()
+			}
 		}
 	}
 	tests, terr := rn.tests(tot)
@@ -128,7 +146,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 // newRunner returns the runner of rule r on world w.
 func newRunner(w *world, r Rule, cfg Config) *runner {
 	rn := &runner{w: w, rule: r, cfg: cfg, marg: !r.Conform}
-	if r.Tree != nil {
+	if r.isTree() {
 		rn.lawOn = r.TreeLaw != nil
 	} else {
 		rn.lawOn = r.Law != nil

@@ -32,22 +32,27 @@ func (s sampler) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error
 
 // TestStepMode: a step-mode Stepper running token verification on its own
 // drafts is preserved on a pool, one running the resample-p mutant is
-// violated, and a model pair refuses step mode (its draft rows depend on
-// the drafted prefix).
+// violated. On a model pair the block's rows are the target's after the
+// harness's drafts, not after the Stepper's: a check with a law test
+// refuses step mode there, and one without judges the emitted tokens
+// against the target's rows after the emitted prefix, so this Stepper,
+// which verifies its drafts with the harness's rows, is violated.
 func TestStepMode(t *testing.T) {
 	t.Parallel()
 	src := newSource(t, "dirichlet:V=300,contexts=4,seed=2", 3, 1)
 	for _, c := range []struct {
 		a    sim.Algorithm
 		want string
-	}{{algos.Token{}, check.Preserved}, {mustAlgo(t, "mutant-resample-p"), check.Violated}} {
+	}{{algos.Token{}, check.NotDetected}, {mustAlgo(t, "mutant-resample-p"), check.Violated}} {
 		r, err := check.Check(context.Background(), src, check.Rule{Name: "external", Steps: sampler{c.a}}, check.Config{Trials: 20000, Seed: 3, Workers: 1})
 		wantVerdict(t, r, err, c.want, fmt.Sprintf("step mode %T", c.a))
 	}
 	pair := newSource(t, "markov:V=4", 3, 1)
-	if _, err := check.Check(context.Background(), pair, check.Rule{Name: "external", Steps: sampler{algos.Token{}}}, check.Config{Gamma: 3, Trials: 100}); err == nil {
-		t.Error("step mode on a model pair accepted")
+	if _, err := check.Check(context.Background(), pair, check.Rule{Name: "external", Steps: sampler{algos.Token{}}, Law: algos.Token{}}, check.Config{Gamma: 3, Trials: 100}); err == nil {
+		t.Error("step mode with a law test on a model pair accepted")
 	}
+	r, err := check.Check(context.Background(), pair, check.Rule{Name: "external", Steps: sampler{algos.Token{}}}, check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1})
+	wantVerdict(t, r, err, check.Violated, "step mode on a model pair with the harness's rows")
 }
 
 func mustAlgo(t *testing.T, name string) sim.Algorithm {

@@ -53,9 +53,17 @@ func (d *IID) Depth() int { return d.depth }
 
 // qAt loads node n's draft row unless a chain through n already did.
 func (d *IID) qAt(t *sim.Tree, ctx []int, n int) {
-	if t.Nodes[n].Q.IsZero() {
-		loadQ(d.q, t, ctx, n)
+	if !t.Nodes[n].Q.IsZero() {
+		return
 	}
+	if rv, ok := d.q.(sim.RowViewer); ok {
+		// The chains only read the row: borrow it.
+		s := stateOf(t)
+		s.path = t.Path(append(s.path[:0], ctx...), n)
+		t.SetQ(n, rv.RowView(s.path))
+		return
+	}
+	loadQ(d.q, t, ctx, n)
 }
 
 // Draft draws the K chains into t, each token by inverse CDF from one

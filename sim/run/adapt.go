@@ -43,7 +43,8 @@ func (c cycle) DraftChain(r *Round, dst *sim.Block) error {
 // ds[t mod len(ds)] after the empty context (Draft stream) and fills its
 // target rows from targets[t mod len(ds)]: one drafter per context of a
 // pool, every context getting the same share of trials (Cycle's tree
-// form). A single drafter and target draw every round's tree. It panics
+// form); the tree's Ctx is set to t mod len(ds). A single drafter and
+// target draw every round's tree. It panics
 // unless there is one target per drafter and at least one of each.
 func CycleTrees(ds []sim.Drafter, targets []sim.Model) TreeDrafter {
 	if len(ds) == 0 || len(ds) != len(targets) {
@@ -60,6 +61,7 @@ type cycleTrees struct {
 func (c cycleTrees) DraftTree(r *Round, dst *sim.Tree) error {
 	i := int(r.Trial % int64(len(c.ds)))
 	sim.DraftTree(r.Rand(Draft), c.ds[i], c.targets[i], nil, dst)
+	dst.Ctx = i
 	return nil
 }
 

@@ -1,0 +1,131 @@
+package external
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// TestParseRows reads compositions and refuses bad kinds with the key.
+func TestParseRows(t *testing.T) {
+	t.Parallel()
+	rows, err := ParseRows("engine")
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("engine: %v, %d kinds", err, len(rows))
+	}
+	for i, r := range rows {
+		back, err := ParseRows(r.String())
+		if err != nil || len(back) != 1 || back[0] != r {
+			t.Errorf("kind %d %q does not read back: %+v %v", i, r.String(), back, err)
+		}
+	}
+	rows, err = ParseRows("greedy;t=0.7,top_k=50,seeded;t=1,top_p=0.9,min_p=0.05,gamma=2")
+	if err != nil || len(rows) != 3 || !rows[0].Sampling.Greedy() || !rows[1].Seeded || rows[1].Sampling.TopK != 50 || rows[2].Gamma != 2 || rows[2].Sampling.MinP != 0.05 {
+		t.Errorf("parsed %+v, %v", rows, err)
+	}
+	for _, bad := range []string{"t=-1", "top_p=0", "foo=1", "gamma=x", "t"} {
+		if _, err := ParseRows(bad); err == nil || !strings.Contains(err.Error(), "rows: kind 1") {
+			t.Errorf("%q: error %v", bad, err)
+		}
+	}
+	if err := checkRows([]RowConfig{{Sampling: samplingOff, Gamma: 5}}, 4); err == nil {
+		t.Error("gamma 5 in a run of gamma 4 accepted")
+	}
+}
+
+// TestComposePool: context c·R + r of the composed pool is context c of
+// the source under kind r; greedy kinds are one-hot at the argmax of p
+// and of q.
+func TestComposePool(t *testing.T) {
+	t.Parallel()
+	pl := testPool(t, 20, 2, 3)
+	rows, _ := ParseRows("greedy;t=1;t=0.5,top_k=3")
+	cp, err := ComposePool(pl, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Contexts != 9 || cp.Gamma != 2 || cp.V != 20 {
+		t.Fatalf("composed pool: %d contexts, gamma %d, V %d", cp.Contexts, cp.Gamma, cp.V)
+	}
+	argmax := func(r []float32) int {
+		b := 0
+		for i, x := range r {
+			if x > r[b] {
+				b = i
+			}
+		}
+		return b
+	}
+	for c := 0; c < 3; c++ {
+		for i := 0; i <= 2; i++ {
+			g := cp.PRow(c*3+0, i)
+			if g[argmax(pl.PRow(c, i))] != 1 {
+				t.Errorf("context %d position %d: greedy row not one-hot at the argmax", c, i)
+			}
+			for x, v := range cp.PRow(c*3+1, i) {
+				if d := v - pl.PRow(c, i)[x]; d > 1e-6 || d < -1e-6 {
+					t.Fatalf("context %d: t=1 row differs from the source at %d", c, x)
+				}
+			}
+			n := 0
+			for _, v := range cp.PRow(c*3+2, i) {
+				if v > 0 {
+					n++
+				}
+			}
+			if n != 3 {
+				t.Errorf("context %d position %d: top_k=3 row has %d tokens", c, i, n)
+			}
+		}
+		if q := cp.QRow(c*3, 0); q[argmax(pl.QRow(c, 0))] != 1 {
+			t.Errorf("context %d: greedy draft row not one-hot", c)
+		}
+	}
+}
+
+// TestMaxTreeNodes bounds the drafters' trees.
+func TestMaxTreeNodes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		k, depth int
+		branch   []int
+		want     int
+	}{
+		{"iid", 4, 4, nil, 17}, {"dynamic", 3, 5, nil, 16}, {"topk", 2, 3, nil, 7}, {"wor", 0, 0, []int{3, 2, 1}, 1 + 3 + 6 + 6},
+	} {
+		if got := MaxTreeNodes(c.name, c.k, c.depth, c.branch); got != c.want {
+			t.Errorf("%s k %d depth %d branch %v: %d nodes, want %d", c.name, c.k, c.depth, c.branch, got, c.want)
+		}
+	}
+}
+
+// TestDecodeTree walks accepted paths down the tree.
+func TestDecodeTree(t *testing.T) {
+	t.Parallel()
+	var tr sim.Tree
+	tr.Reset(5)
+	a := tr.AddDraw(0, 2)
+	tr.AddDraw(0, 3)
+	b := tr.AddDraw(a, 4)
+	for _, c := range []struct {
+		row  []int64
+		want sim.TreeOutcome
+		inv  string
+	}{
+		{[]int64{1, -1, -1}, sim.TreeOutcome{Node: 0, Next: 1}, ""},
+		{[]int64{2, 0, -1}, sim.TreeOutcome{Node: a, Next: 0}, ""},
+		{[]int64{2, 4, 1}, sim.TreeOutcome{Node: b, Next: 1}, ""},
+		{[]int64{4, 1, -1}, sim.TreeOutcome{}, invNotInTree},
+		{[]int64{2, 3, 1}, sim.TreeOutcome{}, invNotInTree},
+	} {
+		o, inv, err := decodeTree(&tr, c.row, 5)
+		if err != nil || inv != c.inv || (inv == "" && o != c.want) {
+			t.Errorf("%v: %+v %q %v; want %+v %q", c.row, o, inv, err, c.want, c.inv)
+		}
+	}
+	if _, _, err := decodeTree(&tr, []int64{-1, 2, -1}, 5); err == nil {
+		t.Error("a token after padding accepted")
+	}
+}

@@ -1,0 +1,105 @@
+"""specsim_ext: check a speculative-decoding sampler with the specsim harness.
+
+The harness (the Go program `simulate`) owns the distributions, the draft
+randomness, the statistics and the verdict; your function owns only its
+sampler. Two signatures are served:
+
+verify mode
+    verify(p, q, drafts, rng) -> emitted
+    p float32 [B, gamma+1, V] target rows, q float32 [B, gamma, V] draft
+    rows, drafts int64 [B, gamma] with drafts[b, i] ~ q[b, i], rng a
+    numpy.random.Generator; emitted int64 [B, gamma+1]: the accepted
+    drafts, then the correction or bonus token, then -1 padding.
+
+step mode
+    step(p_logits, q_logits, rng) -> (drafts, emitted)
+    float32 logits of the same shapes; the function samples its own drafts.
+
+A fourth parameter, if present, receives a Sampling (temperature, top_k,
+top_p, min_p); the harness then tests against transform(p, sampling).
+Rows b = 0..B-1 of a batch are independent sequences.
+
+Run a function under the harness with
+
+    simulate check --external "python3 -m specsim_ext MODULE:FUNCTION" [--mode step]
+
+or from a test suite with specsim_ext.check(...). The package needs only
+NumPy; put the directory holding specsim_ext/ (python/ in the specsim
+repository) on PYTHONPATH.
+"""
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+from ._sampling import Sampling, transform
+
+__all__ = ["Sampling", "transform", "check", "CheckError"]
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class CheckError(RuntimeError):
+    """The harness could not reach a verdict (bad flags, a crash, a timeout
+    or malformed output of the function); the message is its error line."""
+
+
+def _spec(func):
+    if isinstance(func, str):
+        return func
+    mod = getattr(func, "__module__", None)
+    if not mod or mod == "__main__":
+        raise ValueError("pass the function as 'MODULE:FUNCTION' or define it in an importable module "
+                         "(functions of __main__ cannot be imported by the served process)")
+    m = sys.modules.get(mod)
+    path = getattr(m, "__file__", None)
+    if path and "." not in mod and mod not in sys.builtin_module_names:
+        return "%s:%s" % (path, func.__qualname__)
+    return "%s:%s" % (mod, func.__qualname__)
+
+
+def _binary(binary):
+    b = binary or os.environ.get("SPECSIM_SIMULATE") or shutil.which("simulate")
+    if not b:
+        raise CheckError("no harness binary: pass binary=, set SPECSIM_SIMULATE, or put 'simulate' on PATH "
+                         "(go build -o simulate ./cmd/simulate in the specsim repository)")
+    return b
+
+
+def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4, trials=200000,
+          batch=1024, seed=1, sampling=None, timeout=60, binary=None, args=(), seconds=None, conform=None):
+    """Run `simulate check --external` on func and return the parsed JSON
+    report (a dict with "verdict", "p_value", "min_detectable_tv",
+    "tests", ...). func is a function of an importable module or a
+    'MODULE:FUNCTION' string. seconds, when given, is a time budget that
+    replaces trials; conform names a rule whose exact law the steps are
+    tested against instead of losslessness. A violated or inconclusive
+    verdict is returned, not raised; CheckError is raised when no verdict
+    could be reached.
+
+        r = specsim_ext.check(mymodule.verify)
+        assert r["verdict"] == "preserved", r
+    """
+    cmd = "%s -m specsim_ext %s" % (shlex.quote(sys.executable), shlex.quote(_spec(func)))
+    argv = [_binary(binary), "check", "--external", cmd, "--mode", mode, "--source", source,
+            "--gamma", str(gamma), "--trials", str(trials), "--batch", str(batch), "--seed", str(seed),
+            "--timeout", "%ds" % timeout, "--json"]
+    if sampling is not None:
+        argv += ["--temperature", repr(sampling.temperature), "--top-k", str(sampling.top_k),
+                 "--top-p", repr(sampling.top_p), "--min-p", repr(sampling.min_p)]
+    if seconds is not None:
+        argv += ["--seconds", repr(float(seconds))]
+    if conform is not None:
+        argv += ["--conform", conform]
+    argv += list(args)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([_HERE] + [p for p in sys.path if p] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    res = subprocess.run(argv, capture_output=True, text=True, env=env)
+    if res.returncode not in (0, 3, 6) or not res.stdout.strip():
+        lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
+        raise CheckError(lines[-1] if lines else res.stderr.strip() or "exit status %d" % res.returncode)
+    return json.loads(res.stdout)

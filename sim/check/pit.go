@@ -1,0 +1,272 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// The PIT tests see the whole emitted law, for any source.
+//
+// Every emitted token y_i (positions i = 1..γ+1, the target's continuation
+// included) is mapped to its randomised probability integral transform
+// under its exact conditional target law given the emitted prefix, in a
+// fixed order of the tokens:
+//
+//	U_i = Σ_{t ≺ y_i} p_i(t | y_<i) + V_i·p_i(y_i | y_<i),  V_i ~ U(0, 1).
+//
+// The emitted block has the target's law exactly when U_1, ..., U_{γ+1}
+// are independent and uniform on [0, 1) (Rosenblatt 1952, "Remarks on a
+// multivariate transformation", Ann. Math. Statist. 23(3); Brockwell 2007,
+// "Universal residuals", Biometrika 94(3)): each U_i is uniform given the
+// prefix exactly when y_i has its target law given the prefix, and then
+// it is independent of the prefix. The tests bin the U's, so every cell
+// has probability exactly 1/cells under the null and no pooling or law
+// evaluation is needed:
+//
+//   - per position, U_i in decreasing-p order and in token-index order, in
+//     B equal bins: the binned law of each position given its prefix, seen
+//     along two orders so that a move of mass between tokens adjacent in
+//     one order shows in the other (the ratio-binned tests order by p/q);
+//   - every pair of positions, (U_i, U_j) in token-index order on a b×b
+//     grid: dependence with exact marginals (a sampler that reuses one
+//     uniform for two positions inverts the CDF in index order, so
+//     U_i ≈ U_j);
+//   - the whole block (U_1, ..., U_{γ+1}) in index order on a c^(γ+1) grid;
+//   - with CrossRow, U_1 of rows 2k and 2k+1 of a batch on a b×b grid:
+//     rows of one batch must be independent (shared uniforms across rows
+//     keep each row's law exact and make U_1 agree).
+//
+// V_i is a keyed hash of (seed, trial, position), not a draw from any of
+// the round's streams, so adding the tests changes no other number.
+
+// pitOrders are the token orders of the per-position PIT tests.
+const (
+	byP   = 0 // decreasing target probability, ties by index
+	byIdx = 1 // token index
+)
+
+// Limits of the PIT grids.
+const (
+	pitMaxBins  = 256 // per-position bins B
+	pitMaxPair  = 16  // pair bins per axis b
+	pitMaxBlock = 4   // block bins per axis c
+)
+
+// pitLayout fixes the grids of one check's PIT tests.
+type pitLayout struct {
+	g1    int // positions γ+1
+	bins  int // B
+	pb    int // b
+	cb    int // c (0: no block test)
+	cross bool
+	seed  uint64
+}
+
+// newPITLayout sizes the grids so that every cell expects at least
+// minPerBin of the n trials: B = n/minPerBin (at most pitMaxBins), b the
+// largest with b² cells, c the largest with c^(γ+1) cells (at least 2;
+// the block test is left out when even 2^(γ+1) cells are too many).
+func newPITLayout(g int, n int64, seed uint64, cross bool) pitLayout {
+	l := pitLayout{g1: g + 1, seed: seed, cross: cross}
+	cells := max(n/minPerBin, 1)
+	l.bins = int(min(max(cells, 2), pitMaxBins))
+	l.pb = 2
+	for int64((l.pb+1)*(l.pb+1)) <= cells && l.pb < pitMaxPair {
+		l.pb++
+	}
+	for c := 2; c <= pitMaxBlock && int64(pow(c, l.g1)) <= cells && pow(c, l.g1) <= maxJointCells; c++ {
+		l.cb = c
+	}
+	return l
+}
+
+func (l pitLayout) pairs() int { return l.g1 * (l.g1 - 1) / 2 }
+
+// pitCounts are one chunk's PIT histograms.
+type pitCounts struct {
+	pos   []int64 // [order][i][B]
+	pair  []int64 // [pair][b·b]
+	block []int64 // [c^(γ+1)]
+	cross []int64 // [b·b]
+}
+
+func (l pitLayout) newCounts() *pitCounts {
+	c := &pitCounts{pos: make([]int64, 2*l.g1*l.bins), pair: make([]int64, l.pairs()*l.pb*l.pb)}
+	if l.cb > 0 {
+		c.block = make([]int64, pow(l.cb, l.g1))
+	}
+	if l.cross {
+		c.cross = make([]int64, l.pb*l.pb)
+	}
+	return c
+}
+
+func (c *pitCounts) merge(o *pitCounts) {
+	for _, d := range [][2][]int64{{c.pos, o.pos}, {c.pair, o.pair}, {c.block, o.block}, {c.cross, o.cross}} {
+		for i, v := range d[1] {
+			d[0][i] += v
+		}
+	}
+}
+
+// bin returns the bin of u among k equal bins of [0, 1).
+func bin(u float64, k int) int { return min(int(u*float64(k)), k-1) }
+
+// add counts one trial's transforms u[order][i].
+func (l pitLayout) add(c *pitCounts, u *[2][]float64) {
+	for o := range 2 {
+		for i, x := range u[o] {
+			c.pos[(o*l.g1+i)*l.bins+bin(x, l.bins)]++
+		}
+	}
+	ux := u[byIdx]
+	k := 0
+	for i := 0; i < l.g1; i++ {
+		for j := i + 1; j < l.g1; j++ {
+			c.pair[k*l.pb*l.pb+bin(ux[i], l.pb)*l.pb+bin(ux[j], l.pb)]++
+			k++
+		}
+	}
+	if l.cb > 0 {
+		code := 0
+		for _, x := range ux {
+			code = code*l.cb + bin(x, l.cb)
+		}
+		c.block[code]++
+	}
+}
+
+// addCross counts the first-position transforms of two rows of a batch.
+func (l pitLayout) addCross(c *pitCounts, a, b float64) {
+	c.cross[bin(a, l.pb)*l.pb+bin(b, l.pb)]++
+}
+
+// uniform returns k equal probabilities.
+func uniform(k int) []float64 {
+	p := make([]float64, k)
+	for i := range p {
+		p[i] = 1 / float64(k)
+	}
+	return p
+}
+
+// tests returns the PIT tests of the merged counts.
+func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
+	var out []pending
+	add := func(name, quantity string, obs []int64) error {
+		tb := &stattest.Table{}
+		if err := tb.Add(obs, uniform(len(obs))); err != nil {
+			return err
+		}
+		out = append(out, pending{name: name, quantity: quantity, table: tb})
+		return nil
+	}
+	orders := [2]string{"decreasing p", "token index"}
+	for o := range 2 {
+		for i := 0; i < l.g1; i++ {
+			k := (o*l.g1 + i) * l.bins
+			if err := add(fmt.Sprintf("position %d given its prefix, %s order", i+1, orders[o]),
+				fmt.Sprintf("TV between the emitted and target law of token %d given the emitted prefix, in %d equal-mass bins of the tokens in %s order", i+1, l.bins, orders[o]),
+				c.pos[k:k+l.bins]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	k := 0
+	for i := 0; i < l.g1; i++ {
+		for j := i + 1; j < l.g1; j++ {
+			if err := add(fmt.Sprintf("positions %d and %d jointly", i+1, j+1),
+				fmt.Sprintf("TV between the emitted and target joint law of tokens %d and %d given their prefixes (their PIT pair), on a %d×%d grid of equal-mass bins in token-index order", i+1, j+1, l.pb, l.pb),
+				c.pair[k*l.pb*l.pb:(k+1)*l.pb*l.pb]); err != nil {
+				return nil, err
+			}
+			k++
+		}
+	}
+	if l.cb > 0 {
+		if err := add(fmt.Sprintf("positions 1-%d jointly (PIT block)", l.g1),
+			fmt.Sprintf("TV between the emitted and target joint law of tokens 1-%d (their PIT vector), on a grid of %d equal-mass bins per position in token-index order", l.g1, l.cb),
+			c.block); err != nil {
+			return nil, err
+		}
+	}
+	if l.cross {
+		if err := add("rows of a batch (independence)",
+			fmt.Sprintf("TV between the joint law of the first emitted tokens of two rows of one batch (their PIT pair) and independent draws, on a %d×%d grid", l.pb, l.pb),
+			c.cross); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pitV is the PIT's randomisation V of position i of trial t: a keyed hash
+// mapped to [0, 1).
+func (l pitLayout) pitV(t int64, i int) float64 {
+	return float64(sim.StreamID("check/pit", l.seed, uint64(t), uint64(i))>>11) * 0x1p-53
+}
+
+// pitRow computes the PIT of token y under row p in both orders (O(V)).
+func pitRow(p []float64, y int, v float64) (byPU, idxU float64) {
+	py := p[y]
+	before, above := 0.0, 0.0
+	for t, x := range p {
+		if t < y {
+			before += x
+		}
+		if x > py || (x == py && t < y) {
+			above += x
+		}
+	}
+	return clamp01(above + v*py), clamp01(before + v*py)
+}
+
+func clamp01(u float64) float64 { return min(max(u, 0), math.Nextafter(1, 0)) }
+
+// pitTable holds, for one pool row, the target mass before each token in
+// both orders, so a pool's transforms cost O(1) per token. It keeps them
+// in float32 (the pool's own precision): a transform is off by at most
+// about 6e-8, far below any bin's width.
+type pitTable struct {
+	before [2][]float32
+	p      []float32
+}
+
+// newPITTable32 builds the table of row p.
+func newPITTable32(p []float64) pitTable {
+	v := len(p)
+	tb := pitTable{p: make([]float32, v), before: [2][]float32{make([]float32, v), make([]float32, v)}}
+	s := 0.0
+	for t, x := range p {
+		tb.p[t] = float32(x)
+		tb.before[byIdx][t] = float32(s)
+		s += x
+	}
+	order := make([]int32, v)
+	for t := range order {
+		order[t] = int32(t)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(p[b], p[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s = 0
+	for _, t := range order {
+		tb.before[byP][t] = float32(s)
+		s += p[t]
+	}
+	return tb
+}
+
+// pit returns the transforms of token y in both orders.
+func (tb *pitTable) pit(y int, v float64) (byPU, idxU float64) {
+	py := float64(tb.p[y])
+	return clamp01(float64(tb.before[byP][y]) + v*py), clamp01(float64(tb.before[byIdx][y]) + v*py)
+}
