@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/specsim/specsim/algos"
@@ -79,7 +80,7 @@ func init() {
 		Figures: []Figure{{Name: "throughput", Make: func(r []Row) (*plots.Figure, error) {
 			return plots.Throughput(r, throughputV, throughputGamma)
 		}}},
-		Tables: []Table{{Name: "throughput", Make: throughputTable}},
+		Tables: []Table{{Name: "throughput", Make: throughputTable}, {Name: "throughput-trees", Make: throughputTreeTable}},
 		Numbers: []table.Number{
 			{Macro: "ThroughputToken", Where: throughputAt("token"), Col: "cpu_ns_per_step", Digits: 0, Doc: "token: CPU ns per step at V = 32000, γ = 4"},
 			{Macro: "ThroughputBlock", Where: throughputAt("block"), Col: "cpu_ns_per_step", Digits: 0, Doc: "block: CPU ns per step"},
@@ -187,21 +188,84 @@ func medianOf(xs []float64) float64 {
 	return v[len(v)/2]
 }
 
-// throughputTable is throughput's table: CPU time per step of each chain
-// rule against V (γ = 4) and γ (V = 32000), and per tree of each tree
-// rule against k (depth 4).
+// throughputTable is throughput's table of the chain rules: one row per
+// rule, the worker's CPU time per step in µs against V at γ = 4 and
+// against γ at V = 32000 (the rows hold the wall time and the steps per
+// second too).
 func throughputTable(rows []Row) table.Text {
-	t := table.Text{Caption: fmt.Sprintf("Cost of the rules on the benchmark workload (Dirichlet(0.1) rows, mean β = 0.7, float32, a %d MiB pool cycled from memory; one worker): the worker's CPU time per step in ns (median of %d runs of %.2g s), for the chain rules against V at γ = %d and against γ at V = %d, "+
-		"and per tree of depth %d for the tree rules against the candidates k at V = %d (one run of %.2g s). Timings of one processor (%s): they differ from machine to machine and run to run.", throughputPoolMiB, throughputReps, throughputSeconds, throughputGamma, throughputV, throughputDepth, throughputTreeV, throughputReps*throughputSeconds, cpuOf(rows)),
-		Header: []string{"rule", "setting", "CPU ns/step", "wall ns/step", "steps/s", "emitted/step"}, Right: table.RightCols(6, 2, 3, 4, 5)}
-	for _, r := range rows {
-		set := fmt.Sprintf("V = %s, γ = %s", r.String("V"), r.String("gamma"))
-		if r.String("kind") == "tree" {
-			set = fmt.Sprintf("V = %s, k = %s, depth %s", r.String("V"), r.String("k"), r.String("gamma"))
+	t := table.Text{Caption: fmt.Sprintf("Cost of the chain rules on the benchmark workload (Dirichlet(0.1) rows, mean β = 0.7, float32, a %d MiB pool cycled from memory; one worker): the worker's CPU time per step in µs (median of %d runs of %.2g s) against V at γ = %d and against γ at V = %d. "+
+		"Timings of one processor (%s): they differ from machine to machine and run to run.", throughputPoolMiB, throughputReps, throughputSeconds, throughputGamma, throughputV, cpuOf(rows)),
+		Header: []string{"rule"}}
+	type col struct{ v, g int64 }
+	var cols []col
+	for _, v := range throughputVs {
+		cols = append(cols, col{v, throughputGamma})
+		t.Header = append(t.Header, fmt.Sprintf("V = %d", v))
+	}
+	for _, g := range throughputGs {
+		if g != throughputGamma {
+			cols = append(cols, col{throughputV, g})
+			t.Header = append(t.Header, fmt.Sprintf("γ = %d", g))
 		}
-		t.Rows = append(t.Rows, []string{r.String("rule"), set, dec(r, "cpu_ns_per_step", 0), dec(r, "ns_per_step", 0), dec(r, "steps_per_second", 0), dec(r, "emitted_per_step", 3)})
+	}
+	t.Right = table.RightCols(len(t.Header))
+	for i := 1; i < len(t.Header); i++ {
+		t.Right[i] = true
+	}
+	for _, name := range throughputChain {
+		line := []string{name}
+		for _, c := range cols {
+			line = append(line, microseconds(table.Find(rows, "kind", "chain", "rule", name, "V", fmt.Sprint(c.v), "gamma", fmt.Sprint(c.g))))
+		}
+		t.Rows = append(t.Rows, line)
 	}
 	return t
+}
+
+// throughputTreeTable is throughput's table of the tree rules: the CPU
+// time per tree of depth 4 in µs against the candidates k, and the tokens
+// each emits per tree.
+func throughputTreeTable(rows []Row) table.Text {
+	t := table.Text{Caption: fmt.Sprintf("Cost of the tree rules on the benchmark workload at V = %d: the CPU time per verified tree of depth %d in µs (one run of %.2g s) and the tokens emitted per tree, against the candidates k. Timings of one processor (%s).",
+		throughputTreeV, throughputDepth, throughputReps*throughputSeconds, cpuOf(rows)),
+		Header: []string{"rule"}}
+	for _, k := range throughputKs {
+		t.Header = append(t.Header, fmt.Sprintf("µs, k = %d", k))
+	}
+	for _, k := range throughputKs {
+		t.Header = append(t.Header, fmt.Sprintf("emitted, k = %d", k))
+	}
+	t.Right = table.RightCols(len(t.Header))
+	for i := 1; i < len(t.Header); i++ {
+		t.Right[i] = true
+	}
+	for _, name := range throughputTree {
+		line := []string{name}
+		var em []string
+		for _, k := range throughputKs {
+			r := table.Find(rows, "kind", "tree", "rule", name, "k", fmt.Sprint(k))
+			line = append(line, microseconds(r))
+			em = append(em, NA)
+			if r != nil {
+				em[len(em)-1] = dec(r, "emitted_per_step", 2)
+			}
+		}
+		t.Rows = append(t.Rows, append(line, em...))
+	}
+	return t
+}
+
+// microseconds is a row's CPU time per step in µs to three significant
+// digits (NA without the row or the time).
+func microseconds(r Row) string {
+	if r == nil {
+		return NA
+	}
+	v, ok := r.Float("cpu_ns_per_step")
+	if !ok || math.IsNaN(v) {
+		return NA
+	}
+	return strconv.FormatFloat(v/1e3, 'g', 3, 64)
 }
 
 // cpuOf is the processor named by the rows (NA where none is).
