@@ -467,6 +467,11 @@ func init() {
 			{Macro: "AuditTokenEmitted", Where: auditToken, Col: "mean_emitted", Digits: 2, Doc: "token mean emitted"},
 			{Macro: "AuditBlockEmitted", Where: []string{"algorithm", "block", "kind", "rule"}, Col: "mean_emitted", Digits: 2, Doc: "block mean emitted"},
 			{Macro: "AuditTrials", Where: auditToken, Col: "trials", Doc: "statistical trials per rule"},
+			{Macro: "AuditPreserved", Where: []string{"exact_verdict", Preserved}, Agg: table.Count, Doc: "rows the exact engine shows lossless on its pairs"},
+			{Macro: "AuditMutantsCaught", Where: []string{"kind", "mutant|tree-mutant", "verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows called violated"},
+			{Macro: "AuditMutantsStat", Where: []string{"kind", "mutant|tree-mutant", "statistical_verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows the χ² tests alone call violated"},
+			{Macro: "AuditTokenMinTV", Where: auditToken, Col: "min_detectable_tv", Digits: 3, Doc: "the TV token's check detects with power 0.9"},
+			{Macro: "AuditTreeMinTV", Where: []string{"kind", "tree-rule"}, Agg: table.Max, Col: "min_detectable_tv", Digits: 3, Doc: "the largest TV a tree rule's check detects with power 0.9"},
 		}})
 }
 
