@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specsim/specsim/plots"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
 	"github.com/specsim/specsim/table"
@@ -18,7 +19,7 @@ import (
 // spread of the replicates is the run-to-run variation the 95% intervals
 // of one run claim to cover; the table sets one beside the other.
 const (
-	seedsReplicates = 5
+	seedsReplicates = 20
 	seedsBeta       = 0.6
 	seedsGamma      = 4
 )
@@ -28,7 +29,7 @@ func init() {
 		Name:    "seeds",
 		Main:    45,
 		Section: "Several seeds",
-		Summary: "block verification's gain over token verification at γ = 4, β = 0.6, under five seeds (pool and trials): replicates beside the intervals of each",
+		Summary: "block verification's gain over token verification at γ = 4, β = 0.6, under twenty seeds (pool and trials): replicates beside the intervals of each",
 		Cells: func(Config) ([]Cell, error) {
 			var cells []Cell
 			for r := int64(1); r <= seedsReplicates; r++ {
@@ -36,8 +37,9 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run:    runSeeds,
-		Tables: []Table{{Name: "seeds", Make: seedsTable}},
+		Run:     runSeeds,
+		Figures: []Figure{{Name: "seeds", Make: func(r []Row) (*plots.Figure, error) { return plots.Seeds(r, seedsGamma, seedsBeta) }}},
+		Tables:  []Table{{Name: "seeds", Make: seedsTable}},
 		Numbers: []table.Number{
 			{Macro: "SeedsN", Agg: table.Count, Where: []string{"rule", "gain"}, Doc: "replicates"},
 			{Macro: "SeedsGainMin", Where: []string{"rule", "gain"}, Agg: table.Min, Col: "gain_pct", Digits: 1, Doc: "the smallest replicate's gain %"},
@@ -45,6 +47,7 @@ func init() {
 			{Macro: "SeedsGainMean", Where: []string{"rule", "gain"}, Agg: table.Mean, Col: "mean_emitted", Digits: 3, Doc: "the replicates' mean gain (tokens per step)"},
 			{Macro: "SeedsGainSD", Where: []string{"rule", "gain"}, Agg: table.SD, Col: "mean_emitted", Digits: 3, Doc: "their standard deviation"},
 			{Macro: "SeedsHalfWidth", Where: []string{"rule", "gain"}, Agg: table.Mean, Col: "ci_half", Digits: 3, Doc: "the mean half-width of one replicate's 95% interval"},
+			{Macro: "SeedsSE", Where: []string{"rule", "gain"}, Agg: table.Mean, Col: "se", Digits: 3, Doc: "the mean standard error one replicate states (half-width / Φ⁻¹(0.975))"},
 			{Macro: "SeedsCovered", Where: []string{"rule", "gain"}, Agg: table.CoverMean, Col: "mean_emitted", Doc: "replicates whose 95% interval covers the replicates' mean"},
 		},
 	})
@@ -61,7 +64,8 @@ func runSeeds(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	}
 	rows, err := bvtMC(ctx, cfg, pl, seed, seedsGamma, seedsGamma)
 	for i, row := range rows {
-		rows[i] = append(row, KV{K: "ci_half", V: (table.Num(row, "ci_hi") - table.Num(row, "ci_lo")) / 2})
+		half := (table.Num(row, "ci_hi") - table.Num(row, "ci_lo")) / 2
+		rows[i] = append(row, KV{K: "ci_half", V: half}, KV{K: "se", V: half / (math.Sqrt2 * math.Erfinv(0.95))})
 	}
 	return rows, err
 }
