@@ -21,3 +21,21 @@ func TestFiguresReadable(t *testing.T) {
 		}
 	}
 }
+
+// Every table of the main job renders to LaTeX in ASCII alone: a
+// character the escaping misses (a Greek letter, a superscript) stops
+// pdfLaTeX with "Unicode character not set up" even with inputenc.
+func TestTablesLaTeXASCII(t *testing.T) {
+	b, err := LoadBundle(tiny(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tab := range Tables(b) {
+		for i, r := range tab.LaTeX() {
+			if r > 127 {
+				t.Errorf("table %s: %q at byte %d is not escaped for LaTeX", tab.Name, r, i)
+				break
+			}
+		}
+	}
+}

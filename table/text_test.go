@@ -26,6 +26,9 @@ func TestTextFormats(t *testing.T) {
 	if got := texEscape("α̂ ‖ max |π−p| ×"); got != `$\hat\alpha$ $\|$ max |$\pi$$-$p| $\times$` {
 		t.Errorf("texEscape: %q", got)
 	}
+	if got := texEscape("λ Ẑ/Z² ∋ 1, Z\u0302"); got != `$\lambda$ $\hat Z$/Z$^2$ $\ni$ 1, $\hat Z$` {
+		t.Errorf("texEscape: %q", got)
+	}
 	if got := RightCols(4, 1, 3); len(got) != 4 || got[0] || !got[1] || got[2] || !got[3] {
 		t.Errorf("RightCols(4, 1, 3) = %v", got)
 	}
