@@ -32,7 +32,9 @@ const auditZero = 1e-12
 // row's final verdict) against the TV its χ² check detects with power 0.9
 // (a grey bar from the axis' left end: deviations inside the bar can go
 // unseen). Rows whose final verdict is not the expected one are named
-// with a leading "!".
+// with a leading "!". The rows fill two panels side by side, the first
+// half on the left (a figure as wide as the text, half as tall as one
+// column of 38 rows).
 func Audit(rows []table.Row) (*Figure, error) {
 	if err := need("audit", rows, "algorithm", "kind", "verdict", "ok", "exact_tv", "min_detectable_tv"); err != nil {
 		return nil, err
@@ -40,7 +42,6 @@ func Audit(rows []table.Row) (*Figure, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: audit has no rows")
 	}
-	names := make([]string, len(rows))
 	xMin := 1e-4
 	for _, r := range rows {
 		for _, c := range []string{"exact_tv", "min_detectable_tv"} {
@@ -49,17 +50,39 @@ func Audit(rows []table.Row) (*Figure, error) {
 			}
 		}
 	}
+	half := (len(rows) + 1) / 2
+	cols := 2
+	if len(rows) < 2 {
+		half, cols = len(rows), 1
+	}
+	f := &Figure{Name: "audit", LegendCols: 3, Width: TextWidth, GridCols: cols, PanelHeight: 0.155*vg.Inch*vg.Length(half) + 0.5*vg.Inch,
+		Caption: "The losslessness audit drawn: per rule, setting and mutant (top to bottom as in the table, left panel first), the exact engine's TV between the emitted law and the target's (largest over the audit's model pairs; marker: the row's final verdict) " +
+			"and the TV the χ² check detects with power 0.9 (grey bar: a deviation that small can go unseen). TV below 10⁻¹² (the lossless rules, to rounding) is the column labelled 0 left of the dotted break; a violated marker there is a rule whose law is right but whose batches are not (the edge column). A row named with a leading ! ended with a verdict other than the expected one."}
+	seen := map[string]bool{}
+	for start := 0; start < len(rows); start += half {
+		p, err := auditPanel(f, rows[start:min(start+half, len(rows))], half, xMin, seen)
+		if err != nil {
+			return nil, err
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	bar := line(nil, color.Gray{Y: 0xb0}, nil)
+	bar.Width = vg.Points(3.5)
+	f.AddLegend("TV detected with power 0.9", bar)
+	return f, nil
+}
+
+// auditPanel draws rows top to bottom in a panel of n lines (the last
+// panel may hold fewer rows; its lines start at the top), adding each
+// verdict's legend entry to f once (seen).
+func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[string]bool) (*plot.Plot, error) {
 	zeroAt := xMin / math.Pow(10, 1.5)
 	lo, hi := zeroAt/3, 1.5
 	p := newPanel("total variation (TV) from the target law", "")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = klTicks{zero: zeroAt, first: xMin}
 	brk := math.Sqrt(zeroAt * xMin)
-	f := &Figure{Name: "audit", LegendCols: 2, PanelHeight: 0.155*vg.Inch*vg.Length(len(rows)) + 0.5*vg.Inch,
-		Caption: "The losslessness audit drawn: per rule, setting and mutant (top to bottom as in the table), the exact engine's TV between the emitted law and the target's (largest over the audit's model pairs; marker: the row's final verdict) " +
-			"and the TV the χ² check detects with power 0.9 (grey bar: a deviation that small can go unseen). TV below 10⁻¹² (the lossless rules, to rounding) is the column labelled 0 left of the dotted break; a violated marker there is a rule whose law is right but whose batches are not (the edge column). A row named with a leading ! ended with a verdict other than the expected one."}
-	n := len(rows)
-	seen := map[string]bool{}
+	names := make([]string, n)
 	var notes plotter.XYLabels
 	for i, r := range rows {
 		y := float64(n - 1 - i)
@@ -119,9 +142,6 @@ func Audit(rows []table.Row) (*Figure, error) {
 		}
 		p.Add(ls)
 	}
-	bar := line(nil, color.Gray{Y: 0xb0}, nil)
-	bar.Width = vg.Points(3.5)
-	f.AddLegend("TV detected with power 0.9", bar)
 	sep := line(plotter.XYs{{X: brk, Y: -0.5}, {X: brk, Y: float64(n) - 0.5}}, color.Gray{Y: 0x99}, dotted)
 	sep.Width = vg.Points(0.6)
 	p.Add(sep)
@@ -129,6 +149,6 @@ func Audit(rows []table.Row) (*Figure, error) {
 	p.Y.Tick.Label.Font.Size = tickSize
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
-	f.Panels = []*plot.Plot{p}
-	return f, nil
+	return p, nil
 }
+

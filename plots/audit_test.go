@@ -25,19 +25,26 @@ func TestAuditFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Panels) != 1 {
-		t.Fatalf("%d panels, want 1", len(f.Panels))
+	// five rows: three in the left panel, two in the right
+	if len(f.Panels) != 2 || f.GridCols != 2 {
+		t.Fatalf("%d panels in %d columns, want 2 side by side", len(f.Panels), f.GridCols)
 	}
 	for _, p := range f.Problems() {
 		t.Error(p)
 	}
-	ticks := f.Panels[0].Y.Tick.Marker.Ticks(f.Panels[0].Y.Min, f.Panels[0].Y.Max)
-	names := map[string]bool{}
-	for _, tk := range ticks {
-		names[tk.Label] = true
+	names := map[string]int{}
+	for i, p := range f.Panels {
+		for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+			if tk.Label != "" {
+				names[tk.Label] = i + 1
+			}
+		}
+	}
+	if names["token"] != 1 || names["mutant-b"] != 1 || names["lossy-c"] != 2 || names["! broken"] != 2 {
+		t.Errorf("rows by panel %v, want token, mutant-a, mutant-b left and lossy-c, ! broken right", names)
 	}
 	for _, want := range []string{"token", "! broken", "mutant-b"} {
-		if !names[want] {
+		if names[want] == 0 {
 			t.Errorf("no line named %q in %v", want, names)
 		}
 	}
