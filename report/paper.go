@@ -216,7 +216,8 @@ func WritePaper(b *Bundle, dir string) error {
 var latexWarning = regexp.MustCompile(`(?m)^(LaTeX Warning: (Reference|Citation|File).*|! .*|.*undefined.*)$`)
 
 // BuildPDF runs latexmk on dir/paper.tex and fails if the log reports an
-// undefined reference, a missing file or an error.
+// undefined reference, a missing file or an error. Other warnings (boxes,
+// float placement) leave a PDF worth reading; LayoutProblems lists them.
 func BuildPDF(ctx context.Context, dir string) error {
 	cmd := exec.CommandContext(ctx, "latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
 	cmd.Dir = dir
@@ -233,6 +234,102 @@ func BuildPDF(ctx context.Context, dir string) error {
 		return fmt.Errorf("%s: LaTeX reports: %s", filepath.Join(dir, "paper.log"), strings.Join(m, "; "))
 	}
 	return nil
+}
+
+// logProblem matches the lines of a LaTeX log that report a defect of the
+// layout or the text: any warning (LaTeX's, a package's, pdfTeX's) and
+// every overfull or underfull box.
+var logProblem = regexp.MustCompile(`(?mi)^.*\bwarning\b.*$|^(Overfull|Underfull) \\[hv]box.*$`)
+
+// LogProblems returns the warnings and box reports of dir/paper.log, one
+// line each (with the log's next line where LaTeX continues a warning on
+// it).
+func LogProblems(dir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "paper.log"))
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(b), "\n")
+	var out []string
+	for i, l := range lines {
+		if !logProblem.MatchString(l) || strings.HasPrefix(l, "Package: ") {
+			continue // a package's banner ("info/warning/error messages")
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "(") && !strings.HasPrefix(l, "Overfull") && !strings.HasPrefix(l, "Underfull") {
+			l += " " + strings.TrimSpace(lines[i+1])
+		}
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out, nil
+}
+
+// The .aux lines FloatPlacement reads: a float's label with its page
+// (\newlabel{fig:x}{{3}{7}...}) and a reference to it with the page it is
+// set on (\floatrefpage{fig:x}{6}, written by paper.tex's \figref and
+// \tabref).
+var (
+	auxLabel = regexp.MustCompile(`(?m)^\\newlabel\{((?:fig|tab):[^}]*)\}\{\{[^}]*\}\{(\d+)\}`)
+	auxRef   = regexp.MustCompile(`(?m)^\\floatrefpage\{((?:fig|tab):[^}]*)\}\{(\d+)\}`)
+)
+
+// FloatPlacement checks dir/paper.aux after a build: every figure and
+// table (labels fig:* and tab:*) is referenced (\figref, \tabref) on the
+// page it is set on, the page before or the page after, so that a reader
+// finds it beside its text. It returns one line per float that is not.
+func FloatPlacement(dir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "paper.aux"))
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string][]int{}
+	for _, m := range auxRef.FindAllStringSubmatch(string(b), -1) {
+		p, _ := strconv.Atoi(m[2])
+		refs[m[1]] = append(refs[m[1]], p)
+	}
+	var out []string
+	labels := auxLabel.FindAllStringSubmatch(string(b), -1)
+	if len(labels) == 0 {
+		return nil, fmt.Errorf("%s: no figure or table labels (is it the aux of a built paper?)", filepath.Join(dir, "paper.aux"))
+	}
+	for _, m := range labels {
+		page, _ := strconv.Atoi(m[2])
+		near := false
+		for _, r := range refs[m[1]] {
+			if r >= page-1 && r <= page+1 {
+				near = true
+			}
+		}
+		switch {
+		case len(refs[m[1]]) == 0:
+			out = append(out, fmt.Sprintf("%s (page %d) is never referenced with \\figref or \\tabref", m[1], page))
+		case !near:
+			out = append(out, fmt.Sprintf("%s is on page %d, its references on pages %v", m[1], page, refs[m[1]]))
+		}
+	}
+	return out, nil
+}
+
+// LayoutProblems is LogProblems and FloatPlacement of a built paper in
+// dir, each line prefixed by its kind (and the error where one could not
+// be read): what 'report reproduce' and 'report paper --pdf' print after
+// a build, since a PDF with a box too wide is still worth writing.
+func LayoutProblems(dir string) []string {
+	var out []string
+	logp, err := LogProblems(dir)
+	if err != nil {
+		out = append(out, "log: "+err.Error())
+	}
+	for _, p := range logp {
+		out = append(out, "log: "+p)
+	}
+	fl, err := FloatPlacement(dir)
+	if err != nil {
+		out = append(out, "floats: "+err.Error())
+	}
+	for _, p := range fl {
+		out = append(out, "floats: "+p)
+	}
+	return out
 }
 
 func tail(s string, n int) string {
