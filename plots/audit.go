@@ -151,4 +151,3 @@ func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[strin
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
 	return p, nil
 }
-
