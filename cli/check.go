@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
+	"github.com/specsim/specsim/table"
 )
 
 func init() { register(checkCommand) }
@@ -23,6 +25,17 @@ func init() { register(checkCommand) }
 type checkJSON struct {
 	resolve.Report
 	Elapsed float64 `json:"elapsed_seconds"`
+}
+
+// newCheckJSON is the output of a check's report: with no finished trial
+// (an interrupt before the first) its means are n/a (NaN: null in JSON,
+// n/a in text), not 0.
+func newCheckJSON(rep resolve.Report, elapsed float64) checkJSON {
+	if rep.Trials == 0 {
+		nan := math.NaN()
+		rep.AlphaHat, rep.MeanAccepted, rep.MeanEmitted, rep.EmittedCI = nan, nan, nan, [2]float64{nan, nan}
+	}
+	return checkJSON{Report: rep, Elapsed: elapsed}
 }
 
 func checkCommand() *cli.Command {
@@ -61,7 +74,7 @@ func checkCommand() *cli.Command {
 			if ctx.Err() != nil && rep.Verdict == "" {
 				return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
-			out := checkJSON{Report: rep, Elapsed: time.Since(start).Seconds()}
+			out := newCheckJSON(rep, time.Since(start).Seconds())
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
 				return werr
 			}
@@ -145,7 +158,8 @@ func printCheck(w io.Writer, o checkJSON) {
 	for _, s := range nextSteps(o.Report, o.Elapsed) {
 		fmt.Fprintf(w, "next: %s\n", s)
 	}
-	fmt.Fprintf(w, "alpha_hat %.4f, mean accepted %.4f, mean emitted %.4f [%.4f, %.4f]\n", o.AlphaHat, o.MeanAccepted, o.MeanEmitted, o.EmittedCI[0], o.EmittedCI[1])
+	f := func(v float64) string { return table.Fixed(v, true, 4) }
+	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -137,7 +137,7 @@ func checkExternal(c *cli.Context) error {
 		rep.Interrupted = true // also when Ctrl-C came before the first batch
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
-		printCheck(w, checkJSON{Report: rep.Report, Elapsed: rep.Elapsed})
+		printCheck(w, newCheckJSON(rep.Report, rep.Elapsed))
 		for _, comp := range rep.Components {
 			fmt.Fprintf(w, "component %s: %s (%s)\n", comp.Name, comp.Verdict, comp.Detail)
 		}

@@ -24,9 +24,10 @@ const describeTop = 5
 // fields are stable.
 type describeRow struct {
 	// Context is the pool context or the model state; Position the draft
-	// position (pools; -1 for model pairs, whose rows depend on the state).
+	// position, numbered from 1 as 'check' numbers the positions it tests
+	// (pools; null for model pairs, whose rows depend on the state).
 	Context  int    `json:"context"`
-	Position int    `json:"position"`
+	Position *int   `json:"position"`
 	State    string `json:"state,omitempty"` // model pairs: the context tokens ("^" = start)
 	// EntropyP and EntropyQ are in nats; Alpha is Σ min(p, q).
 	EntropyP float64 `json:"entropy_p"`
@@ -93,7 +94,7 @@ func describeSource(src sim.Source, seed uint64) (describeJSON, error) {
 				q := sim.Float64s(nil, pl.QRow(k, i))
 				sim.Normalize(p)
 				sim.Normalize(q)
-				out.Rows = append(out.Rows, rowOf(k, i, "", p, q))
+				out.Rows = append(out.Rows, rowOf(k, i+1, "", p, q))
 			}
 		}
 		return out, nil
@@ -115,12 +116,12 @@ func describeSource(src sim.Source, seed uint64) (describeJSON, error) {
 		pr.P.Next(nil, p)
 		pr.Q.Next(nil, q)
 		out.Kind, out.V = "pair", v
-		out.Rows = append(out.Rows, rowOf(0, -1, "^", p, q))
+		out.Rows = append(out.Rows, rowOf(0, 0, "^", p, q))
 		return out, nil
 	}
 	out.Kind, out.V = "pair", pm.V
 	for s := range pm.Rows {
-		out.Rows = append(out.Rows, rowOf(s, -1, stateTokens(s, pm.V, pm.K), pm.Rows[s], qm.Rows[s]))
+		out.Rows = append(out.Rows, rowOf(s, 0, stateTokens(s, pm.V, pm.K), pm.Rows[s], qm.Rows[s]))
 	}
 	return out, nil
 }
@@ -141,8 +142,14 @@ func stateTokens(s, v, k int) string {
 	return strings.Join(parts, " ")
 }
 
+// rowOf describes one row pair; pos is the draft position from 1 (0: none,
+// a model pair's state).
 func rowOf(ctx, pos int, state string, p, q []float64) describeRow {
-	r := describeRow{Context: ctx, Position: pos, State: state, EntropyP: sim.Entropy(p), EntropyQ: sim.Entropy(q), Alpha: sim.Alpha(p, q),
+	var at *int
+	if pos > 0 {
+		at = &pos
+	}
+	r := describeRow{Context: ctx, Position: at, State: state, EntropyP: sim.Entropy(p), EntropyQ: sim.Entropy(q), Alpha: sim.Alpha(p, q),
 		TopP: top(p), TopQ: top(q)}
 	if len(p) <= describeFullV {
 		r.P, r.Q = p, q
@@ -166,7 +173,7 @@ func writeDescribe(w io.Writer, d describeJSON) {
 	fmt.Fprintf(w, ", seed %d; entropies in nats, alpha = sum min(p, q)\n", d.Seed)
 	for _, r := range d.Rows {
 		if d.Kind == "pool" {
-			fmt.Fprintf(w, "context %d, position %d:", r.Context, r.Position)
+			fmt.Fprintf(w, "context %d, position %d:", r.Context, *r.Position)
 		} else {
 			fmt.Fprintf(w, "state %d (context %s):", r.Context, r.State)
 		}

@@ -58,6 +58,22 @@ func TestDescribePool(t *testing.T) {
 	if strings.Contains(s, "  p = ") || !strings.Contains(s, "top p: ") {
 		t.Errorf("V = 100 printed full rows or no top tokens:\n%s", s)
 	}
+	// positions are numbered from 1, as 'check' numbers the positions it
+	// tests (they were numbered from 0)
+	if !strings.Contains(s, "context 0, position 1:") || !strings.Contains(s, "context 2, position 2:") || strings.Contains(s, "position 0") {
+		t.Errorf("positions not numbered 1..γ:\n%s", s)
+	}
+	_, js, _ := runCLI("describe", "--gamma", "2", "dirichlet:V=100,contexts=3", "--json")
+	var d struct {
+		Rows []struct{ Position *int }
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil || len(d.Rows) != 6 || d.Rows[0].Position == nil || *d.Rows[0].Position != 1 || *d.Rows[1].Position != 2 {
+		t.Errorf("describe --json positions: %v, %s", err, js)
+	}
+	_, js, _ = runCLI("describe", "markov:V=3,order=1", "--json")
+	if err := json.Unmarshal([]byte(js), &d); err != nil || len(d.Rows) == 0 || d.Rows[0].Position != nil {
+		t.Errorf("a model pair's state has a position (want null): %v, %s", err, js)
+	}
 }
 
 // list experiments marks exactly the main job's experiments; list sources

@@ -47,9 +47,16 @@ const DefaultGamma = 4
 
 func seedFlag() cli.Flag {
 	// no Value: masterSeed tells "not given" (DefaultSeed) from an explicit
-	// 0 (the clock), and 'run' leaves an unset seed to the spec or the
-	// stored run
-	return &cli.Uint64Flag{Name: "seed", Usage: fmt.Sprintf("master seed (default %d); 0 draws one from the clock; the seed used is printed", DefaultSeed)}
+	// 0 (the clock); DefaultText states the default once (the help wrote
+	// "(default 1) ... (default: 0)")
+	return &cli.Uint64Flag{Name: "seed", Usage: "master seed; 0 draws one from the clock; the seed used is printed", DefaultText: fmt.Sprint(DefaultSeed)}
+}
+
+// runSeedFlag is 'run's --seed: unset, the seed is the spec's, else the
+// stored run's, else DefaultSeed.
+func runSeedFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Usage: "master seed; 0 draws one from the clock; the seed used is printed",
+		DefaultText: fmt.Sprintf("the spec's, else the stored run's, else %d", DefaultSeed)}
 }
 
 func gammaFlag(usage string) cli.Flag {

@@ -13,6 +13,7 @@ import (
 	"github.com/specsim/specsim/seq"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/draft"
+	"github.com/specsim/specsim/table"
 )
 
 func init() { register(generateCommand) }
@@ -89,9 +90,10 @@ func printGenerate(w io.Writer, r seq.Report) {
 	fmt.Fprintf(w, "target %s, draft %s: %s corpus, %d files, %d bytes (sha256 %.12s), %s tokenizer V = %d, cached %v\n",
 		r.Target, r.Draft, pv.Corpus.Kind, pv.Corpus.Files, pv.Corpus.Bytes, pv.Corpus.SHA256, pv.Tokenizer, pv.V, pv.Cached)
 	fmt.Fprintf(w, "%s drafter, %s, gamma %d, policy %s: %d prompts x %d tokens, seed %d\n", r.Drafter, r.Algo, r.Gamma, r.Policy, r.Prompts, r.Tokens, r.Seed)
-	fmt.Fprintf(w, "tokens per target call %.4f [%.4f, %.4f]; acceptance %.4f (accepted / drafted); mean accepted length %.4f; mean beta %.4f\n",
-		r.TokensPerCall, r.TokensPerCallCI[0], r.TokensPerCallCI[1], r.Acceptance, r.MeanAcceptedLength, r.MeanBeta)
-	fmt.Fprintf(w, "speedup %.4f [%.4f, %.4f] (c = %g, v = %g)\n", r.Speedup, r.SpeedupCI[0], r.SpeedupCI[1], r.Cost, r.Verify)
+	f := func(v float64) string { return table.Fixed(v, true, 4) }
+	fmt.Fprintf(w, "tokens per target call %s [%s, %s]; acceptance %s (accepted / drafted); mean accepted length %s; mean beta %s\n",
+		f(r.TokensPerCall), f(r.TokensPerCallCI[0]), f(r.TokensPerCallCI[1]), f(r.Acceptance), f(r.MeanAcceptedLength), f(r.MeanBeta))
+	fmt.Fprintf(w, "speedup %s [%s, %s] (c = %g, v = %g)\n", f(r.Speedup), f(r.SpeedupCI[0]), f(r.SpeedupCI[1]), r.Cost, r.Verify)
 	v := r.Verdict
 	fmt.Fprintf(w, "%s\n", v.Claim)
 	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g over %d emitted tokens; invalid outcomes %d)\n",

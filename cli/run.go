@@ -32,7 +32,7 @@ and tables of any sweep). Without --seed the seed is the spec's, else the
 stored run's, else 1; --seed 0 draws one from the clock.`,
 		ArgsUsage: "NAME|SPEC",
 		Flags: []cli.Flag{
-			seedFlag(), workersFlag(0), jsonFlag(),
+			runSeedFlag(), workersFlag(0), jsonFlag(),
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the default trial counts (overrides the spec's scale)"},
 			&cli.StringFlag{Name: "out", Usage: "store finished cells as parquet files under `DIR` (resumable)"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n` (0-based): the cells whose index = i mod n"},

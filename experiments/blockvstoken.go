@@ -130,7 +130,7 @@ func runBlockVsToken(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Ro
 		if err != nil {
 			return nil, err
 		}
-		return bvtMC(ctx, cfg, pl, seed)
+		return bvtMC(ctx, cfg, pl, seed, 1, bvtMaxGamma)
 	}
 	return nil, fmt.Errorf("block-vs-token: unknown source %q; known: %v", src, bvtSources)
 }
@@ -318,10 +318,13 @@ func (d bvtDrafter) DraftChain(r *run.Round, dst *sim.Block) error {
 	return nil
 }
 
-func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64) ([]Row, error) {
+// bvtMC runs token and block verification on the same drafts and coins
+// of pool pl at each γ in [g0, g1] (each γ its own keyed streams, so a
+// γ's rows do not depend on the range).
+func bvtMC(ctx context.Context, cfg Config, pl *sim.Pool, seed uint64, g0, g1 int) ([]Row, error) {
 	n := cfg.Trials(bvtTrials)
 	var rows []Row
-	for g := 1; g <= bvtMaxGamma; g++ {
+	for g := g0; g <= g1; g++ {
 		// Token then block verification on the same draft, each with a
 		// fresh generator on the trial's coins stream.
 		l := &run.Loop{Seed: seed, Keys: run.Named("block-vs-token", uint64(g)), Chains: bvtDrafter{pl, g},

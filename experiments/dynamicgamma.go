@@ -48,10 +48,9 @@ func init() {
 			}
 			return cells, nil
 		},
-		Run: runDynamicGamma,
-		Figures: []Figure{{Name: "dynamic-gamma-code-c0.05", Make: func(r []Row) (*plots.Figure, error) {
-			return plots.DynamicGamma(r, dynamicCorpus, dynamicCost)
-		}}},
+		Run:     runDynamicGamma,
+		Figures: []Figure{{Name: "dynamic-gamma", Make: plots.DynamicGamma}},
+		Tables:  []Table{{Name: "dynamic-gamma", Make: dynamicTable}},
 		Numbers: []table.Number{
 			{Macro: "DynamicBestFixed", Where: dynamicSlice("fixed"), Agg: table.Max, Col: "speedup", Digits: 2, Doc: "best fixed-γ speedup (code, c = 0.05)"},
 			{Macro: "DynamicBestFixedGamma", Where: dynamicSlice("fixed"), Col: "best_fixed_gamma", Doc: "its γ"},
@@ -115,4 +114,27 @@ func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([
 			{K: "exceeds_oracle", V: rn.r.Speedup > oracle}, {K: "verdict", V: rn.r.Verdict.Verdict}})
 	}
 	return rows, nil
+}
+
+// dynamicTable is dynamic-gamma per setting: the best fixed γ, then each
+// dynamic policy and the oracle with the draft tokens it spent per target
+// call, its speedup and its paired gain over the best fixed γ, each with
+// its 95% interval over prompts.
+func dynamicTable(rows []Row) table.Text {
+	t := table.Text{Caption: "Draft-length policies per corpus and draft cost c (token verification, chain drafter, target cache λ = 0.5): the best fixed γ, the confidence policies conf:τ and the oracle (charged only for accepted drafts: an upper bound), " +
+		"with the draft tokens each spent per target call, its speedup under the walltime model and its gain over the best fixed γ (paired over the same prompts), each with its 95% interval over prompts.",
+		Header: []string{"corpus", "c", "policy", "drafts/call", "speedup", "95% CI", "gain", "gain 95% CI"},
+		Right:  table.RightCols(8, 1, 3, 4, 6)}
+	for _, r := range rows {
+		pol := r.String("policy")
+		if pol == "fixed" {
+			if g, _ := r.Float("gamma"); g != table.Num(r, "best_fixed_gamma") {
+				continue
+			}
+			pol = "fixed γ = " + dec(r, "gamma", 0) + " (best)"
+		}
+		t.Rows = append(t.Rows, []string{r.String("corpus"), dec(r, "c", 2), pol, dec(r, "drafted_per_call", 2), dec(r, "speedup", 2),
+			bracket(r, "speedup_lo", "speedup_hi", 2), dec(r, "gain", 2), bracket(r, "gain_lo", "gain_hi", 2)})
+	}
+	return t
 }

@@ -107,6 +107,12 @@ type Experiment struct {
 	// replay's last.
 	NumbersAt int
 
+	// Timed marks an experiment whose rows are timings of the machine
+	// (throughput): they differ from run to run, so the reproduce
+	// checksums leave out its rows, its tables and its numbers, and the
+	// paper quotes them as measurements of the processor it names.
+	Timed bool
+
 	// Spec, if set, makes the experiment spec-driven (like verify): a
 	// sweep spec may give it any axes Spec.CheckCells accepts and the
 	// metrics Spec.Metrics lists. Without it a spec accepts exactly the

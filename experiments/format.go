@@ -9,24 +9,24 @@ import (
 
 // The cell formats of the experiments' tables (Experiment.Tables).
 
-// dec is column k of r with d decimals ("–" when absent or NaN).
+// dec is column k of r with d decimals (NA when absent or NaN).
 func dec(r Row, k string, d int) string { return table.FixedCol(r, k, d) }
 
 // sci formats a small magnitude like 1.2e-16 compactly.
 func sci(r Row, k string) string {
 	v, ok := r.Float(k)
 	if !ok || math.IsNaN(v) {
-		return "–"
+		return NA
 	}
 	return fmt.Sprintf("%.1e", v)
 }
 
-// tick is a boolean column as ✓ or ✗ (other values as they print, "–"
+// tick is a boolean column as ✓ or ✗ (other values as they print, NA
 // when absent).
 func tick(r Row, k string) string {
 	v, ok := r.Get(k)
 	if !ok {
-		return "–"
+		return NA
 	}
 	if b, ok := v.(bool); ok {
 		if b {
@@ -37,12 +37,12 @@ func tick(r Row, k string) string {
 	return fmt.Sprint(v)
 }
 
-// bracket is the interval [lo, hi] with d decimals, "–" when both ends
+// bracket is the interval [lo, hi] with d decimals, NA when both ends
 // are missing.
 func bracket(r Row, lo, hi string, d int) string {
 	a, b := dec(r, lo, d), dec(r, hi, d)
-	if a == "–" && b == "–" {
-		return "–"
+	if a == NA && b == NA {
+		return NA
 	}
 	return "[" + a + ", " + b + "]"
 }

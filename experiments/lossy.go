@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -53,8 +52,8 @@ func FrontierSweeps() []FrontierSweep {
 	return sws
 }
 
-// The slice of lossy-frontier that the report draws, tabulates at the
-// setting whose KL is closest to frontierBudget, and quotes.
+// The slice of lossy-frontier that the report draws and tabulates,
+// and the budget its table's settings are chosen near.
 const (
 	frontierSource  = "dirichlet"
 	frontierV       = 1000
@@ -62,9 +61,10 @@ const (
 	frontierBudget  = 0.03
 )
 
-// frontierTol is the slack of the per-context dominance check: mentored's
-// acceptance at a rule's KL must be at least the rule's minus this
-// (rounding only; the inequality is a theorem, seed 000 §5).
+// frontierTol is the slack of the dominance checks: a rule's acceptance
+// must be at most the frontier's plus this (rounding only; the
+// inequality is a theorem: mentored decoding is optimal per context, seed
+// 000 §5, and the water-filled allocation is optimal across contexts).
 const frontierTol = 1e-9
 
 func init() {
@@ -72,8 +72,8 @@ func init() {
 		Name:    "lossy-frontier",
 		Main:    50,
 		Section: "The lossy frontier",
-		Summary: "acceptance vs KL(p||π) of every lossy rule over its parameter range, on synthetic context-free pairs " +
-			"(per-position exact laws) and on Markov pairs (sequence law via the exact engine); mentored decoding is the frontier",
+		Summary: "acceptance vs KL(p||π) of every lossy rule over its parameter range, per context and averaged over contexts, " +
+			"against the frontier: mentored decoding with the KL budget allocated across contexts by water-filling on the slopes",
 		Cells: frontierCells,
 		Run:   frontierRun,
 		Figures: []Figure{{Name: "lossy-frontier", Make: func(r []Row) (*plots.Figure, error) {
@@ -84,11 +84,15 @@ func init() {
 		}}},
 		Numbers: []table.Number{
 			{Macro: "FrontierStrict", Where: frontierSlice("mentored", "0"), Col: "acceptance", Digits: 3, Doc: "acceptance at KL = 0"},
-			{Macro: "FrontierMentored", Where: frontierSlice("mentored", "0.03"), Col: "acceptance", Digits: 3, Doc: "mentored acceptance at D = 0.03"},
+			{Macro: "FrontierMentored", Where: frontierSlice("mentored", "0.03"), Col: "acceptance", Digits: 3, Doc: "mentored (one D) acceptance at D = 0.03"},
+			{Macro: "FrontierMentoredBound", Where: frontierSlice("mentored", "0.03"), Col: "frontier_acceptance", Digits: 3, Doc: "the frontier at mentored D = 0.03's KL"},
 			{Macro: "FrontierLenience", Where: frontierSlice("lenience", "0.5"), Col: "acceptance", Digits: 3, Doc: "lenience l = 0.5 acceptance"},
 			{Macro: "FrontierLenienceKL", Where: frontierSlice("lenience", "0.5"), Col: "kl", Digits: 3, Doc: "its KL"},
-			{Macro: "FrontierRows", Agg: table.Count, Doc: "lossy-frontier rows"},
-			{Macro: "FrontierDominated", Where: []string{"dominated", "true"}, Agg: table.Count, Doc: "rows at or below mentored's acceptance"},
+			{Macro: "FrontierLenienceBound", Where: frontierSlice("lenience", "0.5"), Col: "frontier_acceptance", Digits: 3, Doc: "the frontier at its KL"},
+			{Macro: "FrontierRows", Where: []string{"kind", "rule"}, Agg: table.Count, Doc: "lossy-frontier settings (rule rows)"},
+			{Macro: "FrontierDominated", Where: []string{"kind", "rule", "dominated", "true"}, Agg: table.Count, Doc: "settings on or below the frontier"},
+			{Macro: "FrontierPerContext", Where: []string{"kind", "rule", "dominated_per_context", "true"}, Agg: table.Count, Doc: "settings below mentored in every context"},
+			{Macro: "FrontierUniformGap", Where: []string{"kind", "rule", "rule", "mentored"}, Agg: table.Max, Col: "gap", Digits: 3, Doc: "the most one D in every context loses against the frontier"},
 		},
 	})
 	Register(Experiment{
@@ -124,6 +128,25 @@ func frontierCells(Config) ([]Cell, error) {
 // synthetic cell; metrics are averaged over them.
 const frontierContexts = 16
 
+// frontierCurve are the average budgets at which the frontier's own rows
+// (kind "frontier") are computed: 0, then 40 points evenly spaced in
+// log KL from 1e-5 to 10 nats (cut at the all-outright budget).
+func frontierCurve() []float64 {
+	out := []float64{0}
+	for i := range 41 {
+		out = append(out, math.Pow(10, -5+6*float64(i)/40))
+	}
+	return out
+}
+
+// contexts are the per-context pairs of a cell with their weights: each
+// rule's metrics are the weighted averages of its per-position metrics,
+// and the frontier is built from the same pairs.
+type contexts struct {
+	ps, qs [][]float64
+	w      []float64
+}
+
 func frontierRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, error) {
 	src, _ := c.Key[0].V.(string)
 	v := int(c.Key[1].V.(int64))
@@ -136,44 +159,152 @@ func frontierRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 	if err != nil {
 		return nil, err
 	}
-	ps, qs := make([][]float64, pl.Contexts), make([][]float64, pl.Contexts)
-	for k := range ps {
-		ps[k] = sim.Float64s(nil, pl.PRow(k, 0))
-		qs[k] = sim.Float64s(nil, pl.QRow(k, 0))
-		sim.Normalize(ps[k]) // float32 storage: renormalise in float64
-		sim.Normalize(qs[k])
+	cx := contexts{ps: make([][]float64, pl.Contexts), qs: make([][]float64, pl.Contexts), w: make([]float64, pl.Contexts)}
+	for k := range cx.ps {
+		cx.ps[k] = sim.Float64s(nil, pl.PRow(k, 0))
+		cx.qs[k] = sim.Float64s(nil, pl.QRow(k, 0))
+		sim.Normalize(cx.ps[k]) // float32 storage: renormalise in float64
+		sim.Normalize(cx.qs[k])
+		cx.w[k] = 1 / float64(pl.Contexts)
 	}
-	return sweptRows(ctx, func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error) {
+	return cx.rows(ctx, nil)
+}
+
+// rows computes the rule rows of every frontier sweep and the frontier's
+// own rows over cx; seq, if set, adds sequence-level columns to a rule's
+// row.
+func (cx contexts) rows(ctx context.Context, seq func(rule sim.Algorithm) (KV, KV, KV, KV, error)) ([]Row, error) {
+	front, err := algos.NewMentoredFrontier(cx.ps, cx.qs, cx.w)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sweptRows(ctx, func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error) {
 		var acc, kl, klr, tv, ratio, macc float64
-		dominated := true
-		for k := range ps {
-			m, _, err := algos.PositionMetrics(rule, ps[k], qs[k])
+		perContext := true
+		for k := range cx.ps {
+			m, _, err := algos.PositionMetrics(rule, cx.ps[k], cx.qs[k])
 			if err != nil {
 				return nil, err
 			}
-			ma, err := mentoredAt(ps[k], qs[k], m.KL)
+			ma, err := mentoredAt(cx.ps[k], cx.qs[k], snapKL(m.KL))
 			if err != nil {
 				return nil, err
 			}
 			if ma < m.Acceptance-frontierTol {
-				dominated = false
+				perContext = false
 			}
-			acc += m.Acceptance
-			kl += m.KL
-			klr += m.KLReverse
-			tv += m.TV
-			ratio = math.Max(ratio, m.MaxRatio)
-			macc += ma
+			w := cx.w[k]
+			acc += w * m.Acceptance
+			kl += w * m.KL
+			klr += w * m.KLReverse
+			tv += w * m.TV
+			if w > 0 {
+				ratio = math.Max(ratio, m.MaxRatio)
+			}
+			macc += w * ma
 		}
-		n := float64(len(ps))
-		return frontierRow(sw, val, acc/n, kl/n, klr/n, tv/n, ratio, 1+acc/n, macc/n, dominated), nil
+		fa, ua := 1.0, 1.0 // an infinite budget accepts everything
+		if !math.IsInf(kl, 1) {
+			pt, err := front.At(snapKL(kl))
+			if err != nil {
+				return nil, err
+			}
+			fa = pt.Acceptance
+			if ua, err = cx.uniformAt(snapKL(kl)); err != nil {
+				return nil, err
+			}
+		}
+		row := Row{{K: "kind", V: "rule"}, {K: "rule", V: sw.Rule}, {K: "param", V: sw.Param}, {K: "value", V: val}, {K: "acceptance", V: acc}, {K: "kl", V: kl},
+			{K: "kl_reverse", V: klr}, {K: "tv", V: tv}, {K: "max_ratio", V: ratio}, {K: "expected_emitted", V: 1 + acc},
+			{K: "mentored_acceptance", V: macc}, {K: "uniform_acceptance", V: ua}, {K: "frontier_acceptance", V: fa},
+			{K: "gap", V: fa - acc}, {K: "dominated", V: acc <= fa+frontierTol}, {K: "dominated_per_context", V: perContext}}
+		if seq != nil {
+			a, b, c, d, err := seq(rule)
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, a, b, c, d)
+		}
+		return row, nil
 	})
+	if err != nil {
+		return rows, err
+	}
+	top := front.AtGap(math.Inf(1))
+	for _, b := range frontierCurve() {
+		pt, err := front.At(math.Min(b, top.KL))
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Row{{K: "kind", V: "frontier"}, {K: "rule", V: "frontier"}, {K: "param", V: "B"}, {K: "value", V: b},
+			{K: "acceptance", V: pt.Acceptance}, {K: "kl", V: pt.KL}})
+		if b >= top.KL {
+			break
+		}
+	}
+	return rows, nil
 }
 
-func frontierRow(sw FrontierSweep, val, acc, kl, klr, tv, ratio, emitted, macc float64, dominated bool) Row {
-	return Row{{K: "rule", V: sw.Rule}, {K: "param", V: sw.Param}, {K: "value", V: val}, {K: "acceptance", V: acc}, {K: "kl", V: kl},
-		{K: "kl_reverse", V: klr}, {K: "tv", V: tv}, {K: "max_ratio", V: ratio}, {K: "expected_emitted", V: emitted},
-		{K: "mentored_acceptance", V: macc}, {K: "gap", V: macc - acc}, {K: "dominated", V: dominated}}
+// frontierZero is the KL below which a value is the round-off of an
+// exact zero (a strict setting: π = p); snapKL maps it to 0 before a
+// bound is evaluated there, since R(D) grows like √D near 0 and would
+// turn a rounding-level KL of 1e-16 into 1e-8 of acceptance.
+const frontierZero = 1e-12
+
+func snapKL(kl float64) float64 {
+	if kl < frontierZero {
+		return 0
+	}
+	return kl
+}
+
+// uniformAt returns mentored decoding's average acceptance with one
+// budget D in every context, D chosen so that the average KL is kl (a
+// context whose KL(p‖q) is below D accepts outright at that KL).
+func (cx contexts) uniformAt(kl float64) (float64, error) {
+	klq := make([]float64, len(cx.ps))
+	top := 0.0
+	for k := range cx.ps {
+		klq[k] = sim.KL(cx.ps[k], cx.qs[k])
+		top += cx.w[k] * klq[k]
+	}
+	avg := func(d float64) float64 {
+		s := 0.0
+		for k := range klq {
+			s += cx.w[k] * math.Min(d, klq[k])
+		}
+		return s
+	}
+	d := 0.0
+	if kl >= top {
+		d = math.Inf(1)
+	} else if kl > 0 {
+		lo, hi := 0.0, kl
+		for avg(hi) < kl {
+			hi *= 2
+		}
+		for range 200 {
+			mid := lo + (hi-lo)/2
+			if mid == lo || mid == hi {
+				break
+			}
+			if avg(mid) < kl {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		d = lo
+	}
+	acc := 0.0
+	for k := range cx.ps {
+		a, err := mentoredAt(cx.ps[k], cx.qs[k], math.Min(d, klq[k]))
+		if err != nil {
+			return 0, err
+		}
+		acc += cx.w[k] * a
+	}
+	return acc, nil
 }
 
 // sweptRows builds every rule of every frontier sweep at every swept
@@ -210,12 +341,21 @@ func mentoredAt(p, q []float64, kl float64) (float64, error) {
 	return s.Acceptance, err
 }
 
-// frontierMarkov runs the sweeps on a Markov pair through the exact
-// engine: γ = 2, L = 3, sequence-level KL(p‖π). acceptance is
-// E[accepted]/γ; mentored_acceptance interpolates mentored decoding's own
-// curve (a fine D grid) at the rule's sequence KL. At the sequence level
-// mentored with one per-position budget is not a proven frontier, so
-// "dominated" is an empirical finding here, not a check.
+// frontierMarkovL is the length of the sequences whose contexts weigh a
+// Markov cell's per-context metrics (and whose law the exact engine
+// compares).
+const frontierMarkovL = 3
+
+// frontierMarkov runs the sweeps on a Markov pair of order 1. The rule
+// rows' metrics are per position, averaged over the pair's contexts (the
+// chain's states) weighted by how often the target visits each in the
+// first L = 3 positions, so the frontier is a theorem here as on the
+// pools: it is the sum over positions of the sequence's chain rule,
+// KL(p‖π) = Σ_t E_p[KL(p_t‖π_t)], with π_t the rule's per-position law.
+// Beside them, the exact engine's sequence-level measures at γ = 2 and L = 3
+// (seq_acceptance = E[accepted]/γ, seq_kl, seq_tv, seq_max_ratio), where
+// blocks mix a rule's per-position laws with the target's and no frontier
+// is proven; they are reported, not checked.
 func frontierMarkov(ctx context.Context, v int, quality float64, seed uint64) ([]Row, error) {
 	const gamma = 2
 	pair, err := sim.NewMarkovPair(sim.NewRand(seed, sim.StreamID("lossy-frontier/markov")),
@@ -223,56 +363,38 @@ func frontierMarkov(ctx context.Context, v int, quality float64, seed uint64) ([
 	if err != nil {
 		return nil, err
 	}
-	run := func(a sim.Algorithm) (sim.ExactResult, error) {
-		return sim.Exact(pair, a.(sim.Lawer), sim.ExactConfig{Gamma: gamma})
+	pm, ok1 := pair.P.(*sim.Markov)
+	qm, ok2 := pair.Q.(*sim.Markov)
+	if !ok1 || !ok2 || pm.K != 1 {
+		return nil, fmt.Errorf("lossy-frontier: the Markov pair is not an order-1 chain")
 	}
-	// Mentored's own sequence-level curve on a fine grid, for interpolation.
-	var curveKL, curveAcc []float64
-	for _, d := range []float64{0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5} {
-		r, err := run(algos.Mentored{D: d})
-		if err != nil {
-			return nil, err
-		}
-		curveKL = append(curveKL, r.KL)
-		curveAcc = append(curveAcc, r.ExpectedAccepted/gamma)
-	}
-	return sweptRows(ctx, func(sw FrontierSweep, val float64, rule sim.Algorithm) (Row, error) {
-		r, err := run(rule)
-		if err != nil {
-			return nil, err
-		}
-		acc := r.ExpectedAccepted / gamma
-		macc := interpMonotone(curveKL, curveAcc, r.KL)
-		return frontierRow(sw, val, acc, r.KL, r.KLReverse, r.TV, algos.MaxRatio(r.Emitted, r.Target), r.ExpectedEmitted, macc, macc >= acc-1e-9), nil
-	})
-}
-
-// interpMonotone interpolates y(x) linearly on points sorted by x (x
-// increasing along the curve); beyond the last point it returns the last
-// y (or 1 for x = +Inf).
-func interpMonotone(xs, ys []float64, x float64) float64 {
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
-	if x <= xs[idx[0]] {
-		return ys[idx[0]]
-	}
-	for k := 1; k < len(idx); k++ {
-		i0, i1 := idx[k-1], idx[k]
-		if x <= xs[i1] {
-			if xs[i1] == xs[i0] {
-				return math.Max(ys[i0], ys[i1])
+	// the target's law over the context of positions 1..L: the start
+	// state, then the previous token
+	cx := contexts{w: make([]float64, len(pm.Rows))}
+	at := make([]float64, len(pm.Rows))
+	at[pm.State(nil)] = 1
+	for range frontierMarkovL {
+		next := make([]float64, len(pm.Rows))
+		for s, ws := range at {
+			cx.w[s] += ws / frontierMarkovL
+			for t, pt := range pm.Rows[s] {
+				next[pm.State([]int{t})] += ws * pt
 			}
-			t := (x - xs[i0]) / (xs[i1] - xs[i0])
-			return ys[i0] + t*(ys[i1]-ys[i0])
 		}
+		at = next
 	}
-	if math.IsInf(x, 1) {
-		return 1
+	for s := range pm.Rows {
+		cx.ps = append(cx.ps, pm.Rows[s])
+		cx.qs = append(cx.qs, qm.Rows[s])
 	}
-	return ys[idx[len(idx)-1]]
+	return cx.rows(ctx, func(rule sim.Algorithm) (KV, KV, KV, KV, error) {
+		r, err := sim.Exact(pair, rule.(sim.Lawer), sim.ExactConfig{Gamma: gamma, L: frontierMarkovL})
+		if err != nil {
+			return KV{}, KV{}, KV{}, KV{}, err
+		}
+		return KV{K: "seq_acceptance", V: r.ExpectedAccepted / gamma}, KV{K: "seq_kl", V: r.KL}, KV{K: "seq_tv", V: r.TV},
+			KV{K: "seq_max_ratio", V: algos.MaxRatio(r.Emitted, r.Target)}, nil
+	})
 }
 
 // Table5 holds Leviathan et al.'s Table 5 (arXiv 2211.17192, App. A.5;
@@ -548,96 +670,53 @@ func frontierSlice(rule, value string) []string {
 	return []string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value}
 }
 
-// frontierTable is lossy-frontier's table at one setting per rule: the
-// value whose KL is closest to budget. "frontier α" is the curve the
-// figure draws (plots.LossyFrontier): mentored decoding's acceptance and
-// KL, each averaged over the contexts at one budget D, interpolated at the
-// rule's context-averaged KL (linearly in log KL between two positive
-// points, linearly in KL between KL = 0 and the first positive point, the
-// last point's acceptance beyond it). "gap" is frontier α − α: negative
-// where the rule lies above the drawn curve. The per-context comparison of
-// the stored "gap" column is not what the figure shows, so it is not used
-// here.
+// frontierTable is lossy-frontier's KL-matched comparison on one slice:
+// each rule at its setting whose KL is closest (in log KL) to budget,
+// compared with the frontier at the KL that setting actually uses (its
+// own KL column, not budget): the frontier's acceptance there, the gap,
+// and mentored decoding with one D in every context at that same KL.
 func frontierTable(rows []Row, source string, V int, quality float64, budget float64) table.Text {
-	t := table.Text{Caption: fmt.Sprintf("Lossy rules on %s pools (V = %d, quality %g) at the setting with KL(p‖π) closest to %g nats: acceptance α, KL and TV (each averaged over the contexts), the frontier α of the figure's mentored curve (mentored decoding's α and KL averaged over the contexts per budget D) interpolated at the rule's KL, and gap = frontier α − α.", source, V, quality, budget),
-		Header: []string{"rule", "param", "value", "α", "KL(p‖π)", "TV", "frontier α", "gap"}, Right: table.RightCols(8, 2, 3, 4, 5, 6, 7)}
+	t := table.Text{Caption: fmt.Sprintf("The lossy rules on %s pools (V = %d, quality %g), each at its setting whose KL(p‖π) is closest to %g nats and compared at the KL it actually uses (the KL column): "+
+		"acceptance α and TV (averaged over the contexts), the frontier's α at that KL (mentored decoding with the budget allocated across the contexts by water-filling), gap = frontier α − α (never negative), "+
+		"and mentored decoding with one D in every context at the same KL. A rule whose KL is infinite at every setting (π = 0 where p > 0) has no frontier: n/a.", source, V, quality, budget),
+		Header: []string{"rule", "param", "value", "KL(p‖π)", "α", "TV", "frontier α", "gap", "one-D mentored α"}, Right: table.RightCols(9, 2, 3, 4, 5, 6, 7, 8)}
 	best := map[string]Row{}
 	var order []string
-	var frontier [][2]float64
+	dist := func(r Row) float64 {
+		kl, _ := r.Float("kl")
+		if !(kl > 0) || math.IsInf(kl, 1) {
+			return math.Inf(1)
+		}
+		return math.Abs(math.Log(kl / budget))
+	}
 	for _, r := range rows {
 		v, _ := r.Float("V")
 		q, _ := r.Float("quality")
-		if r.String("source") != source || int(v) != V || math.Abs(q-quality) > 1e-12 {
+		if r.String("source") != source || int(v) != V || math.Abs(q-quality) > 1e-12 || r.String("kind") == "frontier" {
 			continue
 		}
 		rule := r.String("rule")
-		kl, _ := r.Float("kl")
-		if rule == "mentored" {
-			a, _ := r.Float("acceptance")
-			frontier = append(frontier, [2]float64{kl, a})
-		}
-		if b, ok := best[rule]; ok {
-			bkl, _ := b.Float("kl")
-			if math.Abs(math.Log(math.Max(kl, 1e-12)/budget)) >= math.Abs(math.Log(math.Max(bkl, 1e-12)/budget)) {
-				continue
-			}
-		} else {
+		if b, ok := best[rule]; !ok {
 			order = append(order, rule)
+		} else if dist(r) >= dist(b) {
+			continue
 		}
 		best[rule] = r
 	}
 	for _, rule := range order {
 		r := best[rule]
 		kl, _ := r.Float("kl")
-		acc, _ := r.Float("acceptance")
-		fa, ok := frontierAt(frontier, kl)
-		t.Rows = append(t.Rows, []string{rule, r.String("param"), r.String("value"), table.Fixed(acc, true, 3), dec(r, "kl", 4),
-			dec(r, "tv", 3), table.Fixed(fa, ok, 3), table.Fixed(fa-acc, ok, 3)})
+		fin := !math.IsInf(kl, 1)
+		fr := func(col string) string {
+			if !fin {
+				return NA
+			}
+			return dec(r, col, 3)
+		}
+		t.Rows = append(t.Rows, []string{rule, r.String("param"), r.String("value"), dec(r, "kl", 4), dec(r, "acceptance", 3),
+			dec(r, "tv", 3), fr("frontier_acceptance"), fr("gap"), fr("uniform_acceptance")})
 	}
 	return t
-}
-
-// frontierZero is the KL below which a frontier point counts as KL = 0
-// (the round-off of π = p), as in plots.LossyFrontier.
-const frontierZero = 1e-12
-
-// frontierAt interpolates the frontier curve pts (KL, acceptance) at kl:
-// linearly in log KL between positive points, linearly in KL from the
-// KL = 0 point to the first positive one, and the acceptance of the
-// largest-KL point beyond the curve. ok is false for no points or a
-// non-finite kl.
-func frontierAt(pts [][2]float64, kl float64) (float64, bool) {
-	if len(pts) == 0 || math.IsNaN(kl) || math.IsInf(kl, 0) {
-		return math.NaN(), false
-	}
-	pts = slices.Clone(pts)
-	for i := range pts {
-		if pts[i][0] < frontierZero {
-			pts[i][0] = 0
-		}
-	}
-	slices.SortFunc(pts, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
-	if kl < frontierZero {
-		kl = 0
-	}
-	if kl <= pts[0][0] {
-		return pts[0][1], true
-	}
-	for i := 1; i < len(pts); i++ {
-		x0, y0, x1, y1 := pts[i-1][0], pts[i-1][1], pts[i][0], pts[i][1]
-		if kl > x1 {
-			continue
-		}
-		if x1 == x0 {
-			return math.Max(y0, y1), true
-		}
-		f := (kl - x0) / (x1 - x0)
-		if x0 > 0 {
-			f = math.Log(kl/x0) / math.Log(x1/x0)
-		}
-		return y0 + f*(y1-y0), true
-	}
-	return pts[len(pts)-1][1], true
 }
 
 // lenienceTable is lenience-table's table in the shape of Leviathan et

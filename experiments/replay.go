@@ -642,19 +642,35 @@ func firstTokenText(lc *check.LosslessCheck) string {
 	return s + ")"
 }
 
+// klText is a position's mean KL(p‖q) with the subset it averages: the
+// steps where it is finite, counted, and the others, where it is +Inf.
+func klText(p PositionStats) string {
+	fin := p.Steps - p.KLInfinite
+	switch {
+	case math.IsNaN(p.MeanKL) && p.KLInfinite == 0 && fin > 0:
+		return "KL n/a (not computed)"
+	case fin <= 0:
+		return fmt.Sprintf("KL +Inf at all %d steps", p.Steps)
+	case p.KLInfinite == 0:
+		return fmt.Sprintf("KL %s (all %d steps)", table.Fixed(p.MeanKL, true, 4), p.Steps)
+	}
+	return fmt.Sprintf("KL %s over the %d of %d steps (%.0f%%) where it is finite; +Inf at the other %d",
+		table.Fixed(p.MeanKL, true, 4), fin, p.Steps, 100*float64(fin)/float64(p.Steps), p.KLInfinite)
+}
+
 // WriteText prints the human-readable form of 'simulate replay' to w and
 // its warnings to errw.
 func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 	f := func(p *float64) string {
 		if p == nil {
-			return "-"
+			return NA
 		}
-		return strconv.FormatFloat(*p, 'f', 4, 64)
+		return table.Fixed(*p, true, 4)
 	}
 	fmt.Fprintf(w, "log %s: %d steps, V = %d, gamma <= %d, seed %d, bug %s (%.1f steps/s, %.1f MB/s)\n",
 		out.Log, out.Steps, out.V, out.MaxGamma, out.Seed, out.Bug, out.StepsPerSec, out.MBPerSec)
 	for _, p := range out.Positions {
-		fmt.Fprintf(w, "  position %d: alpha %.4f  TV %.4f  KL %.4f (%d steps with KL = inf)\n", p.Position, p.MeanAlpha, p.MeanTV, p.MeanKL, p.KLInfinite)
+		fmt.Fprintf(w, "  position %d: alpha %s  TV %s  %s\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), table.Fixed(p.MeanTV, true, 4), klText(p))
 	}
 	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], %s\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
 		f(out.Logged.CI95[0]), f(out.Logged.CI95[1]), firstTokenText(out.Logged.Lossless))

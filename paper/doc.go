@@ -6,6 +6,7 @@
 // drift from them:
 //
 //	generated/numbers.tex      \newcommand macros for every number quoted
+//	generated/provenance.tex   the revision, the command and its date
 //	generated/figures/*.pdf    the figures (plots package)
 //	generated/tables/*.tex     booktabs tables
 //

@@ -94,3 +94,12 @@ func ColourDistance(x, y color.Color) float64 {
 	l2, a2, b2 := Lab(y)
 	return DeltaE2000(l1, a1, b1, l2, a2, b2)
 }
+
+// Colour thresholds in CIEDE2000: styles drawn in one figure must differ
+// at a glance (minSameFigure); any two named styles, which a user's own
+// sweep or a notebook may put side by side, must not be mistaken for one
+// another (minAnyPair; about 2.3 is the just noticeable difference).
+const (
+	minSameFigure = 20
+	minAnyPair    = 10
+)

@@ -37,11 +37,19 @@ func init() {
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 200
 
-// panelGap separates stacked panels.
-const panelGap = vg.Length(8)
+// panelGap separates stacked panels; rightMargin is left blank right of
+// the panels (half a tick label).
+const (
+	panelGap    = vg.Length(8)
+	rightMargin = vg.Length(4)
+)
 
-// ColumnWidth is the width of one paper column.
-const ColumnWidth = 3.3 * vg.Inch
+// ColumnWidth is the width of one paper column, TextWidth of both (a
+// figure* of the paper: small multiples of several settings).
+const (
+	ColumnWidth = 3.3 * vg.Inch
+	TextWidth   = 7 * vg.Inch
+)
 
 // Font sizes chosen to read at ColumnWidth.
 const (
@@ -65,8 +73,9 @@ type Figure struct {
 	LegendCols int
 	// GridCols is the number of panels side by side (default 1). With
 	// GridCols > 1 the panels fill rows left to right (small multiples of
-	// width Width/GridCols) and only the legends of the panels that start
-	// a row are drawn, across the whole width.
+	// width Width/GridCols; a short last row keeps that width) and only
+	// the legends of the panels that start a row are drawn, across the
+	// whole width.
 	GridCols int
 	// RowSizes, when set, overrides GridCols: row i holds RowSizes[i]
 	// panels (the last size repeats for further panels).
@@ -220,12 +229,19 @@ func (f *Figure) Draw(c draw.Canvas) {
 			}
 			top -= lh
 		}
-		pw := (c.Max.X - c.Min.X - vg.Length(gc-1)*panelGap) / vg.Length(gc)
+		// a margin on the right keeps the last tick label of the
+		// rightmost panel inside the figure; a short last row of a grid
+		// keeps the grid's panel width
+		wc := gc
+		if len(f.RowSizes) == 0 && f.GridCols > gc {
+			wc = f.GridCols
+		}
+		pw := (c.Max.X - c.Min.X - rightMargin - vg.Length(wc-1)*panelGap) / vg.Length(wc)
 		for j := range gc {
 			x0 := c.Min.X + vg.Length(j)*(pw+panelGap)
 			r := vg.Rectangle{Min: vg.Point{X: x0, Y: top - panelH}, Max: vg.Point{X: x0 + pw, Y: top}}
 			guardAxes(f.Panels[i0+j])
-			f.Panels[i0+j].Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
+			drawPanel(f.Panels[i0+j], draw.Canvas{Canvas: c.Canvas, Rectangle: r})
 		}
 		top -= panelH
 	}
@@ -322,4 +338,44 @@ func (f *Figure) Save(path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fsutil.WriteBytes(path, b, 0o644)
+}
+
+// drawPanel draws p on c. gonum places a log axis' label, for the padding
+// it computes, at the data midpoint's position ((min+max)/2 in data, near
+// the axis' far end on a log scale), and so shrinks a log-x panel
+// sideways and a log-y panel from the top to make room for a label that
+// is not drawn there. drawPanel draws such labels itself, centred on the
+// data area, in the room the axis would have taken.
+func drawPanel(p *plot.Plot, c draw.Canvas) {
+	_, logX := p.X.Scale.(plot.LogScale)
+	_, logY := p.Y.Scale.(plot.LogScale)
+	xl, yl := p.X.Label, p.Y.Label
+	if !(logX && xl.Text != "") && !(logY && yl.Text != "") {
+		p.Draw(c)
+		return
+	}
+	sub := c
+	if logX && xl.Text != "" {
+		sub.Min.Y += xl.TextStyle.Height(xl.Text) + xl.Padding
+		p.X.Label.Text = ""
+	} else {
+		logX = false
+	}
+	if logY && yl.Text != "" {
+		sub.Min.X += yl.TextStyle.Height(yl.Text) + yl.TextStyle.FontExtents().Descent + yl.Padding
+		p.Y.Label.Text = ""
+	} else {
+		logY = false
+	}
+	defer func() { p.X.Label.Text, p.Y.Label.Text = xl.Text, yl.Text }()
+	p.Draw(sub)
+	data := p.DataCanvas(sub)
+	if logX {
+		c.FillText(xl.TextStyle, vg.Point{X: data.Center().X, Y: c.Min.Y + xl.TextStyle.FontExtents().Descent}, xl.Text)
+	}
+	if logY {
+		sty := yl.TextStyle
+		sty.Rotation += math.Pi / 2
+		c.FillText(sty, vg.Point{X: c.Min.X + yl.TextStyle.Height(yl.Text) - yl.TextStyle.FontExtents().Descent, Y: data.Center().Y}, yl.Text)
+	}
 }

@@ -78,7 +78,7 @@ func Tokens(rows []table.Row) (*Figure, error) {
 	}
 	p := newPanel("draft length γ (tokens)", "E[tokens per step] (tokens)")
 	f := &Figure{Name: "leviathan-tokens", Panels: []*plot.Plot{p}, LegendCols: 3,
-		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification on a constant-β pair (markers)."}
+		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification (markers) on the constant-β pair p = (1 − α/2, α/2), q = (α/2, 1 − α/2), whose Σ min(p, q) = α at every position."}
 	alphas := table.Distinct(rows, "alpha")
 	for i, a := range slices.Backward(alphas) {
 		_ = i
@@ -114,17 +114,28 @@ func Walltime(rows []table.Row, alpha float64) (*Figure, error) {
 	f := &Figure{Name: "leviathan-walltime", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: fmt.Sprintf("Walltime improvement (1−α^(γ+1))/((1−α)(γc+1)) (Leviathan et al. Thm 3.8) vs γ at α = %g for several cost ratios c; filled markers: the best γ.", alpha)}
 	cs := table.Distinct(rows, "c")
+	var edge []string
 	for i, c := range cs {
 		sub := table.Where(rows, func(r table.Row) bool { return table.Num(r, "c") == c })
 		col := Seq(i, len(cs))
 		l := line(xy(sub, "gamma", "walltime"), col, nil)
 		best := table.Where(sub, table.Eq("is_best", "true"))
-		m := marks(xy(best, "gamma", "walltime"), col, draw.CircleGlyph{})
+		// a best γ at the grid's edge is not the optimum: drawn hollow
+		shape := draw.GlyphDrawer(draw.CircleGlyph{})
+		if len(best) > 0 && best[0].String("best_at_edge") == "true" {
+			shape = draw.RingGlyph{}
+			edge = append(edge, fmt.Sprintf("c = %g: best γ = %g, S = %.2f", c, table.Num(best[0], "best_gamma_any"), table.Num(best[0], "best_walltime_any")))
+		}
+		m := marks(xy(best, "gamma", "walltime"), col, shape)
 		m.GlyphStyle.Radius = vg.Points(3.2)
 		p.Add(l, m)
 		f.AddLegend(fmt.Sprintf("c = %g", c), l)
 	}
 	f.AddLegend("best γ", marks(nil, color.Black, draw.CircleGlyph{}))
+	if len(edge) > 0 {
+		f.AddLegend("best at the grid's edge", marks(nil, color.Black, draw.RingGlyph{}))
+		f.Caption += fmt.Sprintf(" Hollow markers: the grid's best is its last γ and the optimum lies beyond it (%s).", strings.Join(edge, "; "))
+	}
 	gs := table.Distinct(rows, "gamma")
 	intTicks(p, 0, int(gs[len(gs)-1]), 2)
 	padX(p, gs[0], gs[len(gs)-1])
@@ -171,6 +182,7 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	for j, b := range slices.Compact(pick) {
 		f.AddLegend(fmt.Sprintf("β = %g", b), line(nil, color.Black, styles[j]))
 	}
+	f.AddLegend("95% interval", bandLegend())
 	gs := table.Distinct(mc, "gamma")
 	intTicks(top, int(gs[0]), int(gs[len(gs)-1]), 1)
 	padX(top, gs[0], gs[len(gs)-1])
@@ -246,10 +258,12 @@ const klZero = 1e-12
 
 // LossyFrontier draws lossy-frontier on one source as small multiples:
 // one panel per lossy rule, its settings as markers (acceptance vs
-// KL(p‖π) of the emitted token's law), over mentored decoding's frontier
-// (the most acceptance for a KL budget). Settings that land on the same
-// point are one marker labelled with their count, never jittered; KL = 0
-// has its own column left of the log axis, labelled 0.
+// KL(p‖π) averaged over the contexts), under the frontier: the most
+// acceptance any rule can average for an average KL budget (the rows of
+// kind "frontier": mentored decoding with the budget allocated across
+// contexts by water-filling). Settings that land on the same point are
+// one marker labelled with their count, never jittered; KL = 0 has its
+// own column left of the log axis, labelled 0.
 func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Figure, error) {
 	if err := need("lossy-frontier", rows, "source", "V", "quality", "rule", "acceptance", "kl"); err != nil {
 		return nil, err
@@ -260,14 +274,23 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: lossy-frontier has no rows for source %s, V = %d, quality %g", source, V, quality)
 	}
-	// the common axes: the smallest positive KL fixes the first decade,
-	// and KL = 0 is drawn one decade and a half below it
+	isFrontier := table.Eq("kind", "frontier")
+	frontierRows := table.Where(rows, isFrontier)
+	if len(frontierRows) == 0 {
+		return nil, fmt.Errorf("plots: lossy-frontier has no frontier rows (kind = frontier) for source %s, V = %d, quality %g", source, V, quality)
+	}
+	ruleRows := table.Where(rows, func(r table.Row) bool { return !isFrontier(r) })
+	// the common axes: the smallest positive KL of the rules fixes the
+	// first decade, and KL = 0 is drawn one decade and a half below it
 	minPos, maxKL, minAcc := math.Inf(1), 0.0, 1.0
-	for _, q := range xy(rows, "kl", "acceptance") {
+	for _, q := range xy(ruleRows, "kl", "acceptance") {
 		if q.X >= klZero {
 			minPos = math.Min(minPos, q.X)
 		}
-		maxKL, minAcc = math.Max(maxKL, q.X), math.Min(minAcc, q.Y)
+		if !math.IsInf(q.X, 1) {
+			maxKL = math.Max(maxKL, q.X)
+		}
+		minAcc = math.Min(minAcc, q.Y)
 	}
 	if math.IsInf(minPos, 1) {
 		minPos = 1e-3
@@ -280,39 +303,54 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 		}
 		return kl
 	}
-	xMin, xMax := zeroAt/2, math.Max(maxKL, first)*2
+	xMin, xMax := zeroAt/4, math.Max(maxKL, first)*2
 	yMin, yMax := minAcc-padFrac*(1-minAcc), 1+padFrac*(1-minAcc)
 	ticks := klTicks{zero: zeroAt, first: first}
 	brk := math.Sqrt(zeroAt * first)
 
-	frontier := xyAt(table.Where(rows, table.Eq("rule", "mentored")), at)
+	// the frontier within the drawn range: KL = 0 in its column, then
+	// from the break on (a budget between them has no place on the axis)
+	frontier := table.Where(frontierRows, func(r table.Row) bool {
+		kl := table.Num(r, "kl")
+		return kl <= xMax && (kl < klZero || kl >= brk)
+	})
+	fpts := xyAt(frontier, at)
 	f := &Figure{Name: "lossy-frontier", LegendCols: 2, GridCols: 2, PanelHeight: 1.45 * vg.Inch,
-		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): one panel per lossy rule, acceptance vs KL(p‖π) of the emitted token's law, one marker per setting; the black curve is mentored decoding over its KL budget D, the most acceptance any rule gets for a KL budget. A number beside a marker counts the settings that give that same point. KL = 0 (the strict settings, π = p) is the column left of the dotted break.", source, V, quality)}
-	fl, fm := styled(frontier, "mentored")
-	fm.GlyphStyle.Radius = vg.Points(1.3)
-	f.AddLegend("mentored (frontier)", fl, fm)
+		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): one panel per lossy rule, acceptance vs KL(p‖π), both averaged over the pool's contexts, one marker per setting. "+
+			"The black line is the frontier: the most acceptance any rule can average for that average KL, reached by mentored decoding with the KL budget allocated across the contexts where their acceptance–KL curves have one common slope (water-filling). "+
+			"No setting lies above it. Mentored decoding with one D in every context (its own panel) lies on or below it. "+
+			"A number beside a marker counts the settings that give that same point. KL = 0 (the strict settings, π = p) is the column left of the dotted break.", source, V, quality)}
+	fl := line(fpts, color.Black, nil)
+	f.AddLegend("frontier (water-filled mentored)", fl)
 	var infinite []string
-	for _, rule := range table.DistinctS(rows, "rule") {
-		if rule == "mentored" {
-			continue
-		}
-		pts := xyAt(table.Where(rows, table.Eq("rule", rule)), at)
+	rules := table.DistinctS(ruleRows, "rule")
+	// mentored first: its panel shows how far one D everywhere is from
+	// the frontier
+	slices.SortStableFunc(rules, func(a, b string) int {
+		return boolInt(b == "mentored") - boolInt(a == "mentored")
+	})
+	for _, rule := range rules {
+		pts := xyAt(table.Where(ruleRows, func(r table.Row) bool {
+			return r.String("rule") == rule && !math.IsInf(table.Num(r, "kl"), 1)
+		}), at)
 		if len(pts) == 0 {
 			infinite = append(infinite, rule)
 			continue
 		}
 		p := newPanel("KL(p‖π) (nats)", "acceptance α")
 		p.Title.Text = rule
+		if rule == "mentored" {
+			p.Title.Text = "mentored (one D everywhere)"
+		}
 		p.Title.Padding = vg.Points(2)
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = ticks
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
 		sep := line(plotter.XYs{{X: brk, Y: yMin}, {X: brk, Y: yMax}}, color.Gray{Y: 0x99}, dotted)
 		sep.Width = vg.Points(0.6)
-		l, m := styled(frontier, "mentored")
-		l.Width = vg.Points(0.8)
-		m.GlyphStyle.Radius = vg.Points(1.3)
-		p.Add(sep, l, m)
+		l := line(fpts, color.Black, nil)
+		l.Width = vg.Points(0.9)
+		p.Add(sep, l)
 		// one marker per distinct point, labelled with its multiplicity
 		uniq, counts := coincide(pts)
 		_, rm := styled(uniq, rule)
@@ -330,14 +368,34 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 			if err != nil {
 				return nil, err
 			}
+			// the count goes above the marker, or below it in the upper half
+			// (a label reaching past the panel's edge would make gonum
+			// shrink the panel to fit it)
 			for i := range ls.TextStyle {
 				ls.TextStyle[i].Font.Size = tickSize
 				ls.TextStyle[i].Color = StyleOf(rule).Color
-				ls.TextStyle[i].XAlign = draw.XRight
-				ls.TextStyle[i].YAlign = draw.YCenter
+				ls.TextStyle[i].XAlign = draw.XCenter
+				ls.TextStyle[i].YAlign = draw.YBottom
+				if lab.XYs[i].Y > (yMin+yMax)/2 {
+					ls.TextStyle[i].YAlign = draw.YTop
+				}
 			}
-			ls.Offset = vg.Point{X: -vg.Points(4)}
-			p.Add(ls)
+			above, below := *ls, *ls
+			above.XYs, below.XYs, above.Labels, below.Labels = nil, nil, nil, nil
+			above.TextStyle, below.TextStyle = nil, nil
+			for i := range ls.XYs {
+				if ls.TextStyle[i].YAlign == draw.YTop {
+					below.XYs, below.Labels, below.TextStyle = append(below.XYs, ls.XYs[i]), append(below.Labels, ls.Labels[i]), append(below.TextStyle, ls.TextStyle[i])
+				} else {
+					above.XYs, above.Labels, above.TextStyle = append(above.XYs, ls.XYs[i]), append(above.Labels, ls.Labels[i]), append(above.TextStyle, ls.TextStyle[i])
+				}
+			}
+			above.Offset, below.Offset = vg.Point{Y: vg.Points(4)}, vg.Point{Y: -vg.Points(4)}
+			for _, l := range []plotter.Labels{above, below} {
+				if len(l.XYs) > 0 {
+					p.Add(&l)
+				}
+			}
 		}
 		p.Y.Min, p.Y.Max, p.X.Min, p.X.Max = yMin, yMax, xMin, xMax
 		f.Panels = append(f.Panels, p)
@@ -352,12 +410,19 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 		}
 	}
 	if len(f.Panels) == 0 {
-		return nil, fmt.Errorf("plots: lossy-frontier on %s has no lossy rule with a finite KL besides mentored", source)
+		return nil, fmt.Errorf("plots: lossy-frontier on %s has no lossy rule with a finite KL", source)
 	}
 	if len(infinite) > 0 {
 		f.Caption += fmt.Sprintf(" Not drawn: %s, whose KL(p‖π) is infinite at every setting here (π is 0 where p > 0).", strings.Join(infinite, ", "))
 	}
 	return f, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // xyAt returns the (kl, acceptance) points of rows with x mapped by at
@@ -389,16 +454,22 @@ next:
 	return out, n
 }
 
-// klTicks labels a log KL axis with a zero column: "0" at zero, then every
-// other decade from first on (unlabelled ticks at the decades between).
+// klTicks labels a log KL axis with a zero column: "0" at zero, then
+// the decades from first on: every one when there are at most three,
+// every other one beyond (unlabelled ticks at the decades between), so
+// the labels of a narrow panel do not run into each other.
 type klTicks struct{ zero, first float64 }
 
 // Ticks implements plot.Ticker.
 func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := []plot.Tick{{Value: k.zero, Label: "0"}}
+	n := 0
+	for d := k.first; d <= hi; d *= 10 {
+		n++
+	}
 	for i, d := 0, k.first; d <= hi; i, d = i+1, d*10 {
 		t := plot.Tick{Value: d}
-		if i%2 == 0 {
+		if n <= 3 || i%2 == 0 {
 			t.Label = strconv.FormatFloat(d, 'g', -1, 64)
 		}
 		ts = append(ts, t)

@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"image/color"
 
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -22,6 +23,32 @@ import (
 type outlinePDF struct {
 	*vgpdf.Canvas
 	buf sfnt.Buffer
+}
+
+// SetColor implements vg.Canvas with straight (non-premultiplied) alpha.
+//
+// gonum's PDF backend writes a colour's RGBA() components, which Go
+// defines premultiplied by alpha, as the PDF fill colour and then sets
+// the alpha as a transparency state: a translucent band came out dark
+// grey in the PDF (the colour darkened once by the premultiplication and
+// again by the blending) while the PNG showed it light. PDF colours are
+// straight, so the colour is un-premultiplied before it is handed on.
+func (c *outlinePDF) SetColor(clr color.Color) {
+	if clr == nil {
+		clr = color.Black
+	}
+	c.Canvas.SetColor(straight(color.NRGBAModel.Convert(clr).(color.NRGBA)))
+}
+
+// straight is an NRGBA colour whose RGBA method returns its components
+// unscaled by alpha (16-bit), which is what a PDF colour operator takes.
+// It is only handed to the PDF backend, which reads the components and
+// the alpha separately.
+type straight color.NRGBA
+
+// RGBA implements color.Color without premultiplying.
+func (s straight) RGBA() (r, g, b, a uint32) {
+	return uint32(s.R) * 0x101, uint32(s.G) * 0x101, uint32(s.B) * 0x101, uint32(s.A) * 0x101
 }
 
 // FillString implements vg.Canvas: it fills the outline of each glyph of

@@ -69,15 +69,6 @@ func TestDeltaE2000(t *testing.T) {
 	}
 }
 
-// Colour thresholds in CIEDE2000: styles drawn in one figure must differ
-// at a glance (minSameFigure); any two named styles, which a user's own
-// sweep or a notebook may put side by side, must not be mistaken for one
-// another (minAnyPair; about 2.3 is the just noticeable difference).
-const (
-	minSameFigure = 20
-	minAnyPair    = 10
-)
-
 // figureFamilies are the named styles each figure draws together.
 var figureFamilies = map[string][]string{
 	"block-vs-token": {"token", "block"},
@@ -131,15 +122,21 @@ func TestGlyphsCovered(t *testing.T) {
 	}
 }
 
-// The lossy frontier draws one panel per lossy rule with a finite KL, puts
-// KL = 0 (and its round-off) in a column labelled "0" left of the log
-// axis, and draws coincident settings once, counted.
+// The lossy frontier draws one panel per lossy rule with a finite KL
+// (mentored first), under the frontier's rows, puts KL = 0 (and its
+// round-off) in a column labelled "0" left of the log axis, and draws
+// coincident settings once, counted.
 func TestLossyFrontierSmallMultiples(t *testing.T) {
 	row := func(rule string, kl, acc float64) table.Row {
-		return table.Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.5},
+		kind := "rule"
+		if rule == "frontier" {
+			kind = "frontier"
+		}
+		return table.Row{{K: "source", V: "dirichlet"}, {K: "V", V: int64(10)}, {K: "quality", V: 0.5}, {K: "kind", V: kind},
 			{K: "rule", V: rule}, {K: "acceptance", V: acc}, {K: "kl", V: kl}}
 	}
 	rows := []table.Row{
+		row("frontier", 0, 0.5), row("frontier", 0.01, 0.62), row("frontier", 0.5, 1),
 		row("mentored", 2e-16, 0.5), row("mentored", 0.01, 0.6), row("mentored", 0.5, 1),
 		row("fuzzy", 0, 0.5), row("fuzzy", 3e-16, 0.5), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1), row("fuzzy", 0.5, 1),
 		row("lenience", 0.02, 0.55),
@@ -149,13 +146,19 @@ func TestLossyFrontierSmallMultiples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Panels) != 2 || f.Panels[0].Title.Text != "fuzzy" || f.Panels[1].Title.Text != "lenience" {
-		t.Fatalf("panels %d, want fuzzy and lenience", len(f.Panels))
+	if len(f.Panels) != 3 || f.Panels[0].Title.Text != "mentored (one D everywhere)" || f.Panels[1].Title.Text != "fuzzy" || f.Panels[2].Title.Text != "lenience" {
+		t.Fatalf("%d panels, want mentored, fuzzy and lenience", len(f.Panels))
+	}
+	for _, pr := range f.Problems() {
+		t.Error(pr)
+	}
+	if _, err := LossyFrontier(rows[3:], "dirichlet", 10, 0.5); err == nil {
+		t.Error("no frontier rows: no error")
 	}
 	if !strings.Contains(f.Caption, "Not drawn: typical") {
 		t.Errorf("caption does not name the rule with infinite KL: %s", f.Caption)
 	}
-	p := f.Panels[0]
+	p := f.Panels[1]
 	ts := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
 	if ts[0].Label != "0" || !(ts[0].Value > p.X.Min && ts[0].Value < 0.01) {
 		t.Errorf("first tick %+v on [%g, %g], want the KL = 0 column labelled 0", ts[0], p.X.Min, p.X.Max)

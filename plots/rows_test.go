@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,19 @@ func TestGoldenWalltime(t *testing.T) {
 	})
 	if len(best) != 1 || best[0].String("gamma") != "8" {
 		t.Errorf("best γ at α = 0.8, c = 0.05: %v, want one row with γ = 8", best)
+	}
+	// At α = 0.9, c = 0.01 the grid's best is its edge, γ = 16, and the
+	// optimum is γ = 24 (S = 7.49 against 7.18 at 16, by direct
+	// evaluation of Thm 3.8): the figure flags it and says where.
+	f9, err := plots.Walltime(rows, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(f9.LegendNames(), "best at the grid's edge") || !strings.Contains(f9.Caption, "c = 0.01: best γ = 24, S = 7.49") {
+		t.Errorf("α = 0.9: legend %v, caption %q: the edge optimum (γ = 24 at c = 0.01) is not flagged", f9.LegendNames(), f9.Caption)
+	}
+	if slices.Contains(f.LegendNames(), "best at the grid's edge") {
+		t.Error("α = 0.8 flags an edge optimum, but every best γ lies inside the grid")
 	}
 }
 

@@ -2,7 +2,6 @@ package plots
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 
@@ -28,12 +27,13 @@ var (
 	}
 )
 
-// SMCSteering draws smc-steering on one model: the relative variance
-// Var(Ẑ)/Z² (top) and the total variation between the weighted particles
-// and the exact posterior (bottom) vs the particle count N, log–log, one
-// colour per correct resampling scheme and one line style per expansion
-// factor K (planted bugs are left out; their rows are in the table).
-func SMCSteering(rows []table.Row, model string) (*Figure, error) {
+// SMCSteering draws smc-steering on one model as small multiples: one
+// column per expansion factor K, the relative variance Var(Ẑ)/Z² (top
+// row) and the total variation between the weighted particles and the
+// exact posterior (bottom row) vs the particle count N, log–log, one
+// colour and marker per correct resampling scheme (planted bugs are left
+// out; their rows are in the table). The figure is named name.
+func SMCSteering(rows []table.Row, model, name string) (*Figure, error) {
 	if err := need("smc-steering", rows, "model", "scheme", "k", "n", "mutant", "relative_variance", "posterior_tv"); err != nil {
 		return nil, err
 	}
@@ -41,52 +41,80 @@ func SMCSteering(rows []table.Row, model string) (*Figure, error) {
 	if len(sub) == 0 {
 		return nil, fmt.Errorf("plots: smc-steering has no rows for model %s", model)
 	}
-	top := newPanel("particles N", "Var(Ẑ)/Z²")
-	bot := newPanel("particles N", "TV(weighted particles, P)")
-	for _, p := range []*plot.Plot{top, bot} {
-		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.X.Tick.Marker = inRange{plot.LogTicks{Prec: -1}}
-		p.Y.Tick.Marker = inRange{plot.LogTicks{Prec: -1}}
-	}
-	f := &Figure{Name: "smc-steering", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
-		Caption: fmt.Sprintf("SMC steering on the Feynman–Kac model %s against exact enumeration: relative variance of the evidence estimate Ẑ (top) and total variation between the weighted particles and the exact posterior (bottom) vs the number of particles N, for each resampling scheme (colour) and expansion factor K (line style). fc is Algorithm 5 with the exact threshold c*; is is importance sampling (K = 1).", model)}
 	ks := table.Distinct(sub, "k")
-	styles := map[float64][]vg.Length{1: dotted, 2: nil, 4: dashed}
+	f := &Figure{Name: name, Width: TextWidth, GridCols: len(ks), LegendCols: 6, PanelHeight: 1.75 * vg.Inch,
+		Caption: fmt.Sprintf("SMC steering on the Feynman–Kac model %s against exact enumeration, one column per expansion factor K: relative variance of the evidence estimate Ẑ (top) and total variation between the weighted particles and the exact posterior (posterior TV, bottom) vs the number of particles N, log–log, per resampling scheme. fc is Algorithm 5 with the exact threshold c*, fc-bisect the same with c* found by bisection; is is importance sampling (K = 1 only).", model)}
 	schemes := table.DistinctS(sub, "scheme")
 	slices.SortStableFunc(schemes, func(a, b string) int { return idx(smcSchemeOrder, a) - idx(smcSchemeOrder, b) })
-	for _, s := range schemes {
-		st, ok := smcStyles[s]
-		if !ok {
-			st = StyleOf(s)
-		}
-		for _, k := range ks {
-			rs := table.Where(sub, table.And(table.Eq("scheme", s), func(r table.Row) bool { return table.Num(r, "k") == k }))
-			if len(rs) == 0 {
-				continue
-			}
-			d := styles[k]
-			rv, tv := positive(xy(rs, "n", "relative_variance")), positive(xy(rs, "n", "posterior_tv"))
-			top.Add(line(rv, st.Color, d), marks(rv, st.Color, st.Shape))
-			bot.Add(line(tv, st.Color, d), marks(tv, st.Color, st.Shape))
-		}
-		f.AddLegend(s, line(nil, st.Color, nil), marks(nil, st.Color, st.Shape))
-	}
 	var ticks []plot.Tick
 	for _, n := range table.Distinct(sub, "n") {
 		ticks = append(ticks, plot.Tick{Value: n, Label: fmt.Sprint(n)})
 	}
-	top.X.Tick.Marker, bot.X.Tick.Marker = plot.ConstantTicks(ticks), plot.ConstantTicks(ticks)
-	for _, k := range ks {
-		f.AddLegend(fmt.Sprintf("K = %g", k), line(nil, color.Black, styles[k]))
+	ns := table.Distinct(sub, "n")
+	for mi, m := range []struct{ col, label string }{{"relative_variance", "Var(Ẑ)/Z²"}, {"posterior_tv", "posterior TV"}} {
+		lo, hi := positiveRange(sub, m.col)
+		for ki, k := range ks {
+			p := newPanel("", "")
+			if ki == 0 {
+				p.Y.Label.Text = m.label
+			}
+			if mi == 1 {
+				p.X.Label.Text = "particles N"
+			} else {
+				p.Title.Text = fmt.Sprintf("K = %g", k)
+				p.Title.Padding = vg.Points(2)
+			}
+			p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+			p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(ticks), logTicks{}
+			if len(ticks) < minLogLabels {
+				p.X.Tick.Marker = logTicks{}
+			}
+			for _, s := range schemes {
+				rs := table.Where(sub, table.And(table.Eq("scheme", s), func(r table.Row) bool { return table.Num(r, "k") == k }))
+				if len(rs) == 0 {
+					continue
+				}
+				st, ok := smcStyles[s]
+				if !ok {
+					st = StyleOf(s)
+				}
+				pts := positive(xy(rs, "n", m.col))
+				l, mk := line(pts, st.Color, nil), marks(pts, st.Color, st.Shape)
+				p.Add(l, mk)
+				f.AddLegend(s, l, mk)
+			}
+			p.X.Min, p.X.Max = ns[0]/1.25, ns[len(ns)-1]*1.25
+			p.Y.Min, p.Y.Max = lo, hi
+			f.Panels = append(f.Panels, p)
+		}
 	}
+	// the legend in the order of smcSchemeOrder, whichever panel drew a
+	// scheme first
+	slices.SortStableFunc(f.entries[0], func(a, b legendEntry) int { return idx(smcSchemeOrder, a.name) - idx(smcSchemeOrder, b.name) })
 	return f, nil
 }
 
-// positive drops the points a log axis cannot show (y ≤ 0, NaN, ±Inf).
+// positiveRange is the range of the positive values of col over rows,
+// widened by a factor 1.25 at each end (a log axis); [0.1, 1] when there
+// are none.
+func positiveRange(rows []table.Row, col string) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if y := table.Num(r, col); y > 0 && !math.IsInf(y, 1) {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	if lo > hi {
+		return 0.1, 1
+	}
+	return lo / 1.25, hi * 1.25
+}
+
+// positive drops the points a log axis cannot show (y ≤ 0 or not finite).
 func positive(pts plotter.XYs) plotter.XYs {
 	var out plotter.XYs
-	for _, p := range pts {
-		if p.Y > 0 && !math.IsInf(p.Y, 1) {
+	for _, p := range finite(pts) {
+		if p.Y > 0 {
 			out = append(out, p)
 		}
 	}

@@ -27,25 +27,29 @@ func smcRows() []table.Row {
 	return rows
 }
 
-// TestSMCSteering: the figure has both panels, one legend entry per
-// correct scheme in the fixed order plus one per K, leaves the planted
-// bug out, renders, and names a missing model.
+// TestSMCSteering: the figure has a column of two panels per K, one
+// legend entry per correct scheme in the fixed order, leaves the planted
+// bug out, reads (labelled log ticks), renders, and names a missing
+// model.
 func TestSMCSteering(t *testing.T) {
-	f, err := SMCSteering(smcRows(), "forbid+end+expert")
+	f, err := SMCSteering(smcRows(), "forbid+end+expert", "smc-x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"fc", "is", "multinomial", "systematic", "K = 1", "K = 2", "K = 4"}
-	if got := f.LegendNames(); !slices.Equal(got, want) || len(f.Panels) != 2 {
-		t.Errorf("legend %v with %d panels; want %v with 2", got, len(f.Panels), want)
+	want := []string{"fc", "is", "multinomial", "systematic"}
+	if got := f.LegendNames(); !slices.Equal(got, want) || len(f.Panels) != 6 || f.GridCols != 3 {
+		t.Errorf("legend %v with %d panels in %d columns; want %v with 6 in 3 (K = 1, 2, 4)", got, len(f.Panels), f.GridCols, want)
+	}
+	for _, p := range f.Problems() {
+		t.Error(p)
 	}
 	if _, err := f.Render("png"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SMCSteering(smcRows(), "nope"); err == nil {
+	if _, err := SMCSteering(smcRows(), "nope", "smc-x"); err == nil {
 		t.Error("a missing model gave no error")
 	}
-	if _, err := SMCSteering(nil, "forbid+end+expert"); err == nil {
+	if _, err := SMCSteering(nil, "forbid+end+expert", "smc-x"); err == nil {
 		t.Error("no rows gave no error")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/table"
@@ -12,9 +13,12 @@ import (
 )
 
 // Export writes table t as CSV (header = the columns in table order; a
-// null is an empty field; floats in Go's shortest round-trip form; NaN,
-// +Inf, -Inf as such) or JSON ({"columns":[{name,type}], "meta":{...},
-// "rows":[{...}]}, non-finite floats as the strings "NaN", "+Inf", "-Inf").
+// null and a NaN (n/a) are an empty field; floats in Go's shortest
+// round-trip form; +Inf and -Inf as such) or JSON ({"columns":[{name,
+// type}], "meta":{...}, "rows":[{...}], "infinities":[{row, column,
+// value}]}: a numeric column holds numbers and nulls only; NaN and ±Inf
+// are null, and "infinities" lists where a null stands for +Inf or -Inf,
+// by row index (from 0) and column).
 func Export(w io.Writer, t results.Table, format string) error {
 	switch format {
 	case "csv":
@@ -28,11 +32,25 @@ func Export(w io.Writer, t results.Table, format string) error {
 		if rows == nil {
 			rows = []table.Row{}
 		}
+		type infinity struct {
+			Row    int    `json:"row"`
+			Column string `json:"column"`
+			Value  string `json:"value"`
+		}
+		infs := []infinity{}
+		for i, r := range rows {
+			for _, kv := range r {
+				if f, ok := kv.V.(float64); ok && math.IsInf(f, 0) {
+					infs = append(infs, infinity{i, kv.K, table.CSVValue(f)})
+				}
+			}
+		}
 		v := struct {
-			Columns []results.Column `json:"columns"`
-			Meta    results.Meta     `json:"meta"`
-			Rows    []table.Row      `json:"rows"`
-		}{t.Columns, t.Meta, rows}
+			Columns    []results.Column `json:"columns"`
+			Meta       results.Meta     `json:"meta"`
+			Rows       []table.Row      `json:"rows"`
+			Infinities []infinity       `json:"infinities"`
+		}{t.Columns, t.Meta, rows, infs}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetIndent("", " ")

@@ -10,8 +10,8 @@ import (
 // The main job's list (and report.md's sections) come from the registry
 // in the order the report has always had, each with its title.
 func TestMainJobOrder(t *testing.T) {
-	want := []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-		"lenience-table", "multidraft", experiments.ScenariosName, experiments.ReplayName, "drafters", "dynamic-gamma", "smc-steering", "audit"}
+	want := []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "seeds", "lossy-frontier",
+		"lenience-table", "multidraft", experiments.ScenariosName, experiments.ReplayName, "drafters", "dynamic-gamma", "smc-steering", "audit", "throughput"}
 	if !slices.Equal(MainExperiments, want) {
 		t.Errorf("MainExperiments = %v, want %v", MainExperiments, want)
 	}

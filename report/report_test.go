@@ -58,7 +58,10 @@ func TestReproduceTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fig := range []string{"leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier", "multidraft", "replay"} {
+	if !strings.HasPrefix(string(report), "# specsim: reproduced results\n") || !strings.Contains(string(report), "| `runs/audit/merged.parquet` |") {
+		t.Errorf("the main job's report.md does not call itself the reproduced results with its tables' files:\n%s", firstLines(string(report), 8))
+	}
+	for _, fig := range []string{"leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier", "multidraft", "replay", "drafters", "dynamic-gamma", "audit", "smc-forbid-end-expert"} {
 		for _, ext := range []string{"png", "svg", "pdf"} {
 			if st, err := os.Stat(filepath.Join(dir, "figures", fig+"."+ext)); err != nil || st.Size() < 1000 {
 				t.Errorf("figure %s.%s: %v", fig, ext, err)
@@ -69,7 +72,7 @@ func TestReproduceTiny(t *testing.T) {
 		}
 	}
 	for _, tab := range []string{"leviathan-table1", "leviathan-tokens", "leviathan-walltime", "block-vs-token", "lossy-frontier",
-		"lenience-table", "multidraft", experiments.ScenariosName, "audit", experiments.ReplayName} {
+		"lenience-table", "multidraft", experiments.ScenariosName, "audit", experiments.ReplayName, "drafters", "dynamic-gamma", "smc-steering"} {
 		for _, ext := range []string{"md", "tex", "csv"} {
 			if _, err := os.Stat(filepath.Join(dir, "tables", tab+"."+ext)); err != nil {
 				t.Errorf("table %s.%s: %v", tab, ext, err)
@@ -116,8 +119,11 @@ func TestReproduceTiny(t *testing.T) {
 	}
 }
 
-// The paper builds from the tiny results without warnings about missing
-// figures or references (BuildPDF fails on them).
+// The paper builds from the tiny results with no LaTeX warning and no
+// overfull or underfull box in its log; every figure and table is set
+// within a page of a reference to it; its PDF carries its metadata and no
+// date; and building it again from freshly written inputs gives the same
+// bytes.
 func TestPaperBuild(t *testing.T) {
 	if _, err := exec.LookPath("latexmk"); err != nil {
 		t.Skip("latexmk is not installed; apt-get install texlive-latex-base texlive-latex-recommended latexmk to build the paper")
@@ -133,8 +139,41 @@ func TestPaperBuild(t *testing.T) {
 	if err := BuildPDF(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "paper.pdf")); err != nil || st.Size() < 10000 {
-		t.Fatalf("paper.pdf: %v", err)
+	pdf, err := os.ReadFile(filepath.Join(dir, "paper.pdf"))
+	if err != nil || len(pdf) < 10000 {
+		t.Fatalf("paper.pdf: %d bytes, %v", len(pdf), err)
+	}
+	problems, err := LogProblems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("paper.log: %s", p)
+	}
+	placement, err := FloatPlacement(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range placement {
+		t.Errorf("float placement: %s", p)
+	}
+	if _, err := exec.LookPath("pdfinfo"); err == nil {
+		out, err := exec.Command("pdfinfo", filepath.Join(dir, "paper.pdf")).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := string(out)
+		for _, want := range []string{"Title:           specsim: testing and measuring", "Author:          The specsim developers",
+			"Subject:         Speculative decoding", "Keywords:        speculative decoding,"} {
+			if !strings.Contains(info, want) {
+				t.Errorf("pdfinfo lacks %q:\n%s", want, info)
+			}
+		}
+		for _, date := range []string{"CreationDate:", "ModDate:"} {
+			if strings.Contains(info, date) {
+				t.Errorf("the PDF carries a %s a rebuild would change it:\n%s", date, info)
+			}
+		}
 	}
 	// every macro the paper uses is defined by numbers.tex
 	src, _ := os.ReadFile(filepath.Join(dir, "paper.tex"))
@@ -142,6 +181,17 @@ func TestPaperBuild(t *testing.T) {
 		if !strings.Contains(string(src), `\`+n.Name) {
 			t.Logf("number %s is not quoted in the paper", n.Name)
 		}
+	}
+	// the same inputs written and built again give the same bytes
+	again := t.TempDir()
+	if err := WritePaper(b, again); err != nil {
+		t.Fatal(err)
+	}
+	if err := BuildPDF(context.Background(), again); err != nil {
+		t.Fatal(err)
+	}
+	if pdf2, err := os.ReadFile(filepath.Join(again, "paper.pdf")); err != nil || !bytes.Equal(pdf, pdf2) {
+		t.Errorf("a second build differs from the first (%d and %d bytes, %v)", len(pdf), len(pdf2), err)
 	}
 }
 

@@ -103,6 +103,9 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 				return err
 			}
 			logf("wrote %s", filepath.Join(pdir, "paper.pdf"))
+			for _, p := range LayoutProblems(pdir) {
+				logf("paper: %s", p)
+			}
 		}
 	}
 	logf("done in %s", time.Since(start).Round(time.Second))

@@ -126,11 +126,11 @@ func SweepTable(name string, rows []table.Row, axes, metrics []string) table.Tex
 	g := func(r table.Row, k string) string {
 		v, ok := r.Get(k)
 		if !ok {
-			return "–"
+			return table.NA
 		}
 		if f, isF := v.(float64); isF {
 			if math.IsNaN(f) {
-				return "–"
+				return table.NA
 			}
 			return fmt.Sprintf("%.4g", f)
 		}

@@ -41,10 +41,16 @@ func TestBuildUserSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Sweep verify", "figures/verify-vs-gamma.png", "| source | algo | gamma | trials | mean_emitted | mean_emitted 95% CI |"} {
+	for _, want := range []string{"# specsim: results\n", "## Sweep verify", "figures/verify-vs-gamma.png", "| source | algo | gamma | trials | mean_emitted | mean_emitted 95% CI |",
+		"| verify | 6 | ", "| `merged.parquet` |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+	// a user's sweep is not the main job: report.md does not call it the
+	// reproduced results nor point under runs/ (it did)
+	if strings.Contains(string(md), "reproduced") || strings.Contains(string(md), "runs/") {
+		t.Errorf("a user sweep's report.md calls itself reproduced results under runs/:\n%s", firstLines(string(md), 6))
 	}
 	// 2 rules × 3 γ rows
 	b, err := LoadBundle(dir)
@@ -64,4 +70,10 @@ func TestBuildUserSweep(t *testing.T) {
 	if got := figs[1].LegendNames(); !slices.Equal(got, []string{"algo=token", "algo=block"}) {
 		t.Errorf("%s legend %v, want one curve per algo", figs[1].Name, got)
 	}
+}
+
+// firstLines is the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }

@@ -3,6 +3,7 @@ package seq
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -85,20 +86,24 @@ type Result struct {
 	Emitted     int64 `json:"emitted"`
 	Drafted     int64 `json:"drafted"`
 	Accepted    int64 `json:"accepted"`
-	// TokensPerCall is Emitted / TargetCalls.
+	// TokensPerCall is Emitted / TargetCalls (NaN, n/a, with no call:
+	// an interrupt before the first step).
 	TokensPerCall float64 `json:"tokens_per_target_call"`
-	// TokensPerCallCI is a 95% normal interval over prompts.
+	// TokensPerCallCI is a 95% normal interval over prompts (NaN with
+	// no call).
 	TokensPerCallCI [2]float64 `json:"tokens_per_target_call_ci95"`
 	// Acceptance is Accepted / Drafted: the fraction of drafted tokens
-	// kept (0 when nothing was drafted).
+	// kept (NaN when nothing was drafted).
 	Acceptance float64 `json:"acceptance"`
 	// MeanAcceptedLength is Accepted / TargetCalls: draft tokens kept per
-	// step (the bonus or correction token not counted).
+	// step (the bonus or correction token not counted; NaN with no call).
 	MeanAcceptedLength float64 `json:"mean_accepted_length"`
 	// MeanBeta is the mean of β = Σ_x min(p(x), q(x)) over the examined
-	// draft positions of chain blocks (Leviathan's α estimate); 0 for trees.
+	// draft positions of chain blocks (Leviathan's α estimate); NaN (n/a)
+	// for trees, which examine no chain positions.
 	MeanBeta float64 `json:"mean_beta"`
-	// Speedup is Emitted / Σ step costs (see the package comment).
+	// Speedup is Emitted / Σ step costs (see the package comment); NaN
+	// with no call.
 	Speedup   float64    `json:"speedup"`
 	SpeedupCI [2]float64 `json:"speedup_ci95"`
 	Verdict   Verdict    `json:"verdict"`
@@ -254,7 +259,7 @@ type worker struct {
 	chainQ  bool
 	tally   *Tally
 	ctx     []int
-	end     int // len(prompt) + cfg.Tokens: tokens from here on are not paired
+	end     int          // len(prompt) + cfg.Tokens: tokens from here on are not paired
 	streams *run.Streams // the prompt's streams (unit = prompt index)
 	qemit   []float64
 	prow    []float64
@@ -355,6 +360,10 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 			spd.Add(float64(p.Emitted) / p.Cost)
 		}
 	}
+	// a measure of nothing is n/a (NaN), not 0
+	nan := math.NaN()
+	res.TokensPerCall, res.MeanAcceptedLength, res.Speedup, res.Acceptance, res.MeanBeta = nan, nan, nan, nan, nan
+	res.TokensPerCallCI, res.SpeedupCI = [2]float64{nan, nan}, [2]float64{nan, nan}
 	if res.TargetCalls > 0 {
 		res.TokensPerCall = float64(res.Emitted) / float64(res.TargetCalls)
 		res.MeanAcceptedLength = float64(res.Accepted) / float64(res.TargetCalls)

@@ -3,6 +3,7 @@ package seq
 import (
 	"context"
 	"flag"
+	"math"
 	"reflect"
 	"sync"
 	"testing"
@@ -142,6 +143,9 @@ func TestWorkersDeterministic(t *testing.T) {
 		b := runSpec(t, Spec{NumPrompts: 5, Config: Config{Drafter: d, Algo: algo, Tokens: 200, Workers: 3}})
 		for _, r := range []*Report{&a, &b} {
 			r.Seconds, r.TokensPerSecond, r.Workers = 0, 0, 0
+			if math.IsNaN(r.MeanBeta) {
+				r.MeanBeta = 0 // a tree's mean β is n/a; NaN ≠ NaN for DeepEqual
+			}
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: workers 1 and 3 differ:\n%+v\n%+v", d, a.Result, b.Result)
@@ -201,12 +205,36 @@ func TestTreeIsTheRulesDrafter(t *testing.T) {
 		b := runSpec(t, Spec{NumPrompts: 3, Config: Config{Drafter: c.named, Algo: c.algo, Tokens: 150, Workers: 2}})
 		for _, r := range []*Report{&a, &b} {
 			r.Seconds, r.TokensPerSecond, r.Drafter = 0, 0, ""
+			if !math.IsNaN(r.MeanBeta) {
+				t.Errorf("%s: a tree's mean β is %g, want NaN (n/a: no chain positions)", c.algo, r.MeanBeta)
+			}
+			r.MeanBeta = 0 // NaN ≠ NaN for DeepEqual
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: drafter tree and drafter %s differ:\n%+v\n%+v", c.algo, c.named, a.Result, b.Result)
 		}
 		if a.K != 4 || a.Emitted < 450 {
 			t.Errorf("%s: k = %d, emitted %d", c.algo, a.K, a.Emitted)
+		}
+	}
+}
+
+// A generation stopped before its first step reports its measures as
+// n/a (NaN), not 0: 'generate' then prints n/a, not 0.0000 [0.0000, 0.0000].
+func TestNothingMeasuredIsNaN(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := RunPair(ctx, testPair(t), Spec{NumPrompts: 2, PromptLen: 64, Config: Config{Drafter: chain, Algo: "token", Gamma: 4, Tokens: 100, Seed: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.TargetCalls != 0 {
+		t.Fatalf("interrupted %v with %d calls, want an interrupt before any", r.Interrupted, r.TargetCalls)
+	}
+	for name, v := range map[string]float64{"tokens per call": r.TokensPerCall, "its CI": r.TokensPerCallCI[0], "speedup": r.Speedup,
+		"acceptance": r.Acceptance, "mean accepted length": r.MeanAcceptedLength, "mean β": r.MeanBeta} {
+		if !math.IsNaN(v) {
+			t.Errorf("%s = %g with nothing generated, want NaN", name, v)
 		}
 	}
 }

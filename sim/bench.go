@@ -24,8 +24,13 @@ type BenchConfig struct {
 
 // BenchResult reports a benchmark.
 type BenchResult struct {
-	Steps          int64
-	Seconds        float64
+	Steps   int64
+	Seconds float64
+	// CPUSeconds is the CPU time (user and system) of the workers' own
+	// threads over the timed period, summed, on Linux; 0 elsewhere.
+	// Against Seconds it shows whether the workers had their cores: on a
+	// shared machine the wall time grows, the CPU time per step does not.
+	CPUSeconds     float64
 	StepsPerSecond float64
 	MeanEmitted    float64
 	AllocsPerStep  float64

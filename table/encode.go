@@ -14,16 +14,20 @@ import (
 	"github.com/specsim/specsim/internal/escape"
 )
 
-// SafeValue maps values encoding/json cannot write (NaN, ±Inf) to the
-// strings "NaN", "+Inf", "-Inf", so that a result is never lost to an
-// encoding error; every other value is returned unchanged.
+// SafeValue maps the values encoding/json cannot write (NaN, ±Inf) to
+// nil, which it writes null, so that a result is never lost to an
+// encoding error and a numeric field stays numeric or null (JavaScript's
+// JSON.stringify does the same); every other value is returned unchanged.
+// A null is n/a, or an infinity where a quantity can be infinite (a KL
+// where π misses the target's support): the text and CSV forms keep
+// "+Inf" apart from n/a.
 func SafeValue(v any) any {
 	f, ok := v.(float64)
 	if !ok {
 		return v
 	}
-	if s, bad := nonFinite(f); bad {
-		return s
+	if _, bad := nonFinite(f); bad {
+		return nil
 	}
 	return f
 }
@@ -42,11 +46,14 @@ func nonFinite(f float64) (string, bool) {
 }
 
 // CSVValue formats one value for CSV: floats in Go's shortest round-trip
-// form (NaN, +Inf, -Inf as such), ints and bools as strconv writes them,
-// anything else with %v.
+// form (NaN, n/a, as an empty field like a missing value; +Inf and -Inf
+// as such), ints and bools as strconv writes them, anything else with %v.
 func CSVValue(v any) string {
 	switch x := v.(type) {
 	case float64:
+		if math.IsNaN(x) {
+			return ""
+		}
 		if s, bad := nonFinite(x); bad {
 			return s
 		}
@@ -84,10 +91,10 @@ func WriteCSV(w io.Writer, columns []string, rows []Row) error {
 
 // MarshalIndent is json.MarshalIndent except that values encoding/json
 // cannot represent (NaN, ±Inf: an infinite KL, an impossible observation's
-// statistic) are written as the strings "NaN", "+Inf" and "-Inf" rather
-// than failing, and characters a terminal acts on (DEL, C1 and
-// bidirectional controls, which encoding/json leaves raw) are written as
-// \u escapes (internal/escape.JSON): the same value, safe to print.
+// statistic) are written null (SafeValue) rather than failing, and
+// characters a terminal acts on (DEL, C1 and bidirectional controls, which
+// encoding/json leaves raw) are written as \u escapes
+// (internal/escape.JSON): the same value, safe to print.
 func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
 	b, err := json.MarshalIndent(v, prefix, indent)
 	var uv *json.UnsupportedValueError
@@ -136,7 +143,7 @@ func (o object) MarshalJSON() ([]byte, error) {
 var marshaler = reflect.TypeFor[json.Marshaler]()
 
 // jsonable converts v into values encoding/json can always write, mapping
-// non-finite floats to strings and honouring json struct tags (names, "-",
+// non-finite floats to null and honouring json struct tags (names, "-",
 // omitempty, embedded structs).
 func jsonable(v reflect.Value) any {
 	if !v.IsValid() {

@@ -18,7 +18,7 @@ const (
 	// Count: the number of rows.
 	Count
 	// MaxAbs: max |Col| over the rows, as a LaTeX number like
-	// $2.2\times10^{-16}$ (0 as 0).
+	// $2.2\times10^{-16}$ (0 as 0; NA when no row has a number).
 	MaxAbs
 	// Negative: the number of rows whose Col is below −NegativeTol (so
 	// round-off like −2.2e-16 on an exact zero does not count).
@@ -26,6 +26,23 @@ const (
 	// Max: the largest Col over the rows, with Digits decimals ("n/a"
 	// when no row matches).
 	Max
+	// Min: the smallest Col over the rows, with Digits decimals ("n/a"
+	// when no row matches).
+	Min
+	// Mean: the mean of Col over the rows, with Digits decimals ("n/a"
+	// without rows).
+	Mean
+	// SD: the sample standard deviation of Col over the rows (divisor
+	// n − 1), with Digits decimals ("n/a" with fewer than two rows).
+	SD
+	// CoverMean: the number of rows whose interval [ci_lo, ci_hi] holds
+	// the mean of Col over the rows (replicates whose 95% interval
+	// covers the replicates' mean).
+	CoverMean
+	// Str: column Col of the first row as text, kept to letters, digits
+	// and plain punctuation so that it is safe in LaTeX ("n/a" when no
+	// row matches or the column is empty).
+	Str
 )
 
 // NegativeTol is the tolerance of Negative: a value counts as below zero
@@ -68,10 +85,14 @@ func (n Number) Eval(rows []Row) string {
 	case Count:
 		return fmt.Sprint(len(rows))
 	case MaxAbs:
-		m := 0.0
+		m, ok := 0.0, false
 		for _, r := range rows {
-			v, _ := r.Float(n.Col)
-			m = math.Max(m, math.Abs(v))
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				m, ok = math.Max(m, math.Abs(v)), true
+			}
+		}
+		if !ok {
+			return NA
 		}
 		return texSci(m)
 	case Negative:
@@ -82,19 +103,74 @@ func (n Number) Eval(rows []Row) string {
 			}
 		}
 		return fmt.Sprint(c)
-	case Max:
+	case Max, Min:
 		m, ok := math.Inf(-1), false
+		if n.Agg == Min {
+			m = math.Inf(1)
+		}
 		for _, r := range rows {
 			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
-				m, ok = math.Max(m, v), true
+				if n.Agg == Min {
+					m = math.Min(m, v)
+				} else {
+					m = math.Max(m, v)
+				}
+				ok = true
 			}
 		}
 		return Fixed(m, ok, n.Digits)
+	case Mean, SD, CoverMean:
+		var xs []float64
+		for _, r := range rows {
+			if v, has := r.Float(n.Col); has && !math.IsNaN(v) {
+				xs = append(xs, v)
+			}
+		}
+		mean := 0.0
+		for _, x := range xs {
+			mean += x / float64(len(xs))
+		}
+		switch n.Agg {
+		case Mean:
+			return Fixed(mean, len(xs) > 0, n.Digits)
+		case SD:
+			ss := 0.0
+			for _, x := range xs {
+				ss += (x - mean) * (x - mean)
+			}
+			return Fixed(math.Sqrt(ss/float64(len(xs)-1)), len(xs) > 1, n.Digits)
+		}
+		c := 0
+		for _, r := range rows {
+			if lo, hi := Num(r, "ci_lo"), Num(r, "ci_hi"); lo <= mean && mean <= hi {
+				c++
+			}
+		}
+		return fmt.Sprint(c)
 	}
 	if len(rows) == 0 {
-		return "n/a"
+		return NA
+	}
+	if n.Agg == Str {
+		return plainText(rows[0].String(n.Col))
 	}
 	return FixedCol(rows[0], n.Col, n.Digits)
+}
+
+// plainText keeps the letters, digits, spaces and the punctuation
+// . , ( ) @ + - / : of s (a processor's name, a revision), so that it can
+// be written into LaTeX as it is; NA when nothing is left.
+func plainText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" .,()@+-/:", r) {
+			b.WriteRune(r)
+		}
+	}
+	if t := strings.TrimSpace(b.String()); t != "" {
+		return t
+	}
+	return NA
 }
 
 // texSci formats v as a LaTeX number like $2.2\times10^{-16}$ (0 as 0).

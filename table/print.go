@@ -3,6 +3,7 @@ package table
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // PrintRows writes rows as an aligned text table with the columns of the
-// first row; floats are printed with 6 significant digits, and names and
-// values from input are escaped for a terminal (internal/escape).
+// first row; floats are printed with 6 significant digits, NaN as NA, and
+// names and values from input are escaped for a terminal (internal/escape).
 func PrintRows(w io.Writer, rows []Row) error {
 	if len(rows) == 0 {
 		return nil
@@ -27,7 +28,11 @@ func PrintRows(w io.Writer, rows []Row) error {
 		for _, kv := range rows[0] {
 			v, _ := r.Get(kv.K)
 			if f, ok := v.(float64); ok {
-				cells = append(cells, fmt.Sprintf("%.6g", f))
+				if math.IsNaN(f) {
+					cells = append(cells, NA)
+				} else {
+					cells = append(cells, fmt.Sprintf("%.6g", f))
+				}
 			} else {
 				cells = append(cells, escape.Terminal(fmt.Sprint(v)))
 			}

@@ -39,20 +39,21 @@ func TestQueries(t *testing.T) {
 	}
 }
 
-// CSV and JSON write non-finite floats as NaN, +Inf, -Inf, floats in the
-// shortest round-trip form, and a missing column as an empty field.
+// CSV writes NaN (n/a) as an empty field like a missing column, +Inf and
+// -Inf as such, floats in the shortest round-trip form; JSON writes every
+// non-finite float null, so numeric fields stay numeric or null.
 func TestEncode(t *testing.T) {
 	var b bytes.Buffer
 	rs := append(rows, Row{{K: "rule", V: "x"}, {K: "a", V: math.Inf(-1)}, {K: "ok", V: true}})
 	if err := WriteCSV(&b, []string{"rule", "k", "a", "ok"}, rs); err != nil {
 		t.Fatal(err)
 	}
-	want := "rule,k,a,ok\ntoken,1,0.5,\nblock,2,NaN,\ntoken,2,+Inf,\nx,,-Inf,true\n"
+	want := "rule,k,a,ok\ntoken,1,0.5,\nblock,2,,\ntoken,2,+Inf,\nx,,-Inf,true\n"
 	if b.String() != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", b.String(), want)
 	}
 	j, err := rows[1].MarshalJSON()
-	if err != nil || string(j) != `{"rule":"block","k":2,"a":"NaN"}` {
+	if err != nil || string(j) != `{"rule":"block","k":2,"a":null}` {
 		t.Errorf("row JSON %s, %v", j, err)
 	}
 	b.Reset()
@@ -62,7 +63,7 @@ func TestEncode(t *testing.T) {
 	}{math.Inf(1), []float64{0.1, math.NaN()}}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "{\n  \"x\": \"+Inf\",\n  \"Y\": [\n    0.1,\n    \"NaN\"\n  ]\n}\n"; b.String() != want {
+	if want := "{\n  \"x\": null,\n  \"Y\": [\n    0.1,\n    null\n  ]\n}\n"; b.String() != want {
 		t.Errorf("WriteJSON:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

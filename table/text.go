@@ -59,12 +59,22 @@ func (t Text) LaTeX() string {
 	return b.String()
 }
 
-// CSV renders t as RFC 4180 CSV with a header line.
+// CSV renders t as RFC 4180 CSV with a header line; an NA cell is an
+// empty field.
 func (t Text) CSV() string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write(t.Header)
-	_ = w.WriteAll(t.Rows) // a bytes.Buffer cannot fail
+	for _, r := range t.Rows {
+		rec := make([]string, len(r))
+		for i, c := range r {
+			if c != NA {
+				rec[i] = c
+			}
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush() // a bytes.Buffer cannot fail
 	return b.String()
 }
 
@@ -93,11 +103,15 @@ var (
 	texEscape = escape.TeX
 )
 
-// Fixed formats v with d decimals: "–" when !ok or v is NaN, "+Inf" and
+// NA is how text says "no value": a NaN, an absent column, a measure
+// that does not apply (JSON writes null and CSV an empty field).
+const NA = "n/a"
+
+// Fixed formats v with d decimals: NA when !ok or v is NaN, "+Inf" and
 // "-Inf" for infinities, and no sign on a value that rounds to zero.
 func Fixed(v float64, ok bool, d int) string {
 	if !ok || math.IsNaN(v) {
-		return "–"
+		return NA
 	}
 	if math.IsInf(v, 0) {
 		if v > 0 {
@@ -112,7 +126,7 @@ func Fixed(v float64, ok bool, d int) string {
 	return s
 }
 
-// FixedCol is column k of r formatted by Fixed with d decimals ("–" when
+// FixedCol is column k of r formatted by Fixed with d decimals (NA when
 // absent or not numeric).
 func FixedCol(r Row, k string, d int) string {
 	v, ok := r.Float(k)

@@ -2,6 +2,7 @@ package table
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,9 @@ func TestTextFormats(t *testing.T) {
 	if got := texEscape("α̂ ‖ max |π−p| ×"); got != `$\hat\alpha$ $\|$ max |$\pi$$-$p| $\times$` {
 		t.Errorf("texEscape: %q", got)
 	}
+	if got := texEscape("λ Ẑ/Z² ∋ 1, Z\u0302"); got != `$\lambda$ $\hat Z$/Z$^2$ $\ni$ 1, $\hat Z$` {
+		t.Errorf("texEscape: %q", got)
+	}
 	if got := RightCols(4, 1, 3); len(got) != 4 || got[0] || !got[1] || got[2] || !got[3] {
 		t.Errorf("RightCols(4, 1, 3) = %v", got)
 	}
@@ -37,12 +41,12 @@ func TestFixed(t *testing.T) {
 		v    float64
 		d    int
 		want string
-	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "–"}, {math.Inf(1), 2, "+Inf"}} {
+	}{{-2.2e-16, 3, "0.000"}, {-0.0004, 3, "0.000"}, {-0.0006, 3, "-0.001"}, {-3, 0, "-3"}, {-0.4, 0, "0"}, {math.NaN(), 2, "n/a"}, {math.Inf(1), 2, "+Inf"}} {
 		if got := Fixed(c.v, true, c.d); got != c.want {
 			t.Errorf("Fixed(%g, %d) = %q, want %q", c.v, c.d, got, c.want)
 		}
 	}
-	if got := Fixed(1, false, 2); got != "–" {
+	if got := Fixed(1, false, 2); got != "n/a" {
 		t.Errorf("Fixed(not ok) = %q", got)
 	}
 }
@@ -64,14 +68,48 @@ func TestNumberEval(t *testing.T) {
 		{Number{Where: []string{"g", "4"}, Agg: Count}, "2"},
 		{Number{Where: []string{"rule", "token|greedy"}, Agg: Count}, "2"},
 		{Number{Agg: MaxAbs, Col: "x"}, `$1.5\times10^{0}$`},
-		{Number{Where: []string{"rule", "nope"}, Agg: MaxAbs, Col: "x"}, "0"},
+		{Number{Where: []string{"rule", "nope"}, Agg: MaxAbs, Col: "x"}, "n/a"},
 		{Number{Agg: Negative, Col: "d"}, "2"},
 		{Number{Agg: Max, Col: "x", Digits: 1}, "1.5"},
 		{Number{Where: []string{"g", "4"}, Agg: Max, Col: "x", Digits: 2}, "0.25"},
-		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "–"},
+		{Number{Where: []string{"rule", "nope"}, Agg: Max, Col: "x", Digits: 2}, "n/a"},
+		{Number{Agg: Min, Col: "x", Digits: 4}, "-0.0031"},
+		{Number{Agg: Mean, Col: "g"}, "3"},              // (4+4+2)/3 = 3.33 at 0 digits
+		{Number{Agg: SD, Col: "g", Digits: 3}, "1.155"}, // √((0.44+0.44+1.78)/2)
+		{Number{Where: []string{"rule", "nope"}, Agg: SD, Col: "g"}, "n/a"},
+		{Number{Agg: Str, Col: "rule"}, "token"},
+		{Number{Where: []string{"rule", "nope"}, Agg: Str, Col: "rule"}, "n/a"},
 	} {
 		if got := c.n.Eval(rows); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.n, got, c.want)
 		}
+	}
+}
+
+// A table's n/a cells read n/a in Markdown and LaTeX and are empty
+// fields in its CSV.
+func TestTextNA(t *testing.T) {
+	tab := Text{Header: []string{"a", "b"}, Rows: [][]string{{NA, "1"}}}
+	if got := tab.CSV(); got != "a,b\n,1\n" {
+		t.Errorf("CSV %q, want an empty field for n/a", got)
+	}
+	if got := tab.Markdown(); !strings.Contains(got, "| n/a | 1 |") {
+		t.Errorf("Markdown %q", got)
+	}
+}
+
+// CoverMean counts the rows whose interval holds the rows' mean; Str keeps
+// LaTeX-safe characters only.
+func TestNumberCoverMeanAndStr(t *testing.T) {
+	rows := []Row{
+		{{K: "x", V: 1.0}, {K: "ci_lo", V: 0.5}, {K: "ci_hi", V: 1.5}},
+		{{K: "x", V: 2.0}, {K: "ci_lo", V: 1.8}, {K: "ci_hi", V: 2.2}},
+		{{K: "x", V: 3.0}, {K: "ci_lo", V: 1.9}, {K: "ci_hi", V: 4.0}},
+	}
+	if got := (Number{Agg: CoverMean, Col: "x"}).Eval(rows); got != "2" {
+		t.Errorf("CoverMean = %s, want 2 (mean 2 lies in [1.8, 2.2] and [1.9, 4])", got)
+	}
+	if got := plainText(`Intel(R) Xeon(R) CPU E5 @ 2.40GHz_%$\x`); got != "Intel(R) Xeon(R) CPU E5 @ 2.40GHzx" {
+		t.Errorf("plainText = %q", got)
 	}
 }

@@ -50,6 +50,13 @@ func paperCommand() *cli.Command {
 			&cli.BoolFlag{Name: "pdf", Usage: "run latexmk and fail on missing figures or references"},
 		},
 	}, func(c *cli.Context, dir string) ([]string, error) {
-		return report.Paper(c.Context, dir, c.String("out"), c.Bool("pdf"))
+		files, err := report.Paper(c.Context, dir, c.String("out"), c.Bool("pdf"))
+		if err == nil && c.Bool("pdf") {
+			// a PDF with a box too wide is still written; say what is wrong
+			for _, p := range report.LayoutProblems(c.String("out")) {
+				fmt.Fprintf(c.App.ErrWriter, "paper: %s\n", p)
+			}
+		}
+		return files, err
 	})
 }

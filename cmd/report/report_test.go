@@ -37,7 +37,7 @@ func TestExportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"experiment", "a", "n", "s", "b"}, {"x", "0.1", "-3", "q,\"t\"", "true"}, {"x", "NaN", "7", "", ""},
+	want := [][]string{{"experiment", "a", "n", "s", "b"}, {"x", "0.1", "-3", "q,\"t\"", "true"}, {"x", "", "7", "", ""},
 		{"x", "-Inf", "", "", "false"}, {"x", "0.3333333333333333", "", "", ""}}
 	if len(recs) != len(want) {
 		t.Fatalf("csv %v", recs)
@@ -56,16 +56,25 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Fatalf("json exit %d", code)
 	}
 	var j struct {
-		Columns []results.Column `json:"columns"`
-		Meta    map[string]string
-		Rows    []map[string]any `json:"rows"`
+		Columns    []results.Column `json:"columns"`
+		Meta       map[string]string
+		Rows       []map[string]any `json:"rows"`
+		Infinities []struct {
+			Row           int
+			Column, Value string
+		} `json:"infinities"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
 		t.Fatal(err)
 	}
-	if len(j.Rows) != 4 || j.Rows[0]["s"] != "q,\"t\"" || j.Rows[1]["a"] != "NaN" || j.Rows[2]["a"] != "-Inf" ||
+	// numeric columns hold numbers or null (NaN and -Inf), and the
+	// infinities say which null is -Inf
+	if a, ok := j.Rows[1]["a"]; len(j.Rows) != 4 || j.Rows[0]["s"] != "q,\"t\"" || !ok || a != nil || j.Rows[2]["a"] != nil ||
 		j.Rows[3]["a"] != 1.0/3 || j.Rows[0]["n"] != -3.0 || j.Meta[results.KeyExperiment] != "x" || len(j.Columns) != 5 {
 		t.Errorf("json %s", out.String())
+	}
+	if len(j.Infinities) != 1 || j.Infinities[0].Row != 2 || j.Infinities[0].Column != "a" || j.Infinities[0].Value != "-Inf" {
+		t.Errorf("infinities %+v, want row 2, column a, -Inf", j.Infinities)
 	}
 	if _, ok := j.Rows[3]["n"]; ok {
 		t.Error("a null came back as a value")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,11 +15,10 @@ func reproduceCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "reproduce",
 		Usage: "the main job: run every named experiment, store the rows, write figures, tables, report.md and the paper",
-		Description: `Runs leviathan-table1, leviathan-tokens, leviathan-walltime, block-vs-token,
-lossy-frontier, lenience-table, multidraft, audit, the fms scenarios and the replay of the
-embedded sample log at their default size (times --scale), stores each as a sweep under
-OUT/runs/NAME (cells, then merged.parquet; a re-run resumes), and builds OUT/report.md with
-OUT/figures, OUT/tables and OUT/csv; with latexmk installed also OUT/paper/paper.pdf.`,
+		Description: "Runs the main job's experiments (" + strings.Join(report.MainExperiments, ", ") + `) at their default size
+(times --scale), stores each as a sweep under OUT/runs/NAME (cells, then merged.parquet; a
+re-run resumes), and builds OUT/report.md with OUT/figures, OUT/tables and OUT/csv; with
+latexmk installed also OUT/paper/paper.pdf.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "results", Usage: "output `DIR`"},
 			&cli.Uint64Flag{Name: "seed", Value: report.DefaultSeed, Usage: "master seed"},

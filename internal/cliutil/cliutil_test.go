@@ -51,7 +51,7 @@ func TestWriteJSONNonFinite(t *testing.T) {
 	if err := WriteJSON(&b, v); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"a":"+Inf","C":["NaN",1],"d":{"e":"-Inf"}}`
+	want := `{"a":null,"C":[null,1],"d":{"e":null}}`
 	if got := strings.Join(strings.Fields(b.String()), ""); got != want {
 		t.Errorf("WriteJSON = %s, want %s", got, want)
 	}

@@ -7,8 +7,8 @@ import (
 )
 
 // WriteJSON writes v indented. Values encoding/json cannot represent
-// (NaN, ±Inf: an infinite KL, an impossible observation's statistic) are
-// written as the strings "NaN", "+Inf" and "-Inf" rather than failing.
+// (NaN: n/a; ±Inf: an infinite KL, an impossible observation's statistic)
+// are written null rather than failing (table.SafeValue).
 func WriteJSON(w io.Writer, v any) error { return table.WriteJSON(w, v) }
 
 // PrintRows writes rows as an aligned text table with the columns of the

@@ -15,7 +15,10 @@ var texReplacer = strings.NewReplacer(
 	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
 	"α̂", `$\hat\alpha$`, "α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "π", `$\pi$`, "±", `$\pm$`,
 	"‖", `$\|$`, "≤", `$\le$`, "≥", `$\ge$`, "×", `$\times$`, "−", `$-$`, "Σ", `$\Sigma$`,
-	"✓", `yes`, "✗", `\textbf{no}`, "…", `\dots{}`, "†", `$^\dagger$`, "‡", `$^\ddagger$`, "–", `--`)
+	"✓", `yes`, "✗", `\textbf{no}`, "…", `\dots{}`, "†", `$^\dagger$`, "‡", `$^\ddagger$`, "–", `--`,
+	"λ", `$\lambda$`, "δ", `$\delta$`, "ε", `$\epsilon$`, "η", `$\eta$`, "ρ", `$\rho$`, "σ", `$\sigma$`, "τ", `$\tau$`,
+	"µ", `$\mu$`, "μ", `$\mu$`, "Ẑ", `$\hat Z$`, "Z\u0302", `$\hat Z$`, "²", `$^2$`, "³", `$^3$`, "∋", `$\ni$`, "∞", `$\infty$`,
+	"≈", `$\approx$`, "→", `$\to$`)
 
 // TeX returns s as LaTeX text: \ & % $ # _ { } ~ ^ escaped (so no command
 // or group can open), control characters, line breaks and invalid UTF-8

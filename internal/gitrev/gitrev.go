@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -138,3 +139,30 @@ func lookup() string {
 	}
 	return r
 }
+
+// CommitDate returns the committer date (YYYY-MM-DD) of revision rev in
+// the checkout holding the working directory, from `git show -s
+// --format=%cs`: a date fixed by the commit, so a document dated by it is
+// the same whenever it is rebuilt. It returns "" when rev is not a hex
+// revision (such as Unknown) or git cannot resolve it.
+func CommitDate(rev string) string {
+	if !hexRev.MatchString(rev) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "show", "-s", "--format=%cs", rev).Output()
+	if err != nil {
+		return ""
+	}
+	d := strings.TrimSpace(string(out))
+	if !isoDate.MatchString(d) {
+		return ""
+	}
+	return d
+}
+
+var (
+	hexRev  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+)

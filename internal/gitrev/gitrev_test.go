@@ -159,3 +159,25 @@ func main() {
 		t.Fatalf("go run: got %q, want nothing stamped and %s+dirty from git", got, head)
 	}
 }
+
+// TestCommitDate: the committer date of a revision of this checkout is
+// the one git log prints for it, and anything that is not a hex revision
+// (Unknown, a dirty suffix, an option) gets "" without running git.
+func TestCommitDate(t *testing.T) {
+	for _, bad := range []string{Unknown, "", "--all", rev + "+dirty", "HEAD"} {
+		if d := CommitDate(bad); d != "" {
+			t.Errorf("CommitDate(%q) = %q, want \"\"", bad, d)
+		}
+	}
+	out, err := exec.Command("git", "log", "-1", "--format=%H %cs").Output()
+	if err != nil {
+		t.Skipf("git log: %v (not a checkout, or no git)", err)
+	}
+	f := strings.Fields(string(out))
+	if d := CommitDate(f[0]); d != f[1] {
+		t.Errorf("CommitDate(HEAD's %s) = %q, want %q", f[0], d, f[1])
+	}
+	if d := CommitDate("0000000000000000000000000000000000000000"); d != "" {
+		t.Errorf("CommitDate of no commit = %q, want \"\"", d)
+	}
+}

@@ -21,7 +21,8 @@ step mode (protocol 1)
     step(p_logits, q_logits, rng) -> (drafts, emitted)
     float32 logits of the same shapes; the function samples its own drafts.
 
-A last parameter, if present, receives a Sampling (temperature, top_k,
+One more positional parameter after rng, if present (the fifth in verify
+mode, the fourth in step mode), receives a Sampling (temperature, top_k,
 top_p, min_p); the harness then tests against transform(p, sampling).
 Rows b = 0..B-1 of a batch are independent sequences.
 

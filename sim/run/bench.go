@@ -35,7 +35,10 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			copy(tokens[(c*nd+d)*g:], tmp.Tokens)
 		}
 	}
-	type part struct{ steps, emitted int64 }
+	type part struct {
+		steps, emitted int64
+		cpu            time.Duration
+	}
 	parts := make([]part, workers)
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
@@ -51,6 +54,10 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// the worker's own thread, whose CPU time it reports
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPU()
 			cy := &cycled{pl: pl, tokens: tokens, c: w % pl.Contexts}
 			l := &Loop{Seed: cfg.Seed, Keys: Named("bench"), Chains: cy, Verifiers: []Verifier{Chain(a)}}
 			wk, err := l.NewWorker()
@@ -61,8 +68,14 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			s := Shared(sim.NewRand(cfg.Seed, sim.StreamID("bench/rule", uint64(w))))
 			deadline := time.Now().Add(cfg.Duration)
 			var steps, emitted int64
+			// the clock is read after every batch of steps; a batch starts
+			// at one step and doubles up to 256 while it takes under a
+			// millisecond, so a slow rule (milliseconds a step) overruns
+			// the duration by one step, not by 256
+			batch := 1
 			for !stop.Load() {
-				for j := 0; j < 256 && !stop.Load(); j++ {
+				t0 := time.Now()
+				for j := 0; j < batch && !stop.Load(); j++ {
 					r, err := wk.Round(s, steps)
 					if err != nil {
 						errs[w] = err
@@ -71,11 +84,15 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 					emitted += int64(r.Outcome().Emitted())
 					steps++
 				}
-				if time.Now().After(deadline) {
+				now := time.Now()
+				if now.After(deadline) {
 					break
 				}
+				if batch < 256 && now.Sub(t0) < time.Millisecond {
+					batch *= 2
+				}
 			}
-			parts[w] = part{steps, emitted}
+			parts[w] = part{steps, emitted, threadCPU() - cpu0}
 		}()
 	}
 	wg.Wait()
@@ -92,6 +109,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	for _, p := range parts {
 		r.Steps += p.steps
 		em += p.emitted
+		r.CPUSeconds += p.cpu.Seconds()
 	}
 	if r.Steps > 0 {
 		r.StepsPerSecond = float64(r.Steps) / el

@@ -1,0 +1,35 @@
+package run
+
+import (
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// threadCPU returns the CPU time (user and system) of the calling OS
+// thread; the caller locks its goroutine to the thread. A benchmark's
+// workers measure their own CPU this way, so that another job on the
+// machine, or another benchmark of the same process, is not counted.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// CPUName is the processor's model name from /proc/cpuinfo ("" where
+// there is none), for benchmark output ('go test -bench' prints it too).
+func CPUName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package run
+
+import "time"
+
+// threadCPU is unavailable off Linux; benchmarks then report no CPU time
+// (0).
+func threadCPU() time.Duration { return 0 }
+
+// CPUName is the processor's model name; unknown ("") off Linux.
+func CPUName() string { return "" }
