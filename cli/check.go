@@ -100,7 +100,7 @@ func checkRequest(c *cli.Context) (resolve.Request, error) {
 	seed := masterSeed(c)
 	req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"),
 		Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers")}}
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers"), LawEvery: c.Int64("law-every")}}
 	if c.IsSet("p") || c.IsSet("q") {
 		pr, err := pairFromFlags(c, seed)
 		if err != nil {
@@ -126,6 +126,7 @@ func checkFlags() []cli.Flag {
 		gammaFlag("draft length γ (tree depth)"),
 		&cli.StringFlag{Name: "conform", Usage: "test the steps against rule R's exact law given the drafts (\"implements rule R\") instead of losslessness: R, with --param's parameters when R is --algo's rule (or with --external), or R:k=v,... with its own"},
 		&cli.BoolFlag{Name: "skip-law-test", Usage: "leave out the sampler-vs-law test (the check then covers the target law only)"},
+		&cli.Int64Flag{Name: "law-every", Usage: "run the sampler-vs-law test on every K-th trial (0: chosen from gamma and V so that it costs about what the other tests cost, ceil((gamma+1)*V/2048) for in-process rules' losslessness checks, 1 otherwise)"},
 		&cli.BoolFlag{Name: "law-test", Usage: fmt.Sprintf("run the sampler-vs-law test on pools of any V (by default it is left out above V = %d, where it dominates the cost)", resolve.LawTestAutoMaxV)},
 		&cli.Float64Flag{Name: "level", Value: check.DefaultLevel, Usage: "family-wise significance level"},
 		&cli.Float64Flag{Name: "power", Value: check.DefaultPower, Usage: "power at which each test's min_detectable_tv is reported"},
@@ -160,6 +161,10 @@ func printCheck(w io.Writer, o checkJSON) {
 	}
 	f := func(v float64) string { return table.Fixed(v, true, 4) }
 	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
+	if !math.IsNaN(o.CPUSeconds) {
+		fmt.Fprintf(w, "cost: %.3g CPU-s for the trials (%.3g trials per CPU-s); with one CPU-s the finest test would detect TV %s\n",
+			o.CPUSeconds, float64(o.Trials)/o.CPUSeconds, table.Fixed(o.TVAtOneCPUSecond, true, 4))
+	}
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -272,3 +272,52 @@ func wantVerdict(t *testing.T, r check.Result, err error, want, what string) {
 		t.Errorf("%s: verdict %s (p = %.3g), want %s", what, r.Verdict, r.PValue, want)
 	}
 }
+
+// TestLawEvery: the sampler-vs-law test of an in-process rule runs on
+// every AutoLawEvery(γ, V)-th trial (3 at V = 1,000, γ = 4), so it counts
+// ⌈trials/3⌉ steps, and on every trial with LawEvery = 1; a negative
+// stride is refused. On its subset it still catches a sampler whose law is
+// not the one it claims (lenience's steps against token verification's
+// law, 30,000 trials, level 0.01).
+func TestLawEvery(t *testing.T) {
+	t.Parallel()
+	src := newSource(t, "dirichlet:V=1000,a=0.2,beta=0.6,contexts=8", 4, 1)
+	lawN := func(r check.Result) int64 {
+		for _, ts := range r.Tests {
+			if ts.Name == "sampler vs own law" {
+				return ts.N
+			}
+		}
+		return -1
+	}
+	if k := check.AutoLawEvery(4, 1000); k != 3 {
+		t.Fatalf("AutoLawEvery(4, 1000) = %d, want 3", k)
+	}
+	for _, c := range []struct{ every, want, n int64 }{{0, 3, 3334}, {1, 1, 10000}, {7, 7, 1429}} {
+		r, err := check.Check(context.Background(), src, check.Rule{Name: "token", Steps: check.AlgorithmStepper{A: algos.Token{}}, Law: algos.Token{}},
+			check.Config{Trials: 10000, Seed: 3, LawEvery: c.every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.LawEvery != c.want || lawN(r) != c.n {
+			t.Errorf("LawEvery %d: stride %d over %d steps, want %d over %d", c.every, r.LawEvery, lawN(r), c.want, c.n)
+		}
+	}
+	if _, err := check.Check(context.Background(), src, check.Rule{Name: "token", Steps: check.AlgorithmStepper{A: algos.Token{}}, Law: algos.Token{}},
+		check.Config{Trials: 10, LawEvery: -1}); err == nil {
+		t.Error("LawEvery -1 accepted")
+	}
+	r, err := check.Check(context.Background(), src, check.Rule{Name: "lenience as token", Steps: check.AlgorithmStepper{A: algos.Lenience{L: 0.5}}, Law: algos.Token{}},
+		check.Config{Trials: 30000, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range r.Tests {
+		if ts.Name == "sampler vs own law" && !(ts.PHolm < 0.01) {
+			t.Errorf("lenience's steps against token's law: p_holm %.3g over %d steps; want < 0.01", ts.PHolm, ts.N)
+		}
+	}
+	if lawN(r) != 10000 {
+		t.Errorf("law test over %d steps, want 10000", lawN(r))
+	}
+}

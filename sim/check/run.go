@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // A Seconds budget is spent in three parts: pilot runs of pilotTrials,
@@ -105,14 +107,21 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 			rn = newRunner(w, r, cfg)
 		}
 	}
+	cpu0 := run.ProcessCPU()
 	tot, done, err := rn.run(ctx, n)
 	if tot == nil {
 		return Result{}, err
 	}
 	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil,
-		Edge: NotApplicable, EdgeConform: NotApplicable}
+		Edge: NotApplicable, EdgeConform: NotApplicable, CPUSeconds: math.NaN(), TVAtOneCPUSecond: math.NaN()}
+	if cpu := run.ProcessCPU() - cpu0; cpu > 0 {
+		res.CPUSeconds = cpu.Seconds()
+	}
 	if r.Conform {
 		res.Mode = "conform:" + r.LawName
+	}
+	if rn.lawOn {
+		res.LawEvery = rn.lawEvery
 	}
 	tot.fill(&res, done)
 	for i, c := range cfg.Candidates {
@@ -142,6 +151,9 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	}
 	if ferr := finish(&res, cfg, tests); ferr != nil {
 		return res, ferr
+	}
+	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {
+		res.TVAtOneCPUSecond = tv
 	}
 	return res, err
 }

@@ -10,3 +10,6 @@ func threadCPU() time.Duration { return 0 }
 
 // CPUName is the processor's model name; unknown ("") off Linux.
 func CPUName() string { return "" }
+
+// ProcessCPU is unavailable off Linux: 0, which callers report as n/a.
+func ProcessCPU() time.Duration { return 0 }

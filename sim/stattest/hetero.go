@@ -37,6 +37,12 @@ type Hetero struct {
 	exp        []float64
 	cov        []float64 // k×k, row-major
 	nz         []int
+	// AddBlocks' compressed moments, folded into exp and cov by flush:
+	// the blocks' widths, each cell's block, Σ mass_b and Σ mass_a·mass_b.
+	bw  []int
+	cb  []int32
+	bm  []float64
+	bmm []float64
 }
 
 // NewHetero returns an empty accumulator over k cells.
@@ -86,11 +92,98 @@ func (h *Hetero) Add(law []float64, obs int) {
 	}
 }
 
+// AddBlocks records one observation in cell obs drawn from a law that is
+// constant on consecutive blocks of cells: block b covers the next
+// width[b] cells, each of probability mass[b]/width[b] (the masses sum to
+// 1). It is Add with that law expanded, at O(blocks²) a call instead of
+// O(cells²): the covariance of block-constant laws is kept as Σ mass_b
+// and Σ mass_a·mass_b and expanded once, when the test is computed. The
+// widths, which must sum to K, are fixed by the first call; a later call
+// with a different number of blocks panics (the widths themselves are not
+// compared: this is a per-observation hot path).
+func (h *Hetero) AddBlocks(width []int, mass []float64, obs int) {
+	if h.bw == nil {
+		h.setBlocks(width)
+	}
+	nb := len(h.bw)
+	if len(width) != nb || len(mass) != nb {
+		panic("stattest: Hetero.AddBlocks with another block layout")
+	}
+	h.n++
+	h.obs[obs]++
+	if mass[h.cb[obs]] <= 0 {
+		h.impossible++
+	}
+	possible := 0
+	for a, ma := range mass {
+		if ma <= 0 {
+			continue
+		}
+		possible += h.bw[a]
+		h.bm[a] += ma
+		row := h.bmm[a*nb : (a+1)*nb]
+		for b, mb := range mass {
+			if mb > 0 {
+				row[b] += ma * mb
+			}
+		}
+	}
+	if possible > 1 {
+		h.random++
+	}
+}
+
+// setBlocks fixes AddBlocks' layout.
+func (h *Hetero) setBlocks(width []int) {
+	h.bw = append([]int(nil), width...)
+	h.cb = make([]int32, 0, h.k)
+	for b, w := range width {
+		if w < 1 {
+			panic("stattest: Hetero.AddBlocks with an empty block")
+		}
+		for range w {
+			h.cb = append(h.cb, int32(b))
+		}
+	}
+	if len(h.cb) != h.k {
+		panic("stattest: Hetero.AddBlocks widths do not sum to K")
+	}
+	h.bm = make([]float64, len(width))
+	h.bmm = make([]float64, len(width)*len(width))
+}
+
+// flush folds AddBlocks' compressed moments into exp and cov:
+// E_c += M_b/w_b and Σ_cd += δ_cd·M_b/w_b − MM_ab/(w_a·w_b) for c in
+// block a, d in block b.
+func (h *Hetero) flush() {
+	if h.bw == nil {
+		return
+	}
+	nb := len(h.bw)
+	for c := 0; c < h.k; c++ {
+		a := int(h.cb[c])
+		e := h.bm[a] / float64(h.bw[a])
+		h.exp[c] += e
+		row := h.cov[c*h.k : (c+1)*h.k]
+		row[c] += e
+		for d := 0; d < h.k; d++ {
+			b := int(h.cb[d])
+			if mm := h.bmm[a*nb+b]; mm != 0 {
+				row[d] -= mm / float64(h.bw[a]*h.bw[b])
+			}
+		}
+	}
+	clear(h.bm)
+	clear(h.bmm)
+}
+
 // Merge adds o's observations to h (same K).
 func (h *Hetero) Merge(o *Hetero) {
 	if o.k != h.k {
 		panic("stattest: Hetero merge of different cell counts")
 	}
+	h.flush()
+	o.flush()
 	h.n += o.n
 	h.impossible += o.impossible
 	h.random += o.random
@@ -162,6 +255,7 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 	if !(minExpected > 0) {
 		minExpected = DefaultMinExpected
 	}
+	h.flush()
 	r := HeteroResult{N: h.n, Impossible: h.impossible, Deterministic: h.n > 0 && h.random == 0}
 	group := make([]int, h.k)
 	cells, acc, open := 0, 0.0, []int(nil)
@@ -286,6 +380,7 @@ func spread(s *mat.SymDense, n float64) float64 {
 // TopResiduals returns the k cells with the largest standardised residuals
 // (O_c - E_c)/sqrt(E_c), before pooling (group 0).
 func (h *Hetero) TopResiduals(k int) []Residual {
+	h.flush()
 	var rs []Residual
 	for c, o := range h.obs {
 		if e := h.exp[c]; e > 0 || o > 0 {
