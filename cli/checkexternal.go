@@ -97,7 +97,7 @@ func checkExternal(c *cli.Context) error {
 	cfg := external.RunConfig{
 		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
 		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"), Profile: c.String("report") != "",
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), CrossRow: true},
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
 		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
 	}
 	cfg.MemBudget = memBudget(c)

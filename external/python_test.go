@@ -437,10 +437,9 @@ func runBatch(t *testing.T, py string, c batchCase, trials int64) Report {
 // TestSharedUniforms: a batched sampler whose rows share their uniforms
 // keeps every row's law exact, so the per-row law tests cannot see it
 // where each batch holds each context at most once (--batch 16 over 1,024
-// contexts); only the cross-row independence component of the verdict
-// (sim/check, being built for issue 21) can, and it must call the sampler
-// violated there and at --batch 1024 over 16 contexts. Until that
-// component exists the test runs the sampler and skips, saying so.
+// contexts); the test that rows of a batch are independent, which Run
+// always adds, calls it violated there and at --batch 1024 over 16
+// contexts.
 func TestSharedUniforms(t *testing.T) {
 	py := numpyPython(t)
 	for _, c := range []batchCase{
@@ -448,19 +447,18 @@ func TestSharedUniforms(t *testing.T) {
 		{fn: "bug_shared_uniforms", mode: Verify, source: "dirichlet:V=100,contexts=16", batch: 1024},
 	} {
 		rep := runBatch(t, py, c, 20480)
-		crossRow := false
-		for _, x := range rep.Tests {
-			crossRow = crossRow || strings.Contains(x.Name, "cross-row") || strings.Contains(x.Name, "independence")
+		var rows *check.Test
+		for i, x := range rep.Tests {
+			if strings.HasPrefix(x.Name, "rows of a batch") {
+				rows = &rep.Tests[i]
+			}
 		}
-		for _, x := range rep.Components {
-			crossRow = crossRow || strings.Contains(x.Name, "cross-row") || strings.Contains(x.Name, "independence")
+		if rows == nil {
+			t.Fatalf("%s, batch %d: no rows-of-a-batch test among %d tests", c.source, c.batch, len(rep.Tests))
 		}
-		t.Logf("%s at batch %d: %s, p_holm %.3g, cross-row test present: %v", c.source, c.batch, rep.Verdict, rep.PValue, crossRow)
-		if !crossRow {
-			t.Skipf("the cross-row independence test is not in the verdict yet (sim/check); per-row tests at %s, batch %d say %s (p_holm %.3g)", c.source, c.batch, rep.Verdict, rep.PValue)
-		}
-		if rep.Verdict != check.Violated {
-			t.Errorf("%s, batch %d: verdict %s; the cross-row test must flag uniforms shared across rows", c.source, c.batch, rep.Verdict)
+		t.Logf("%s at batch %d: %s, p_holm %.3g; rows of a batch: p_holm %.3g", c.source, c.batch, rep.Verdict, rep.PValue, rows.PHolm)
+		if rep.Verdict != check.Violated || !(rows.PHolm < 0.01) {
+			t.Errorf("%s, batch %d: verdict %s, rows test p_holm %.3g; the cross-row test must flag uniforms shared across rows", c.source, c.batch, rep.Verdict, rows.PHolm)
 		}
 	}
 }

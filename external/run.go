@@ -95,6 +95,10 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		cfg.Check.Batch = DefaultBatch
 	}
 	cfg.Check.Workers = 1
+	// An implementation decides a whole batch in one call, so its rows may
+	// share randomness that keeps every row's law exact: always test that
+	// rows are independent (with batches of two rows or more).
+	cfg.Check.CrossRow = true
 	rep := Report{Command: cfg.Command, ExternalMode: cfg.Mode, Batch: cfg.Check.Batch, Sampling: cfg.Sampling}
 	rep.Source, rep.Gamma = src.Spec, cfg.Check.Gamma
 	if cfg.Mode != Verify && cfg.Mode != Step && cfg.Mode != Tree {
