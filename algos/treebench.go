@@ -140,7 +140,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	var depth int64
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0 := threadCPU()
+	cpu0 := run.ThreadCPU()
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
 	for ctx.Err() == nil {
@@ -157,7 +157,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 		}
 	}
 	r.Seconds = time.Since(start).Seconds()
-	if cpu := threadCPU() - cpu0; cpu > 0 {
+	if cpu := run.ThreadCPU() - cpu0; cpu > 0 {
 		r.CPUSeconds = cpu.Seconds()
 		r.TreesPerCPUSecond = float64(r.Trees) / r.CPUSeconds
 	}

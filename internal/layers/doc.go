@@ -19,7 +19,7 @@ var Floors = map[string]int{
 	"sim": 1, "internal/diag": 1, "table": 1,
 	// engines on the vocabulary: statistics, the round loop, sources;
 	// file plumbing
-	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "internal/fsutil": 2,
+	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "internal/fsutil": 2, "internal/pooltest": 2,
 	// drafters, the verdict engine, SMC; language models (their cache is
 	// a file); result files
 	"sim/draft": 3, "sim/check": 3, "smc": 3, "lm": 3, "data/results": 3,

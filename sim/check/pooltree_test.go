@@ -2,11 +2,11 @@ package check_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/pooltest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/draft"
@@ -14,37 +14,7 @@ import (
 
 // smallPool is a pool of 4 contexts over V = 6 tokens with γ = 2, its rows
 // drawn from a fixed seed.
-func smallPool(t *testing.T) *sim.Pool {
-	t.Helper()
-	const v, g, nc = 6, 2, 4
-	rng := rand.New(rand.NewPCG(7, 8))
-	row := func() []float32 {
-		r := make([]float32, v)
-		s := float32(0)
-		for i := range r {
-			r[i] = float32(rng.Float64() + 0.02)
-			s += r[i]
-		}
-		for i := range r {
-			r[i] /= s
-		}
-		return r
-	}
-	var p, q [][]float32
-	for range nc {
-		for range g + 1 {
-			p = append(p, row())
-		}
-		for range g {
-			q = append(q, row())
-		}
-	}
-	pl, err := sim.PoolFromRows("small", g, p, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
-}
+func smallPool(t *testing.T) *sim.Pool { return pooltest.Random(t, "small", 6, 2, 4, 0.02, 7, 8) }
 
 // Tree rules on a pool: every context drafts its own trees (trial t in
 // context t mod 4). SpecInfer is lossless and the naive tree rule is not;

@@ -57,7 +57,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			// the worker's own thread, whose CPU time it reports
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			cpu0 := threadCPU()
+			cpu0 := ThreadCPU()
 			cy := &cycled{pl: pl, tokens: tokens, c: w % pl.Contexts}
 			l := &Loop{Seed: cfg.Seed, Keys: Named("bench"), Chains: cy, Verifiers: []Verifier{Chain(a)}}
 			wk, err := l.NewWorker()
@@ -92,7 +92,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 					batch *= 2
 				}
 			}
-			parts[w] = part{steps, emitted, threadCPU() - cpu0}
+			parts[w] = part{steps, emitted, ThreadCPU() - cpu0}
 		}()
 	}
 	wg.Wait()

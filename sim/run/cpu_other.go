@@ -4,9 +4,9 @@ package run
 
 import "time"
 
-// threadCPU is unavailable off Linux; benchmarks then report no CPU time
+// ThreadCPU is unavailable off Linux; benchmarks then report no CPU time
 // (0).
-func threadCPU() time.Duration { return 0 }
+func ThreadCPU() time.Duration { return 0 }
 
 // CPUName is the processor's model name; unknown ("") off Linux.
 func CPUName() string { return "" }

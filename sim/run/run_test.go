@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/internal/pooltest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/run"
@@ -17,37 +18,7 @@ import (
 
 // testPool is a pool of 3 contexts over V = 5 tokens with γ = 3, rows
 // drawn from a fixed seed.
-func testPool(t *testing.T) *sim.Pool {
-	t.Helper()
-	const v, g, nc = 5, 3, 3
-	rng := rand.New(rand.NewPCG(1, 2))
-	row := func() []float32 {
-		r := make([]float32, v)
-		s := float32(0)
-		for i := range r {
-			r[i] = float32(rng.Float64() + 0.05)
-			s += r[i]
-		}
-		for i := range r {
-			r[i] /= s
-		}
-		return r
-	}
-	var p, q [][]float32
-	for range nc {
-		for range g + 1 {
-			p = append(p, row())
-		}
-		for range g {
-			q = append(q, row())
-		}
-	}
-	pl, err := sim.PoolFromRows("test", g, p, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
-}
+func testPool(t *testing.T) *sim.Pool { return pooltest.Random(t, "test", 5, 3, 3, 0.05, 1, 2) }
 
 // speculative is Leviathan et al.'s rule written out for the test (accept
 // x_i with probability min(1, p/q), else sample the residual; bonus from
