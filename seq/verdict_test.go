@@ -14,12 +14,17 @@ import (
 // spread evenly over the bins, where the Pearson test's noncentrality is
 // exactly 4n·δ² and the stated minimum detectable TV is exact.
 func plantedVerdict(rng *rand.Rand, n int64, v int, delta float64, level, power float64) Verdict {
+	return plantedIn(rng, n, v, bins(n, pitMaxBins), delta, level, power)
+}
+
+// plantedIn is plantedVerdict with the sign alternating between b equal
+// bins (b = coarseBins: a deviation the coarse tests state exactly).
+func plantedIn(rng *rand.Rand, n int64, v, b int, delta float64, level, power float64) Verdict {
 	t := NewTally(v, false)
 	p := make([]float64, v)
 	for i := range p {
 		p[i] = 1 / float64(v)
 	}
-	b := bins(n, pitMaxBins)
 	per := v / b
 	for k := int64(0); k < n; k++ {
 		if k%100 == 0 {
@@ -58,8 +63,8 @@ func TestGenerateVerdictPower(t *testing.T) {
 	for _, tt := range base.Tests {
 		if tt.Name == "pit" {
 			tv = tt.MinDetTV
-			if tt.LevelShare != 0.01/4 {
-				t.Errorf("pit's level share %g, want the Holm share 0.01/4", tt.LevelShare)
+			if m := float64(len(base.Tests)); len(base.Tests) != 7 || tt.LevelShare != 0.01/m {
+				t.Errorf("pit's level share %g among %d tests, want the Holm share 0.01/7", tt.LevelShare, len(base.Tests))
 			}
 		}
 	}
@@ -72,6 +77,23 @@ func TestGenerateVerdictPower(t *testing.T) {
 	t.Logf("stated min TV %.4g: detected in %d of %d runs", tv, hits, runs)
 	if lo, _ := stattest.BinomialAcceptance(runs, 0.9, 1e-3); hits < lo {
 		t.Errorf("detected %d of %d at the stated TV; power 0.9 allows no fewer than %d", hits, runs, lo)
+	}
+	// the coarse test's stated TV, planted in its 8 bins
+	tv = 0
+	for _, tt := range base.Tests {
+		if tt.Name == "pit-coarse" {
+			tv = tt.MinDetTV
+		}
+	}
+	hits = 0
+	for range runs {
+		if plantedIn(rng, n, v, coarseBins, tv, 0.01, 0.9).Verdict == check.Violated {
+			hits++
+		}
+	}
+	t.Logf("pit-coarse: stated min TV %.4g: detected in %d of %d runs", tv, hits, runs)
+	if lo, _ := stattest.BinomialAcceptance(runs, 0.9, 1e-3); !(tv > 0) || hits < lo {
+		t.Errorf("pit-coarse: detected %d of %d at the stated TV %.4g; power 0.9 allows no fewer than %d", hits, runs, tv, lo)
 	}
 }
 
