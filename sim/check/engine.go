@@ -792,7 +792,7 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 		lb, cells := rn.lb, rn.lawCells()
 		steps := "each step's"
 		if rn.lawEvery > 1 {
-			steps = fmt.Sprintf("every %d-th step's", rn.lawEvery)
+			steps = fmt.Sprintf("every %s step's", ordinal(rn.lawEvery))
 		}
 		out = append(out, pending{name: name, het: &h, hetero: t.het,
 			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given %s drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, steps, rn.lb),
@@ -857,4 +857,20 @@ func digits(code, b, n, from int) string {
 		code /= b
 	}
 	return "(" + strings.Join(d, ", ") + ")"
+}
+
+// ordinal writes k as an English ordinal: 2nd, 3rd, 11th, 21st.
+func ordinal(k int64) string {
+	suffix := "th"
+	if k%100 < 11 || k%100 > 13 {
+		switch k % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", k, suffix)
 }

@@ -98,3 +98,11 @@ func TestPITV(t *testing.T) {
 		t.Errorf("P(V < 1/4) = %v", f)
 	}
 }
+
+func TestOrdinal(t *testing.T) {
+	for k, want := range map[int64]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 102: "102nd", 111: "111th"} {
+		if got := ordinal(k); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", k, got, want)
+		}
+	}
+}
