@@ -200,6 +200,10 @@ func nextSteps(r resolve.Report, elapsed float64) []string {
 		}
 		if f, ok := best(true); ok && r.Mode == "lossless" {
 			out = append(out, fmt.Sprintf("--conform %s tests the outcomes given the drafts against %s's exact law (of the harness's lossless rules its law explains the outcomes best, mean log-likelihood %.4g over %d steps); a conformance test sees a deviation in how drafts are accepted, such as a temperature mismatch, with far fewer trials than the tests of the emitted law", f.Name, f.Name, f.MeanLogLik, f.Steps))
+		} else if r.Mode == "lossless" && r.Algorithm != "token" {
+			// an in-process rule has no fits (they cost O(rules·γ·V) a
+			// step); say which test would see an acceptance bug sooner
+			out = append(out, "if this rule is meant to implement a named lossless rule R (token verification: --conform token), --conform R tests the outcomes given the drafts against R's exact law; it sees a deviation in how drafts are accepted, such as a temperature mismatch, with far fewer trials than the tests of the emitted law")
 		}
 	case check.Violated:
 		if f, ok := best(false); ok {
