@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
@@ -372,3 +373,47 @@ func TestReplayMutantsCaught(t *testing.T) {
 
 var _ = bytes.NewReader
 var _ = os.ReadFile
+
+// A probabilities log at temperature 0 stores the processed rows, one-hot
+// under greedy decoding: a file that stores the soft rows instead is
+// refused at its first step, naming the row, rather than having every
+// argmax token it emitted judged against the soft law; one-hot rows read.
+func TestGreedyProbsOneHot(t *testing.T) {
+	for _, c := range []struct {
+		soft bool
+		want string
+	}{{false, ""}, {true, "row q_1 at temperature 0 is not one-hot"}} {
+		var buf bytes.Buffer
+		w := data.NewWriter(&buf, data.WriterOptions{Provenance: data.BuildProvenance("test", "greedy", 1)})
+		row := func(hot int) []float32 {
+			r := []float32{0, 0, 0}
+			r[hot] = 1
+			if c.soft {
+				r = []float32{0.2, 0.3, 0.5}
+			}
+			return r
+		}
+		st := &data.Step{RunID: "r", Kind: data.KindProbs, Sampling: data.Sampling{Temperature: 0, TopP: 1},
+			Tokens: []int{2}, Emitted: []int{2, 2}, Q: [][]float32{row(2)}, P: [][]float32{row(2), row(2)}}
+		if err := w.Write(st); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := data.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), data.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Next()
+		err = r.Err()
+		r.Close()
+		var se *data.StepError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("one-hot rows: %v", err)
+		case c.want != "" && (!errors.As(err, &se) || se.Field != "q" || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("soft rows at T = 0: error %v, want a StepError on q saying %q", err, c.want)
+		}
+	}
+}

@@ -371,6 +371,11 @@ func (r *Reader) load(row int64) error {
 		if r.opt.Bug != BugNone {
 			return fmt.Errorf("%w: transform bug %s needs rows of raw logits, and this log stores probabilities", ErrInvalid, r.opt.Bug)
 		}
+		if st.Sampling.Greedy() {
+			if err := oneHotRows(row, st); err != nil {
+				return err
+			}
+		}
 		for i := range st.Q {
 			b.Q[i] = sim.F32(st.Q[i])
 		}
@@ -380,6 +385,25 @@ func (r *Reader) load(row int64) error {
 		return nil
 	}
 	return r.transform(row)
+}
+
+// oneHotRows refuses a greedy step (temperature 0) of processed
+// probabilities whose rows are not one-hot: such a file stores the models'
+// rows before greedy decoding, and every test of its emitted tokens would
+// judge an argmax engine against the soft rows and call it violated.
+func oneHotRows(row int64, st *Step) error {
+	for _, side := range []struct {
+		name string
+		rows [][]float32
+	}{{"q", st.Q}, {"p", st.P}} {
+		for i, r := range side.rows {
+			if m := r[sim.ArgmaxRow(sim.F32(r))]; m < 1-RowSumTol {
+				return &StepError{Row: row, RunID: st.RunID, PromptID: st.PromptID, Step: st.Step, Field: side.name,
+					Msg: fmt.Sprintf("row %s_%d at temperature 0 is not one-hot (largest entry %.4g): row_kind probs stores the processed rows, one-hot under greedy decoding; store those, or log raw logits (row_kind logits) and the reader applies T = 0", side.name, i+1, m)}
+			}
+		}
+	}
+	return nil
 }
 
 // transform applies the step's sampling to every logit row (with the

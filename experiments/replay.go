@@ -192,7 +192,6 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	// correction ends the step).
 	var loggedPIT *seq.Tally
 	pitStreams := run.NewStreams(cfg.Seed, run.Named("replay-pit"))
-	var pe, qbuf []float64
 	var alphaAll stattest.Moments
 	type posAcc struct {
 		n, inf        int64
@@ -200,7 +199,9 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	}
 	var pos []posAcc
 	probs := make([]float64, len(check.RatioEdges)+2)
-	var p64, q64 []float64
+	// p64[i], q64[i]: the step's processed rows as float64, converted once
+	// for the divergences and the logged run's PIT test.
+	var p64, q64 [][]float64
 	interrupted := false
 	for !interrupted && r.Next() {
 		if ctx.Err() != nil {
@@ -220,11 +221,20 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 		for len(pos) < g {
 			pos = append(pos, posAcc{})
 		}
+		for len(p64) <= g {
+			p64, q64 = append(p64, nil), append(q64, nil)
+		}
+		for i := 0; i <= g; i++ {
+			p64[i] = sim.Float64s(p64[i], r.ProcP(i))
+			if i < g {
+				q64[i] = sim.Float64s(q64[i], r.ProcQ(i)[:len(p64[i])])
+			}
+		}
 		for i := 0; i < g; i++ {
-			p64, q64 = sim.Float64s(p64, r.ProcP(i)), sim.Float64s(q64, r.ProcQ(i)[:len(r.ProcP(i))])
-			a, tv, kl := sim.Alpha(p64, q64), 0.0, 0.0
+			p, q := p64[i], q64[i]
+			a, tv, kl := sim.Alpha(p, q), 0.0, 0.0
 			if !cfg.SkipDivergences {
-				tv, kl = sim.TV(p64, q64), sim.KL(p64, q64)
+				tv, kl = sim.TV(p, q), sim.KL(p, q)
 			}
 			pa := &pos[i]
 			pa.n++
@@ -248,13 +258,11 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 			pitStreams.Reset(uint64(row))
 			rng := pitStreams.Rand(run.Coins)
 			for j, x := range st.Emitted {
-				pe = sim.Float64s(pe, r.ProcP(j))
-				qe := pe // the bonus position has no draft row
+				q := p64[j] // the bonus position has no draft row
 				if j < g {
-					qbuf = sim.Float64s(qbuf, r.ProcQ(j)[:len(pe)])
-					qe = qbuf
+					q = q64[j]
 				}
-				loggedPIT.Add(rng.Float64(), pe, qe, x)
+				loggedPIT.Add(rng.Float64(), p64[j], q, x)
 			}
 		}
 		am := -1

@@ -66,7 +66,11 @@ var cliUsageMessages = []string{"flag provided but not defined", "Required flag"
 //     is stopped;
 //   - a panic on the calling goroutine is an internal error: the stack goes
 //     to a file in os.TempDir, stderr gets one line saying it is a bug and
-//     naming the file, and the exit code is diag.ExitError.
+//     naming the file, and the exit code is diag.ExitError. This recover
+//     handles no error of ours (our code returns errors; nothing resumes
+//     after it): it is the process boundary's crash report, because the
+//     runtime's own exit status for a panic, 2, is diag.ExitUsage, and a
+//     bug must not read as "you called it wrong".
 func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	oneLineUsage(app)

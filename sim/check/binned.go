@@ -59,9 +59,10 @@ var RatioEdges = []float64{0.25, 0.5, 0.8, 1, 1.25, 2, 4}
 // step the cells' probabilities under the target and the cell of the
 // first emitted token. Its memory does not grow with the steps.
 type Binned struct {
-	names []string
-	obs   []int64
-	exp   []float64
+	names  []string
+	obs    []int64
+	exp    []float64
+	greedy bool // NewGreedyBinned's test
 }
 
 // NewRatioBinned returns the test over the ratio cells (RatioCellNames).
@@ -69,14 +70,15 @@ func NewRatioBinned() *Binned { return newBinned(RatioCellNames()) }
 
 // NewGreedyBinned returns the test of a greedy rule: cells "argmax p_1"
 // (probability 1) and "other" (probability 0).
-func NewGreedyBinned() *Binned { return newBinned([]string{"argmax p_1", "other"}) }
+func NewGreedyBinned() *Binned {
+	c := newBinned([]string{"argmax p_1", "other"})
+	c.greedy = true
+	return c
+}
 
 func newBinned(names []string) *Binned {
 	return &Binned{names: names, obs: make([]int64, len(names)), exp: make([]float64, len(names))}
 }
-
-// greedy reports whether c is NewGreedyBinned's test.
-func (c *Binned) greedy() bool { return len(c.names) == 2 && c.names[1] == "other" }
 
 // GreedyProbs are the cell probabilities of NewGreedyBinned's cells.
 var GreedyProbs = []float64{1, 0}
@@ -119,7 +121,7 @@ func (c *Binned) Test(level float64) LosslessCheck {
 		lc.Claim = fmt.Sprintf("violated: the first emitted tokens' cells reject the target law (p = %.3g < %g, %d steps)", res.PValue, level, res.N)
 		return lc
 	}
-	if c.greedy() && res.N > 0 {
+	if c.greedy && res.N > 0 {
 		// Every step emitted the argmax: a deviation putting probability ε
 		// off the argmax goes unseen in N steps with probability (1-ε)^N.
 		eps := -math.Expm1(math.Log1p(-DefaultPower) / float64(res.N))

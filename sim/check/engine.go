@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
@@ -485,24 +487,7 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 // uniform.
 func (rn *runner) addLawRow(mass []float64, a int, row []float64) {
 	mass[rn.w.g+1] += row[0]
-	mass[a] += sum4(row[1:])
-}
-
-// sum4 is Σ x with four accumulators (the law rows are V long; one
-// accumulator's dependency chain was a tenth of a check's time).
-func sum4(x []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i]
-		s1 += x[i+1]
-		s2 += x[i+2]
-		s3 += x[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+	mass[a] += floats.Sum(row[1:])
 }
 
 // lawObs returns the law test's cell of an observed outcome at depth a

@@ -106,23 +106,31 @@ func checkPlantedPower(t *testing.T, name string, n int, run func(eps float64, s
 	}
 }
 
+// gridPower runs checkPlantedPower for the test called name, on a 16×16
+// grid over a uniform pool of V = 32 tokens (pool seed poolSeed): plant
+// builds the stepper for a deviation eps, cfg holds the trials and the
+// batch (the seed is the run's).
+func gridPower(t *testing.T, name string, n, poolSeed int, plant func(eps float64) check.Stepper, cfg check.Config) {
+	src := sim.Source{Spec: "uniform", BlockSource: uniformPool(t, 32, poolSeed)}
+	checkPlantedPower(t, name, n, func(eps float64, seed uint64) check.Result {
+		cfg.Seed, cfg.Workers = seed, 1
+		res, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: plant(eps)}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := findTest(t, res, name).Cells; c != 256 {
+			t.Fatalf("%s has %d cells, want the 16×16 grid the plant is built on", name, c)
+		}
+		return res
+	})
+}
+
 // pairPower: dependence between positions with exact marginals, planted at
 // the stated minimum detectable TV of the pair test (positions 1 and 2 on
 // a 16×16 grid over V = 32 tokens), is detected with the stated power.
 func pairPower(t *testing.T, n int, trials int64) {
-	pl := uniformPool(t, 32, 1)
-	src := sim.Source{Spec: "uniform", BlockSource: pl}
-	checkPlantedPower(t, "positions 1 and 2 jointly", n, func(eps float64, seed uint64) check.Result {
-		res, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: pairPlant{b: 16, m: 2, eps: eps}},
-			check.Config{Trials: trials, Seed: seed, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c := findTest(t, res, "positions 1 and 2 jointly").Cells; c != 256 {
-			t.Fatalf("the pair test has %d cells, want the 16×16 grid the plant is built on", c)
-		}
-		return res
-	})
+	gridPower(t, "positions 1 and 2 jointly", n, 1, func(eps float64) check.Stepper { return pairPlant{b: 16, m: 2, eps: eps} },
+		check.Config{Trials: trials})
 }
 
 // TestPairPowerShort is the default-suite version of TestPairPower (50
@@ -181,19 +189,8 @@ func (p crossPlant) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) er
 // stated minimum detectable TV of the cross-row test, are detected with
 // the stated power.
 func crossPower(t *testing.T, n int, trials int64) {
-	pl := uniformPool(t, 32, 2)
-	src := sim.Source{Spec: "uniform", BlockSource: pl}
-	checkPlantedPower(t, "rows of a batch (independence)", n, func(eps float64, seed uint64) check.Result {
-		res, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: crossPlant{b: 16, m: 2, eps: eps}},
-			check.Config{Trials: trials, Seed: seed, Workers: 1, Batch: 64, CrossRow: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c := findTest(t, res, "rows of a batch (independence)").Cells; c != 256 {
-			t.Fatalf("the cross-row test has %d cells, want the 16×16 grid the plant is built on", c)
-		}
-		return res
-	})
+	gridPower(t, "rows of a batch (independence)", n, 2, func(eps float64) check.Stepper { return crossPlant{b: 16, m: 2, eps: eps} },
+		check.Config{Trials: trials, Batch: 64, CrossRow: true})
 }
 
 // TestCrossRowPowerShort is the default-suite version of TestCrossRowPower
