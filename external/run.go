@@ -191,8 +191,8 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if name == "" {
 			name = sim.DraftIID.String()
 		}
-		if !slices.Contains(TreeDrafters, name) {
-			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(TreeDrafters, ", "))
+		if !slices.Contains(draft.TreeNames(), name) {
+			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
 		}
 		if k == 0 {
 			k = 4
@@ -300,9 +300,6 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	}
 	return rep, nil
 }
-
-// TreeDrafters are the drafters of tree mode (RunConfig.TreeDraft).
-var TreeDrafters = []string{"iid", "wor", "topk", "greedy", "dynamic"}
 
 // uniform is the uniform model over its value's tokens (Run builds the
 // tree drafter once on it to refuse bad drafter settings before starting
