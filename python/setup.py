@@ -3,8 +3,8 @@
     python3 -m pip wheel --no-index --no-build-isolation ./python
 
 runs `go build ./cmd/simulate` in the specsim checkout that holds this
-directory (with the Go on PATH, stamped with the checkout's revision as any
-`go build` in a clone is) and puts the binary in the wheel's scripts, so
+directory (with the Go on PATH; in a clone the binary is stamped with the
+checkout's revision, which simulate --version shows) and puts the binary in the wheel's scripts, so
 that installing the wheel puts `simulate` on the environment's PATH next
 to the package (specsim_ext finds it there first). The wheel is tagged
 py3-none-PLATFORM: the Python code is pure, the binary is not. The
@@ -67,8 +67,10 @@ def build_simulate(dest):
     out = os.path.join(dest, "simulate")
     env = dict(os.environ)
     env.setdefault("CGO_ENABLED", "0")  # a static binary: it runs wherever the wheel's platform tag says
-    print("specsim-ext: go build -o %s ./cmd/simulate (in %s)" % (out, ROOT))
-    res = subprocess.run([go, "build", "-o", out, "./cmd/simulate"], cwd=ROOT, env=env)
+    # -buildvcs=auto, over a GOFLAGS=-buildvcs=false default: in a clone the
+    # binary carries the checkout's revision (simulate --version shows it).
+    print("specsim-ext: go build -buildvcs=auto -o %s ./cmd/simulate (in %s)" % (out, ROOT))
+    res = subprocess.run([go, "build", "-buildvcs=auto", "-o", out, "./cmd/simulate"], cwd=ROOT, env=env)
     if res.returncode != 0:
         raise BuildError("specsim-ext: go build ./cmd/simulate failed (exit %d); its errors are above"
                          % res.returncode)
