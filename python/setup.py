@@ -1,14 +1,14 @@
 """The build hook of specsim-ext: the wheel ships the harness binary.
 
-    python3 -m pip wheel --no-index --no-build-isolation ./python
+    python3 -m pip wheel --no-index --no-build-isolation --no-deps ./python
 
 runs `go build ./cmd/simulate` in the specsim checkout that holds this
 directory (with the Go on PATH; in a clone the binary is stamped with the
-checkout's revision, which simulate --version shows) and puts the binary in the wheel's scripts, so
-that installing the wheel puts `simulate` on the environment's PATH next
-to the package (specsim_ext finds it there first). The wheel is tagged
-py3-none-PLATFORM: the Python code is pure, the binary is not. The
-metadata lives in pyproject.toml.
+checkout's revision, which simulate --version shows) and puts the binary
+in the wheel's scripts, so that installing the wheel puts `simulate` on
+the environment's PATH next to the package (specsim_ext finds it there
+first). The wheel is tagged py3-none-PLATFORM: the Python code is pure,
+the binary is not. The metadata lives in pyproject.toml.
 """
 
 import os
