@@ -15,8 +15,10 @@ import (
 // and no other simulate on PATH, runs the environment's simulate
 // --version and examples/python/test_pytest_plugin.py (copied out of the
 // checkout) with pytest: the fixture finds the wheel's binary, passes a
-// lossless sampler and fails a buggy one with the check's own message.
-// The wheel must be a platform wheel, and the binary must carry this
+// lossless sampler and fails a buggy one with the check's own message;
+// SPECSIM_SIMULATE still overrides the installed binary.
+// Built with no Go on PATH, the wheel fails with one line saying so. The
+// wheel must be a platform wheel, and the binary must carry this
 // checkout's revision when the checkout is a clone (a linked worktree is
 // not stamped; gitrev says why). It skips without venv, pip, setuptools,
 // wheel or pytest (apt-get install python3-venv python3-pip
@@ -33,6 +35,11 @@ func TestWheel(t *testing.T) {
 		t.Skip("no go on PATH to build the wheel with")
 	}
 	root, dir := repoRoot(t), t.TempDir()
+	noGo := exec.Command(py, "-m", "pip", "wheel", "--no-index", "--no-build-isolation", "--no-deps", "-w", filepath.Join(dir, "nogo"), "./python")
+	noGo.Dir, noGo.Env = root, noGoEnv(t, filepath.Dir(py))
+	if out, err := noGo.CombinedOutput(); err == nil || !strings.Contains(string(out), "specsim-ext: Go is not on PATH: building the wheel compiles the simulate binary") {
+		t.Errorf("pip wheel with no Go on PATH: %v; want a failure that says Go is not on PATH:\n%s", err, out)
+	}
 	whl := buildWheel(t, py, root, filepath.Join(dir, "dist"), filepath.Dir(goBin))
 	venv := filepath.Join(dir, "venv")
 	vpy := filepath.Join(venv, "bin", "python")
@@ -49,11 +56,12 @@ func TestWheel(t *testing.T) {
 	}
 	checkStamp(t, root, bin, out[1])
 
-	find := exec.Command(vpy, "-c", "import specsim_ext; print(specsim_ext.__file__); print(specsim_ext._binary(None))")
+	find := exec.Command(vpy, "-c", "import os, specsim_ext; print(specsim_ext.__file__); print(specsim_ext._binary(None)); "+
+		"os.environ['SPECSIM_SIMULATE'] = '/override'; print(specsim_ext._binary(None))")
 	find.Env = env
 	where := strings.Split(strings.TrimSpace(runCmd(t, find)), "\n")
-	if len(where) != 2 || !strings.HasPrefix(where[0], venv) || where[1] != bin {
-		t.Errorf("specsim_ext and its binary: %q; want the package under %s and the binary %s", where, venv, bin)
+	if len(where) != 3 || !strings.HasPrefix(where[0], venv) || where[1] != bin || where[2] != "/override" {
+		t.Errorf("specsim_ext, its binary and the binary under SPECSIM_SIMULATE=/override: %q; want the package under %s, %s and /override", where, venv, bin)
 	}
 
 	work := filepath.Join(dir, "work")
