@@ -105,6 +105,9 @@ class bdist_wheel_platform(bdist_wheel):
 
     def run(self):
         preflight()
+        # pip builds in python/build: start from an empty build/lib, so that
+        # a module removed from the checkout is not shipped from an old build
+        shutil.rmtree(self.get_finalized_command("build").build_lib, ignore_errors=True)
         super().run()
 
     def get_tag(self):
