@@ -254,3 +254,60 @@ func TestCClientRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCClientOtherLanguages links the C client into the C++ and Rust
+// token verifiers of external/c (engine_verify.cpp: c++ with specsim.o;
+// rust_verify.rs: rustc with libspecsim.a, its declarations following
+// specsim.h) and judges each in verify mode on the pool of TestCClient:
+// not detected, edge cases passed (level 0.01, fixed seed, as there).
+// Each language is skipped, with a message, where its compiler is
+// missing.
+func TestCClientOtherLanguages(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) on PATH; install one (apt-get install gcc) to build the C client")
+	}
+	dir := filepath.Join(repoRoot(t), "external", "c")
+	tmp := t.TempDir()
+	obj, lib := filepath.Join(tmp, "specsim.o"), filepath.Join(tmp, "libspecsim.a")
+	if out, err := exec.Command(cc, append(append([]string{}, cFlags...), "-c", filepath.Join(dir, "specsim.c"), "-o", obj)...).CombinedOutput(); err != nil {
+		t.Fatalf("cc -c specsim.c: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		lang, tool, why string
+		build           func(tool, bin string) *exec.Cmd
+	}{
+		{"C++", "c++", "apt-get install g++", func(tool, bin string) *exec.Cmd {
+			return exec.Command(tool, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-I", dir, filepath.Join(dir, "engine_verify.cpp"), obj, "-o", bin)
+		}},
+		{"Rust", "rustc", "install a Rust toolchain", func(tool, bin string) *exec.Cmd {
+			ar, err := exec.LookPath("ar")
+			if err != nil {
+				t.Skip("no ar on PATH to make libspecsim.a (apt-get install binutils)")
+			}
+			if out, err := exec.Command(ar, "rcs", lib, obj).CombinedOutput(); err != nil {
+				t.Fatalf("ar rcs: %v\n%s", err, out)
+			}
+			return exec.Command(tool, "-O", "--edition", "2021", "-D", "warnings", filepath.Join(dir, "rust_verify.rs"), "-L", tmp, "-l", "static=specsim", "-o", bin)
+		}},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			tool, err := exec.LookPath(c.tool)
+			if err != nil {
+				t.Skipf("no %s on PATH (%s) to build the %s example", c.tool, c.why, c.lang)
+			}
+			bin := filepath.Join(tmp, c.tool+"-verify")
+			if out, err := c.build(tool, bin).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", c.tool, err, out)
+			}
+			rep, err := cRun(t, bin, Verify, "", "", 20000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %s (edge %s) p_holm %.3g, %.0f steps/s", rep.Implementation, rep.Verdict, rep.Edge, rep.PValue, rep.StepsPerSecond)
+			if rep.Verdict != check.NotDetected || rep.Edge != check.Passed || rep.Invalid != 0 {
+				t.Errorf("verdict %s, edge %s (%s), invalid %d; want not_detected, edge passed", rep.Verdict, rep.Edge, rep.EdgeMsg, rep.Invalid)
+			}
+		})
+	}
+}

@@ -57,8 +57,12 @@ static int sample(const double *w, int v, double sum, specsim_rng *rng)
     return last; /* rounding: t reached the sum */
 }
 
+/* at returns a row's probability of token x. */
+static double at(const float *row, int x, int logs) { return logs ? exp((double)row[x]) : (double)row[x]; }
+
 /* verify_row verifies row b's drafts d (γ_b of them) and writes the
- * accepted drafts and the extra token into out. */
+ * accepted drafts and the extra token into out; p and q are scratch rows
+ * of V. Only the row of the extra token is read in full. */
 static void verify_row(const specsim_batch *bt, int b, const int64_t *d, int64_t *out, double *p, double *q, int bug,
                        specsim_rng *rng)
 {
@@ -66,13 +70,13 @@ static void verify_row(const specsim_batch *bt, int b, const int64_t *d, int64_t
     double sp, sum;
     for (i = 0; i < g; i++) {
         int x = (int)d[i];
-        double u = specsim_random(rng);
-        sp = probs(specsim_p(bt, b, i), v, logs, p);
-        probs(specsim_q(bt, b, i), v, logs, q);
-        if (bug == BUG_INCLUSIVE ? u * q[x] <= p[x] : u * q[x] < p[x]) {
+        double u = specsim_random(rng), px = at(specsim_p(bt, b, i), x, logs), qx = at(specsim_q(bt, b, i), x, logs);
+        if (bug == BUG_INCLUSIVE ? u * qx <= px : u * qx < px) {
             out[i] = x;
             continue;
         }
+        sp = probs(specsim_p(bt, b, i), v, logs, p);
+        probs(specsim_q(bt, b, i), v, logs, q);
         sum = 0;
         for (y = 0; y < v; y++) {
             q[y] = p[y] > q[y] ? p[y] - q[y] : 0;
