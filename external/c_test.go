@@ -232,6 +232,24 @@ func TestCClientMalformed(t *testing.T) {
 	}
 }
 
+// TestCClientTolerates: a hello with fields the client does not know
+// (nested values, string escapes, a later protocol's version) gets the
+// ready reply at the newest version both speak, and the close message
+// ends the client with status 0.
+func TestCClientTolerates(t *testing.T) {
+	bin := cExample(t)
+	in := `{"op":"hel\u006co", "protocol":3,"protocols":[1,2,3],"mode":"verify","gamma":2,"vocab":3,"x":[1.5e3,-2,{"a":null,"b":[true,false]}],"s":"a\"b\\c\n"}` + "\n" + `{"op":"close"}` + "\n"
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	want := `{"op":"ready","protocol":2,"name":"example_verify.c","takes_sampling":false,"arrays":[]}` + "\n"
+	if err != nil || string(out) != want {
+		t.Errorf("exit %v, stdout %q, stderr %q; want status 0 and %q", err, out, stderr.String(), want)
+	}
+}
+
 // TestCClientRefuses: what the C client does not serve (tree mode, a
 // Markov pair's tables in step mode) is refused at the handshake, and
 // the check ends with one line quoting the client's reason.

@@ -503,7 +503,8 @@ static int write_i64(FILE *out, const int64_t *x, int rows, int cols)
 {
     char h[128];
     unsigned char b[8];
-    int n, total, pad, i, k;
+    int n, total, pad, k;
+    size_t i, count = (size_t)rows * (size_t)cols;
     n = sprintf(h, "{'descr': '<i8', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols);
     total = 10 + n + 1;
     pad = (64 - total % 64) % 64;
@@ -514,7 +515,7 @@ static int write_i64(FILE *out, const int64_t *x, int rows, int cols)
     fputc(n & 0xff, out);
     fputc(n >> 8, out);
     fwrite(h, 1, (size_t)n, out);
-    for (i = 0; i < rows * cols; i++) {
+    for (i = 0; i < count; i++) {
         uint64_t u = (uint64_t)x[i];
         for (k = 0; k < 8; k++) b[k] = (unsigned char)(u >> (8 * k));
         if (fwrite(b, 1, 8, out) != 8) return fail("writing a reply: %s", strerror(errno));
@@ -811,6 +812,7 @@ static int set_coins(session *s, specsim_batch *bt)
 static int reply_buffers(session *s, int b, specsim_reply *r)
 {
     size_t need = (size_t)b * (size_t)(s->gamma + 1), i;
+    if (need / (size_t)(s->gamma + 1) != (size_t)b || need > SIZE_MAX / sizeof(int64_t)) return fail("a reply of %d rows is too large", b);
     if (need > s->reply_cap) {
         int64_t *e = (int64_t *)realloc(s->emitted, need * sizeof *e), *d;
         if (e == NULL) return fail("out of memory for a reply of %d rows", b);
