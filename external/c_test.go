@@ -37,6 +37,78 @@ func cExample(t *testing.T) string {
 	return bin
 }
 
+// cProbe is a C program on the client: in step mode it emits, for each
+// row, one token drawn from the row's first target row and no drafts
+// (with_drafts = 0: speculative decoding that accepts nothing, lossless);
+// with PROBE_FAIL set its callback fails on batch 1 with a message.
+const cProbe = `#include "specsim.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+static int step(const specsim_batch *bt, specsim_reply *r, void *user) {
+    int b, y;
+    (void)user;
+    if (getenv("PROBE_FAIL") != NULL && bt->index == 1) {
+        strcpy(r->error, "planted failure in batch 1");
+        return 1;
+    }
+    for (b = 0; b < bt->size; b++) {
+        const float *p = specsim_p(bt, b, 0);
+        double t = specsim_random(specsim_row_rng(bt, b)), c = 0, sum = 0;
+        for (y = 0; y < bt->vocab; y++) sum += exp((double)p[y]);
+        t *= sum;
+        for (y = 0; y < bt->vocab; y++) {
+            c += exp((double)p[y]);
+            if (exp((double)p[y]) > 0) r->emitted[b * (bt->gamma + 1)] = y;
+            if (c > t && exp((double)p[y]) > 0) break;
+        }
+    }
+    r->with_drafts = 0;
+    return 0;
+}
+int main(void) {
+    specsim_impl impl = {0};
+    impl.name = "probe";
+    impl.verify = step;
+    impl.modes = "step";
+    return specsim_main(&impl);
+}
+`
+
+// TestCClientProbe: a sampler that returns emitted alone (with_drafts =
+// 0, protocol 2) is judged on its emitted tokens (not detected: it
+// emits one token drawn from p, lossless; level 0.01, fixed seed), a
+// mode it does not serve is refused at the handshake, and a callback
+// that fails sends its message, which ends the check with one line
+// naming the batch.
+func TestCClientProbe(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) on PATH; install one (apt-get install gcc) to build the C client")
+	}
+	dir, tmp := filepath.Join(repoRoot(t), "external", "c"), t.TempDir()
+	src, bin := filepath.Join(tmp, "probe.c"), filepath.Join(tmp, "probe")
+	if err := os.WriteFile(src, []byte(cProbe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, cFlags...), "-I", dir, "-o", bin, src, filepath.Join(dir, "specsim.c"), "-lm")
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	rep, err := cRun(t, bin, Step, "", "", 20000)
+	if err != nil || rep.Verdict != check.NotDetected || rep.Edge != check.Passed || rep.Protocol != 2 {
+		t.Errorf("emitted alone: %v, verdict %s, edge %s (%s), protocol %d; want not_detected, edge passed, protocol 2", err, rep.Verdict, rep.Edge, rep.EdgeMsg, rep.Protocol)
+	}
+	if _, err := cRun(t, bin, Verify, "", "", 1000); err == nil || !strings.Contains(err.Error(), "probe does not serve verify mode (it serves step)") {
+		t.Errorf("verify mode: %v; want the refusal", err)
+	}
+	t.Setenv("PROBE_FAIL", "1")
+	_, err = cRun(t, bin, Step, "", "", 20000)
+	if err == nil || !strings.Contains(err.Error(), "batch 1 (steps 512..1023)") || !strings.Contains(err.Error(), "planted failure in batch 1") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("failing callback: %v; want one line naming batch 1 and the message", err)
+	}
+}
+
 // cRun checks the C example (with SPECSIM_C_BUG=bug) on a pool.
 func cRun(t *testing.T, bin, mode, bug, rows string, trials int64) (Report, error) {
 	t.Helper()
@@ -189,6 +261,8 @@ func TestCClientMalformed(t *testing.T) {
 	ctx := frame(func(w *bytes.Buffer) { writeI64(w, []int{2}, []int64{0, 0}, nil) })
 	for _, c := range []struct{ name, in, want string }{
 		{"not json", "hello there\n", "the header line is not a JSON object"},
+		{"empty line", "\n", "the header line is not a JSON object"},
+		{"control bytes", `{"op":"a\nb"}` + "\n", `a "a?b" message before the hello`},
 		{"no op", `{"mode":"verify"}` + "\n", `the header has no "op"`},
 		{"no gamma", `{"op":"hello","mode":"verify","vocab":3}` + "\n", `the header has no "gamma" field`},
 		{"tree mode", strings.Replace(hello, "verify", "tree", 1), "tree mode is not served by the C client"},

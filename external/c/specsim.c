@@ -57,16 +57,34 @@ double specsim_random(specsim_rng *r)
 
 /* ---------------------------------------------------------------- errors */
 
-/* fail prints one line, "specsim: ...", on stderr and returns -1. */
+/* fail prints one line, "specsim: ...", on stderr and returns -1; control
+ * bytes of the message (from the input it quotes) become '?', so the
+ * line stays one line. */
 static int fail(const char *fmt, ...)
 {
+    char msg[1024];
+    size_t k;
     va_list ap;
-    fputs("specsim: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    for (k = 0; msg[k] != '\0'; k++)
+        if ((unsigned char)msg[k] < 0x20 || msg[k] == 0x7f) msg[k] = '?';
+    fprintf(stderr, "specsim: %s\n", msg);
     return -1;
+}
+
+/* quote copies at most 120 bytes of s (n bytes long) into dst for an
+ * error line: control bytes become '?', trailing blanks are dropped, so
+ * the message stays one line whatever the input held. */
+static const char *quote(const char *s, size_t n, char dst[121])
+{
+    size_t k;
+    for (k = 0; k < n && k < 120; k++)
+        dst[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    while (k > 0 && (dst[k - 1] == ' ' || dst[k - 1] == '?')) k--;
+    dst[k] = '\0';
+    return dst;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -278,8 +296,9 @@ static int json_parse(jparser *j, char *line, size_t len)
     }
     skip_ws(j);
     if (j->pos >= j->len || j->s[j->pos] != '{' || parse_value(j, 0) < 0) {
-        return fail("the header line is not a JSON object (%s at byte %lu): %.80s", j->err ? j->err : "no '{'",
-                    (unsigned long)j->pos, line);
+        char q[121];
+        return fail("the header line is not a JSON object (%s at byte %lu): %s", j->err ? j->err : "no '{'",
+                    (unsigned long)j->pos, quote(line, len, q));
     }
     skip_ws(j);
     if (j->pos != j->len) return fail("the header line has bytes after its JSON object, at byte %lu", (unsigned long)j->pos);
@@ -353,9 +372,13 @@ static long read_line(FILE *in, char **buf, size_t *cap)
 {
     size_t n = 0;
     int c;
+    if (*cap == 0) {
+        if ((*buf = (char *)malloc(4096)) == NULL) return fail("out of memory reading a header line");
+        *cap = 4096;
+    }
     while ((c = getc(in)) != EOF && c != '\n') {
         if (n + 1 >= *cap) {
-            size_t nc = *cap ? *cap * 2 : 4096;
+            size_t nc = *cap * 2;
             char *nb;
             if (nc > MAX_LINE + 1) return fail("a header line longer than %d bytes", MAX_LINE);
             if ((nb = (char *)realloc(*buf, nc)) == NULL) return fail("out of memory reading a header line");
@@ -399,12 +422,12 @@ static int npy_header(const char *h, specsim_array *a, const char *name)
 {
     const char *d = strstr(h, "'descr'"), *f = strstr(h, "'fortran_order'"), *s = strstr(h, "'shape'");
     const char *q;
-    char *end;
+    char *end, hq[121];
     size_t n;
-    if (d == NULL || f == NULL || s == NULL) return fail("array \"%s\": a malformed .npy header (no descr, fortran_order or shape): %.120s", name, h);
+    if (d == NULL || f == NULL || s == NULL) return fail("array \"%s\": a malformed .npy header (no descr, fortran_order or shape): %s", name, quote(h, strlen(h), hq));
     d = strchr(d + 7, '\'');
     q = d ? strchr(d + 1, '\'') : NULL;
-    if (q == NULL || (size_t)(q - d - 1) >= sizeof a->descr) return fail("array \"%s\": a malformed .npy descr: %.120s", name, h);
+    if (q == NULL || (size_t)(q - d - 1) >= sizeof a->descr) return fail("array \"%s\": a malformed .npy descr: %s", name, quote(h, strlen(h), hq));
     memcpy(a->descr, d + 1, (size_t)(q - d - 1));
     a->descr[q - d - 1] = '\0';
     f = strchr(f + 15, ':');
@@ -412,7 +435,7 @@ static int npy_header(const char *h, specsim_array *a, const char *name)
         ;
     if (f == NULL || strncmp(f, "False", 5) != 0) return fail("array \"%s\": a Fortran-order or malformed .npy frame; send C order", name);
     s = strchr(s + 7, '(');
-    if (s == NULL) return fail("array \"%s\": a .npy header without a shape tuple: %.120s", name, h);
+    if (s == NULL) return fail("array \"%s\": a .npy header without a shape tuple: %s", name, quote(h, strlen(h), hq));
     a->ndim = 0;
     n = 1;
     for (s++;;) {
@@ -422,14 +445,14 @@ static int npy_header(const char *h, specsim_array *a, const char *name)
         if (a->ndim == 4) return fail("array \"%s\" has more than 4 dimensions", name);
         errno = 0;
         v = strtoll(s, &end, 10);
-        if (end == s || errno != 0 || v < 0) return fail("array \"%s\": a bad .npy shape entry: %.120s", name, h);
+        if (end == s || errno != 0 || v < 0) return fail("array \"%s\": a bad .npy shape entry: %s", name, quote(h, strlen(h), hq));
         if (v > 0 && n > MAX_ELEMS / (size_t)v) return fail("array \"%s\" has more than %lu elements", name, (unsigned long)MAX_ELEMS);
         n *= (size_t)v;
         a->shape[a->ndim++] = (int64_t)v;
         s = end;
         while (*s == ' ') s++;
         if (*s == ',') s++;
-        else if (*s != ')') return fail("array \"%s\": a bad .npy shape: %.120s", name, h);
+        else if (*s != ')') return fail("array \"%s\": a bad .npy shape: %s", name, quote(h, strlen(h), hq));
     }
     a->n = n;
     return 0;
@@ -870,7 +893,7 @@ static int on_batch(session *s)
     if (rc != 0) {
         r.error[sizeof r.error - 1] = '\0';
         if (r.error[0] == '\0') sprintf(r.error, "the verifier returned %d", rc);
-        fprintf(stderr, "specsim: batch %d: %s\n", bt.index, r.error);
+        (void)fail("batch %d: %s", bt.index, r.error);
         return send_error(s->out, bt.index, r.error);
     }
     return send_result(s, &bt, &r);
