@@ -11,7 +11,11 @@
  * normalised residual max(p - q, 0); when every draft is accepted the
  * bonus token is drawn from the last target row. In step mode the
  * verifier first draws its own drafts from q (the rows then arrive as
- * natural logarithms).
+ * natural logarithms). Seeded rows of a composed batch (--rows) draw from
+ * their own seed. It applies no sampling transforms: it declares
+ * takes_sampling = 0 (so the harness refuses sampling flags), and with
+ * --rows it is correct only for kinds at t=1 without top-k, top-p or
+ * min-p (e.g. --rows "t=1,gamma=2,seeded;t=1").
  *
  * SPECSIM_C_BUG plants a bug, for the harness to find:
  *   inclusive   accept while u <= p/q (a coin of exactly 0 then accepts a

@@ -25,18 +25,19 @@
  * model pair (whose tables the harness ships) are refused at the
  * handshake with a message saying so.
  *
- * Randomness: draw every coin and every sample from batch->rng with
- * specsim_random(batch->rng). It is seeded from the batch's seed (so a run repeats
- * exactly), and in the two edge-case batches it returns exactly 0, then
- * exactly 1 - 2^-53, on every call: that is how the harness scripts the
- * coins (an inclusive comparison u <= p/q then accepts a draft of target
- * probability 0). A verifier that uses another generator is not
- * exercised by the edge cases.
+ * Randomness: draw every coin and every sample of row b with
+ * specsim_random(specsim_row_rng(batch, b)) (or, where no row is seeded,
+ * from batch->rng). The generator is seeded from the batch's seed, or a
+ * seeded row's own seed, so a run repeats exactly; in the two edge-case
+ * batches it returns exactly 0, then exactly 1 - 2^-53, on every call:
+ * that is how the harness scripts the coins (an inclusive comparison
+ * u <= p/q then accepts a draft of target probability 0). A verifier
+ * that uses another generator is not exercised by the edge cases.
  *
  * Errors: malformed input (a header that is not JSON, a frame with a
- * wrong magic, dtype or shape, a stream that ends inside a message) ends
- * specsim_serve() with one line on stderr naming what was wrong and a
- * non-zero return. Nothing but protocol messages is ever written to the
+ * wrong magic, dtype or shape, a token or context out of range, a stream
+ * that ends inside a message) ends specsim_serve() with one line on
+ * stderr, "specsim: ...", naming what was wrong, and a return of 1. Nothing but protocol messages is ever written to the
  * output stream; print diagnostics to stderr.
  */
 #ifndef SPECSIM_H
