@@ -79,7 +79,8 @@ int main(void) {
 // TestCClientProbe: a sampler that returns emitted alone (with_drafts =
 // 0, protocol 2) is judged on its emitted tokens (not detected: it
 // emits one token drawn from p, lossless; level 0.01, fixed seed), a
-// mode it does not serve is refused at the handshake, and a callback
+// mode it does not serve is refused at the handshake, a harness of
+// protocol 1 is told that emitted alone needs protocol 2, and a callback
 // that fails sends its message, which ends the check with one line
 // naming the batch.
 func TestCClientProbe(t *testing.T) {
@@ -102,6 +103,21 @@ func TestCClientProbe(t *testing.T) {
 	}
 	if _, err := cRun(t, bin, Verify, "", "", 1000); err == nil || !strings.Contains(err.Error(), "probe does not serve verify mode (it serves step)") {
 		t.Errorf("verify mode: %v; want the refusal", err)
+	}
+	// A harness of protocol 1 takes no step reply without drafts: the
+	// client answers with an error message saying so.
+	var in bytes.Buffer
+	in.WriteString(`{"op":"hello","protocol":1,"mode":"step","gamma":2,"vocab":3}` + "\n" + `{"op":"pool","contexts":1,"arrays":["p","q"]}` + "\n")
+	writeF32(&in, []int{1, 3, 3}, make([]float32, 9), nil)
+	writeF32(&in, []int{1, 2, 3}, make([]float32, 6), nil)
+	in.WriteString(`{"op":"batch","batch":0,"size":1,"seed":1,"rows":"pool","coins":"random","arrays":["ctx"]}` + "\n")
+	writeI64(&in, []int{1}, []int64{0}, nil)
+	in.WriteString(`{"op":"close"}` + "\n")
+	cmd := exec.Command(bin)
+	cmd.Stdin = &in
+	out, _ := cmd.Output()
+	if want := `{"op":"error","batch":0,"arrays":[],"message":"with_drafts = 0 (emitted alone) needs protocol 2; the harness speaks protocol 1"}`; !strings.Contains(string(out), want) {
+		t.Errorf("emitted alone under protocol 1: stdout %q; want %q", out, want)
 	}
 	t.Setenv("PROBE_FAIL", "1")
 	_, err = cRun(t, bin, Step, "", "", 20000)
@@ -308,20 +324,23 @@ func TestCClientMalformed(t *testing.T) {
 }
 
 // TestCClientTolerates: a hello with fields the client does not know
-// (nested values, string escapes, a later protocol's version) gets the
-// ready reply at the newest version both speak, and the close message
+// (nested values, string escapes) gets the ready reply at the newest
+// protocol both sides speak (2 for a harness of protocol 3, 1 for a
+// harness of protocol 1 or one that names none), and the close message
 // ends the client with status 0.
 func TestCClientTolerates(t *testing.T) {
 	bin := cExample(t)
-	in := `{"op":"hel\u006co", "protocol":3,"protocols":[1,2,3],"mode":"verify","gamma":2,"vocab":3,"x":[1.5e3,-2,{"a":null,"b":[true,false]}],"s":"a\"b\\c\n"}` + "\n" + `{"op":"close"}` + "\n"
-	cmd := exec.Command(bin)
-	cmd.Stdin = strings.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	want := `{"op":"ready","protocol":2,"name":"example_verify.c","takes_sampling":false,"arrays":[]}` + "\n"
-	if err != nil || string(out) != want {
-		t.Errorf("exit %v, stdout %q, stderr %q; want status 0 and %q", err, out, stderr.String(), want)
+	for _, c := range []struct{ protocol, want string }{{`"protocol":3,"protocols":[1,2,3],`, "2"}, {`"protocol":1,`, "1"}, {"", "1"}} {
+		in := `{"op":"hel\u006co", ` + c.protocol + `"mode":"verify","gamma":2,"vocab":3,"x":[1.5e3,-2,{"a":null,"b":[true,false]}],"s":"a\"b\\c\n"}` + "\n" + `{"op":"close"}` + "\n"
+		cmd := exec.Command(bin)
+		cmd.Stdin = strings.NewReader(in)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		want := `{"op":"ready","protocol":` + c.want + `,"name":"example_verify.c","takes_sampling":false,"arrays":[]}` + "\n"
+		if err != nil || string(out) != want {
+			t.Errorf("hello with %s: exit %v, stdout %q, stderr %q; want status 0 and %q", c.protocol, err, out, stderr.String(), want)
+		}
 	}
 }
 
