@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -143,10 +144,11 @@ func New(c Config) (Drafter, error) {
 }
 
 // BranchError is the error of a branching (children per depth) given to
-// drafter name, which does not read one.
+// drafter name, which does not read one: a ParamError naming the field
+// branch (a front end shows its flag).
 func BranchError(name string) error {
-	return fmt.Errorf("drafter %s: a branching (--branch) does not apply: %s does not shape its trees by children per depth; drop --branch, or use a drafter that does (%s)",
-		name, name, strings.Join(BranchingNames(), ", "))
+	return diag.Param("branch", " does not apply to drafter %s: it does not shape its trees by children per depth; drop it, or use a drafter that does (%s)",
+		name, strings.Join(BranchingNames(), ", "))
 }
 
 // NewTree returns the tree drafter of kind, built from c (c.Name is set
