@@ -1,6 +1,7 @@
 package external
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -89,4 +90,49 @@ func TestContractBreach(t *testing.T) {
 			}
 		})
 	}
+}
+
+// uniformsScript checks Batch.uniforms' numbers exactly: scripted batches
+// give exactly 0 or the dtype's largest value below 1; a seeded row's
+// coins continue PCG64(seed), shared with row_rng; the others come from
+// the batch's generator; a torch tensor on a device (where torch is
+// importable) holds the same numbers.
+const uniformsScript = `
+import numpy as np
+from specsim_ext._batch import Batch
+from specsim_ext._server import ScriptedGenerator
+for top in (False, True):
+    b = Batch(size=3, gamma=2, rng=ScriptedGenerator(top, 7), coins="max" if top else "zero", seeds=np.array([-1, 5, -1]))
+    for dt in (np.float64, np.float32):
+        u = b.uniforms(2, 4, dtype=dt.__name__)
+        want = np.nextafter(dt(1), dt(0)) if top else dt(0)
+        assert u.shape == (3, 2, 4) and u.dtype == dt and (u == want).all(), (top, dt, u)
+b = Batch(size=3, gamma=2, rng=np.random.Generator(np.random.PCG64(11)), seeds=np.array([-1, 5, -1]))
+u = np.concatenate([b.uniforms(2), b.uniforms()[:, None], b.row_rng(1).random(1)[None, :].repeat(3, 0)], axis=1)
+ref = np.random.Generator(np.random.PCG64(11))
+r1, r2 = ref.random((3, 2)), ref.random(3)
+s = np.random.Generator(np.random.PCG64(5)).random(4)
+assert (u[[0, 2], :2] == r1[[0, 2]]).all() and (u[[0, 2], 2] == r2[[0, 2]]).all(), u
+assert (u[1] == s).all(), (u[1], s)
+try:
+    import torch
+except ImportError:
+    print("ok numpy")
+else:
+    b = Batch(size=2, gamma=1, rng=ScriptedGenerator(True, 0), coins="max")
+    t = b.uniforms(3, device="cpu", dtype=torch.float32)
+    assert t.dtype == torch.float32 and (t == float(np.nextafter(np.float32(1), np.float32(0)))).all()
+    print("ok numpy torch")
+`
+
+// TestBatchUniforms runs uniformsScript.
+func TestBatchUniforms(t *testing.T) {
+	py := numpyPython(t)
+	cmd := exec.Command(py, "-c", uniformsScript)
+	cmd.Env = pyEnv(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok numpy") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }

@@ -208,10 +208,15 @@ class Batch:
         return self._gather(self._tq, idx)
 
     def row_rng(self, b):
-        """A Generator seeded with row b's seed (None for unseeded rows)."""
+        """Row b's Generator, seeded with its seed (None for unseeded rows):
+        one per row and batch, the stream uniforms() draws the row's coins
+        from too, so the two never repeat each other's numbers."""
         if self.seeds is None or self.seeds[b] < 0:
             return None
-        return np.random.Generator(np.random.PCG64(int(self.seeds[b])))
+        g = self._row_gens.get(b)
+        if g is None:
+            g = self._row_gens[b] = np.random.Generator(np.random.PCG64(int(self.seeds[b])))
+        return g
 
     def uniforms(self, *shape, device=None, dtype=None):
         """Uniform coins in [0, 1), [B, *shape]: fresh ones at every call.
@@ -237,10 +242,7 @@ class Batch:
         u = self.rng.random(size, dtype=dt)
         if self.coins == "random" and self.seeds is not None:
             for b in np.flatnonzero(self.seeds >= 0):
-                g = self._row_gens.get(b)
-                if g is None:
-                    g = self._row_gens[b] = self.row_rng(b)
-                u[b] = g.random(size[1:], dtype=dt)
+                u[b] = self.row_rng(b).random(size[1:], dtype=dt)
         if device is None:
             return u
         import torch  # the caller asked for a torch tensor
