@@ -9,16 +9,16 @@ import (
 	"github.com/specsim/specsim/sim/check"
 )
 
-// edgeRows is the number of identical rows of an edge-case batch. Under
+// EdgeRows is the number of identical rows of an edge-case batch. Under
 // identical scripted coins a sampler that takes every coin from the batch
 // (Batch.uniforms, or rng.random and rng.uniform) gives every row the same
 // outcome; one that draws from a generator of its own gives the rows of
 // the first case (a residual of two tokens of mass ½) 16 equal outcomes
 // with probability at most 2^-15 when it samples them independently.
-const edgeRows = 16
+const EdgeRows = 16
 
 // Edge runs check.EdgeCheck's two scripted-coin cases through the
-// protocol, each as a batch of edgeRows identical rows with inline rows
+// protocol, each as a batch of EdgeRows identical rows with inline rows
 // (V and γ of the run; tokens ≥ 3 have probability 0) whose generator's
 // random() and uniform() draws, and Batch.uniforms, are exactly 0, then
 // the largest value below 1:
@@ -68,11 +68,11 @@ func (im *Impl) Edge(s *data.Sampling, conform sim.Lawer) (verdict, msg, note st
 		if err != nil {
 			return "", "", "", err
 		}
-		bs := make([]sim.Block, edgeRows)
+		bs := make([]sim.Block, EdgeRows)
 		for i := range bs {
 			bs[i] = edgeBlock(g, c.p, c.q, c.draft)
 		}
-		outs := make([]sim.Outcome, edgeRows)
+		outs := make([]sim.Outcome, EdgeRows)
 		if err := im.steps(batchOpts{coins: c.coins}, bs, outs); err != nil {
 			return "", "", "", err
 		}
@@ -85,7 +85,7 @@ func (im *Impl) Edge(s *data.Sampling, conform sim.Lawer) (verdict, msg, note st
 		if n := distinctOutcomes(bs, outs); n > 1 && unused == "" {
 			unused = fmt.Sprintf("the scripted coins were not used: with %s, %d identical rows gave %d different outcomes, so the implementation draws coins the harness does not script "+
 				"(a generator of its own, seeded from rng.integers, say); take every coin from batch.uniforms(...) "+
-				"(rng.random or rng.uniform in the functions of (p, q, ..., rng)) to let the edge cases test it", what, edgeRows, n)
+				"(rng.random or rng.uniform in the functions of (p, q, ..., rng)) to let the edge cases test it", what, EdgeRows, n)
 		}
 		o := outs[0]
 		if c.accept && o.Accepted != g {
