@@ -185,18 +185,25 @@ func TestNumpyMisbehaviour(t *testing.T) {
 	}
 }
 
-// TestTorchExample runs the PyTorch variant where torch is importable.
+// TestTorchExample runs the PyTorch variant where torch is importable: its
+// coins come from batch.uniforms on its device, so the edge cases test it
+// (the inclusive comparison is violated).
 func TestTorchExample(t *testing.T) {
 	py := numpyPython(t)
 	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
 		t.Skip("torch is not importable by " + py + " (apt-get install python3-torch to run the PyTorch example)")
 	}
-	rep, err := runPy(t, py, "torch_verify.py", pyCase{fn: "verify", mode: Verify})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != check.NotDetected {
-		t.Errorf("torch verify: %s (%s)", rep.Verdict, rep.EdgeMsg)
+	for _, c := range []pyCase{
+		{fn: "verify", mode: Verify, want: check.NotDetected, edge: check.Passed},
+		{fn: "bug_inclusive", mode: Verify, want: check.Violated, edge: check.Violated},
+	} {
+		rep, err := runPy(t, py, "torch_verify.py", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != c.want || rep.Edge != c.edge {
+			t.Errorf("torch %s: %s, edge %s (%s); want %s, edge %s", c.fn, rep.Verdict, rep.Edge, rep.EdgeMsg, c.want, c.edge)
+		}
 	}
 }
 

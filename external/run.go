@@ -273,15 +273,13 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	}
 	if !res.Interrupted && cfg.Mode != Tree {
 		// The edge cases enter the verdict as check's do for Go rules:
-		// a failure makes it violated whatever the tests said.
-		viol, note, err := im.Edge(s, chainLaw)
+		// a failure makes it violated whatever the tests said; cases
+		// whose scripted coins were not used are not_exercised.
+		verdict, msg, note, err := im.Edge(s, chainLaw)
 		if err != nil {
 			return rep, fmt.Errorf("%v (edge-case batch)", err)
 		}
-		rep.Edge, rep.EdgeMsg = check.Passed, ""
-		if viol != nil {
-			rep.Edge, rep.EdgeMsg, rep.Verdict = check.Violated, viol.Error(), check.Violated
-		}
+		rep.SetEdge(verdict, msg)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
@@ -294,6 +292,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if ok {
 			rep.AddComponent(c)
 		}
+	}
+	if c, ok := im.broken.component(im.Sent()); ok {
+		rep.AddComponent(c)
 	}
 	if err := im.Close(); err != nil {
 		return rep, err

@@ -121,8 +121,8 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
     dynamic); rows composes batches like a serving engine's ("engine" or
     kinds such as "greedy;t=0.7,top_k=50,seeded"); seconds, when given, is
     a time budget that replaces trials; conform names a rule whose exact
-    law the steps are tested against instead of losslessness. A violated or
-    inconclusive verdict is returned, not raised; CheckError is raised
+    law the steps are tested against instead of losslessness. A violated,
+    contract_breach or inconclusive verdict is returned, not raised; CheckError is raised
     when no verdict could be reached.
 
         r = specsim_ext.check(mymodule.verify)
@@ -151,7 +151,7 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     res = subprocess.run(argv, capture_output=True, text=True, env=env)
     lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
-    if res.returncode not in (0, 3, 6) or not res.stdout.strip():
+    if res.returncode not in (0, 3, 6, 7) or not res.stdout.strip():
         raise CheckError(lines[-1] if lines else res.stderr.strip() or "exit status %d" % res.returncode)
     r = json.loads(res.stdout)
     if res.returncode != 0 and lines:
@@ -170,8 +170,8 @@ def describe(r):
     for c in r.get("components") or []:
         if c["verdict"] != "not_detected":
             out.append("component %s: %s (%s)" % (c["name"], c["verdict"], c.get("detail", "")))
-    if r.get("edge_verdict") == "violated":
-        out.append("edge cases: %s" % r.get("edge_message", ""))
+    if r.get("edge_verdict") in ("violated", "not_exercised"):
+        out.append("edge cases %s: %s" % (r["edge_verdict"], r.get("edge_message", "")))
     if r.get("invalid_outcomes"):
         out.append("invalid outcomes: %d" % r["invalid_outcomes"])
     return "\n".join(out)
