@@ -500,7 +500,7 @@ func finish(r *Result, cfg Config, tests []pending) error {
 // preserved.
 func (r *Result) claim() {
 	var why []string
-	if r.PValue < r.Level {
+	if r.PValue < r.Level && len(r.Tests) > 0 {
 		first := 0 // the test with the smallest Holm-adjusted p
 		for i, t := range r.Tests {
 			if t.PHolm < r.Tests[first].PHolm {

@@ -106,3 +106,14 @@ func TestOrdinal(t *testing.T) {
 		}
 	}
 }
+
+// A result whose p-value is below the level but that has no tests (a
+// verdict decided by a component alone) gets a claim, not a panic.
+func TestClaimWithoutTests(t *testing.T) {
+	r := Result{Verdict: Violated, Level: 0.01, PValue: 0, Mode: "lossless",
+		Components: []Component{{Name: "determinism", Verdict: Violated, Detail: "seeded rows differ"}}}
+	r.claim()
+	if want := "violated: component determinism failed: seeded rows differ"; r.Claim != want {
+		t.Errorf("claim %q, want %q", r.Claim, want)
+	}
+}
