@@ -128,6 +128,31 @@ func OptimalAcceptanceExhaustive(p, q []float64, k int, replacement bool) (float
 // Pr(S = T) = Σ_{U⊆T} (-1)^{|T|-|U|} q(U)^k; without replacement it is
 // f(T) above. It needs |supp q| ≤ 64 and at most 2^21 sets.
 func DraftSetLaw(q []float64, k int, replacement bool) ([][]int, []float64, error) {
+	law, m, err := newSetLaw(q, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if replacement {
+		law.withReplacement(m, k)
+	} else {
+		law.withoutReplacement(m)
+	}
+	return law.sets, law.probs, nil
+}
+
+// setLaw accumulates DraftSetLaw's answer: the support of q (sup) indexes
+// the bits of a set mask, and sets/probs are the sets emitted so far.
+type setLaw struct {
+	q     []float64
+	sup   []int
+	sets  [][]int
+	probs []float64
+}
+
+// newSetLaw validates DraftSetLaw's input: it returns the law with the
+// support of q and m, the largest set size k drafts can reach, or an error
+// when the support or the number of sets is too large.
+func newSetLaw(q []float64, k int) (*setLaw, int, error) {
 	var sup []int
 	for x, v := range q {
 		if v > 0 {
@@ -136,89 +161,96 @@ func DraftSetLaw(q []float64, k int, replacement bool) ([][]int, []float64, erro
 	}
 	s := len(sup)
 	if s > 64 {
-		return nil, nil, fmt.Errorf("bound: the draft has %d tokens with q > 0; the set law handles at most 64", s)
+		return nil, 0, fmt.Errorf("bound: the draft has %d tokens with q > 0; the set law handles at most 64", s)
 	}
-	m := k
-	if !replacement {
-		m = min(k, s)
-	}
-	m = min(m, s)
+	m := min(k, s)
 	count := 0.0
 	for j := 1; j <= m; j++ {
 		count += binom(s, j)
 	}
 	if count > maxFlowSets {
-		return nil, nil, fmt.Errorf("bound: %g draft sets (support %d, k = %d) are too many for the max-flow; use a smaller vocabulary or k", count, s, k)
+		return nil, 0, fmt.Errorf("bound: %g draft sets (support %d, k = %d) are too many for the max-flow; use a smaller vocabulary or k", count, s, k)
 	}
-	var sets [][]int
-	var probs []float64
-	emit := func(mask uint64, pr float64) {
-		if pr <= 0 {
-			return
-		}
-		var set []int
-		for r := mask; r != 0; r &= r - 1 {
-			set = append(set, sup[bits.TrailingZeros64(r)])
-		}
-		sets = append(sets, set)
-		probs = append(probs, pr)
+	return &setLaw{q: q, sup: sup}, m, nil
+}
+
+// emit appends the set of mask with probability pr, unless pr ≤ 0.
+func (l *setLaw) emit(mask uint64, pr float64) {
+	if pr <= 0 {
+		return
 	}
-	qs := func(mask uint64) float64 {
-		t := 0.0
-		for r := mask; r != 0; r &= r - 1 {
-			t += q[sup[bits.TrailingZeros64(r)]]
-		}
-		return t
+	var set []int
+	for r := mask; r != 0; r &= r - 1 {
+		set = append(set, l.sup[bits.TrailingZeros64(r)])
 	}
-	if replacement {
-		forSubsets(s, m, func(mask uint64) {
-			pr := 0.0
-			c := bits.OnesCount64(mask)
-			for u := mask; ; u = (u - 1) & mask {
-				sign := 1.0
-				if (c-bits.OnesCount64(u))%2 == 1 {
-					sign = -1
-				}
-				pr += sign * math.Pow(qs(u), float64(k))
-				if u == 0 {
-					break
-				}
+	l.sets = append(l.sets, set)
+	l.probs = append(l.probs, pr)
+}
+
+// mass is q(mask), the draft probability of the set of mask.
+func (l *setLaw) mass(mask uint64) float64 {
+	t := 0.0
+	for r := mask; r != 0; r &= r - 1 {
+		t += l.q[l.sup[bits.TrailingZeros64(r)]]
+	}
+	return t
+}
+
+// withReplacement emits Pr(S = T) = Σ_{U⊆T} (-1)^{|T|-|U|} q(U)^k for
+// every set T of 1..m tokens, by inclusion-exclusion.
+func (l *setLaw) withReplacement(m, k int) {
+	forSubsets(len(l.sup), m, func(mask uint64) {
+		pr := 0.0
+		c := bits.OnesCount64(mask)
+		for u := mask; ; u = (u - 1) & mask {
+			sign := 1.0
+			if (c-bits.OnesCount64(u))%2 == 1 {
+				sign = -1
 			}
-			emit(mask, pr)
-		})
-		return sets, probs, nil
-	}
+			pr += sign * math.Pow(l.mass(u), float64(k))
+			if u == 0 {
+				break
+			}
+		}
+		l.emit(mask, pr)
+	})
+}
+
+// withoutReplacement emits the law of the set of m draws without
+// replacement, built level by level (f(T ∪ {i}) += f(T)·q(i)/(1 − q(T)))
+// over the sets in increasing mask order, so the sums are reproducible.
+func (l *setLaw) withoutReplacement(m int) {
+	s := len(l.sup)
 	level := map[uint64]float64{0: 1}
 	for j := 1; j <= m; j++ {
 		next := map[uint64]float64{}
-		keys := make([]uint64, 0, len(level))
-		for t := range level {
-			keys = append(keys, t)
-		}
-		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-		for _, t := range keys {
+		for _, t := range sortedMasks(level) {
 			ft := level[t]
-			den := 1 - qs(t)
+			den := 1 - l.mass(t)
 			if !(den > 0) {
 				continue
 			}
 			for i := 0; i < s; i++ {
 				if t&(1<<i) == 0 {
-					next[t|1<<i] += ft * q[sup[i]] / den
+					next[t|1<<i] += ft * l.q[l.sup[i]] / den
 				}
 			}
 		}
 		level = next
 	}
+	for _, t := range sortedMasks(level) {
+		l.emit(t, level[t])
+	}
+}
+
+// sortedMasks returns the keys of level in increasing order.
+func sortedMasks(level map[uint64]float64) []uint64 {
 	keys := make([]uint64, 0, len(level))
 	for t := range level {
 		keys = append(keys, t)
 	}
 	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-	for _, t := range keys {
-		emit(t, level[t])
-	}
-	return sets, probs, nil
+	return keys
 }
 
 func binom(n, k int) float64 {

@@ -78,18 +78,47 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	if cfg.Trees == 0 {
 		cfg.Trees = 8
 	}
-	switch {
-	case cfg.V < 2 || cfg.K < 1 || cfg.Depth < 1 || cfg.Depth > sim.MaxTreeDepth:
-		return TreeBenchResult{}, fmt.Errorf("tree bench: V = %d, k = %d, depth = %d; use V >= 2, k >= 1, 1 <= depth <= %d", cfg.V, cfg.K, cfg.Depth, sim.MaxTreeDepth)
-	case cfg.Duration <= 0:
-		return TreeBenchResult{}, fmt.Errorf("tree bench: duration %v; time at least a moment", cfg.Duration)
-	case cfg.Trees < 1:
-		return TreeBenchResult{}, fmt.Errorf("tree bench: trees = %d; draw at least one", cfg.Trees)
+	if err := validateTreeBench(cfg); err != nil {
+		return TreeBenchResult{}, err
 	}
 	a, err := e.Build(cfg.Params)
 	if err != nil {
 		return TreeBenchResult{}, err
 	}
+	trees, nodes, err := benchTrees(e, cfg)
+	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("treebench"), Trees: &cycledTrees{trees: trees}, Verifiers: []run.Verifier{run.Tree(a)}}
+	wk, err := l.NewWorker()
+	if err != nil {
+		return TreeBenchResult{}, err
+	}
+	s := run.Shared(sim.NewRand(cfg.Seed, sim.StreamID("treebench/rule")))
+	r := TreeBenchResult{Rule: e.Name, Draft: e.Draft.String(), MeanNodes: float64(nodes) / float64(len(trees))}
+	if err := timeTrees(ctx, wk, s, cfg.Duration, &r); err != nil {
+		return TreeBenchResult{}, err
+	}
+	return r, ctx.Err()
+}
+
+// validateTreeBench refuses a configuration the tree bench cannot time.
+func validateTreeBench(cfg TreeBenchConfig) error {
+	switch {
+	case cfg.V < 2 || cfg.K < 1 || cfg.Depth < 1 || cfg.Depth > sim.MaxTreeDepth:
+		return fmt.Errorf("tree bench: V = %d, k = %d, depth = %d; use V >= 2, k >= 1, 1 <= depth <= %d", cfg.V, cfg.K, cfg.Depth, sim.MaxTreeDepth)
+	case cfg.Duration <= 0:
+		return fmt.Errorf("tree bench: duration %v; time at least a moment", cfg.Duration)
+	case cfg.Trees < 1:
+		return fmt.Errorf("tree bench: trees = %d; draw at least one", cfg.Trees)
+	}
+	return nil
+}
+
+// benchTrees drafts the bench's cfg.Trees trees with e's drafter over a
+// Dirichlet pool, each verified on the pool's float32 rows, and returns
+// them with their total node count.
+func benchTrees(e TreeEntry, cfg TreeBenchConfig) ([]sim.Tree, int, error) {
 	// The trees' rows, before anything is drawn: every drafter kind of
 	// the bench grows at most K chains of Depth nodes under the root, and
 	// drafting gives each node a float64 target and draft row of V.
@@ -99,12 +128,12 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	}
 	if err := sim.CheckMem(fmt.Sprintf("tree bench: %d trees of up to %d nodes over V = %d", cfg.Trees, nodesMax, cfg.V),
 		sim.MulBytes(int64(cfg.Trees), nodesMax, 2, int64(cfg.V), 8), cfg.MemBudget, "use a smaller vocabulary, k or depth"); err != nil {
-		return TreeBenchResult{}, err
+		return nil, 0, err
 	}
 	pl, err := source.Dirichlet{Shape: source.Shape{V: cfg.V, Gamma: cfg.Depth, Contexts: cfg.Trees, MemBudget: cfg.MemBudget},
 		A: 0.1, Beta: cfg.Beta}.Pool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")))
 	if err != nil {
-		return TreeBenchResult{}, err
+		return nil, 0, err
 	}
 	trees := make([]sim.Tree, cfg.Trees)
 	nodes := 0
@@ -112,7 +141,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	for c := range trees {
 		d, err := draft.NewTree(e.Draft, draft.Config{Q: depthModel{pl, c, false}, K: cfg.K, Depth: cfg.Depth})
 		if err != nil {
-			return TreeBenchResult{}, err
+			return nil, 0, err
 		}
 		sim.DraftTree(drng, d, depthModel{pl, c, true}, nil, &trees[c])
 		// verify on the pool's float32 rows themselves, as the chain
@@ -125,29 +154,27 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 			}
 		}
 		if err := trees[c].Check(); err != nil {
-			return TreeBenchResult{}, err
+			return nil, 0, err
 		}
 		nodes += len(trees[c].Nodes)
 	}
-	ct := &cycledTrees{trees: trees}
-	l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("treebench"), Trees: ct, Verifiers: []run.Verifier{run.Tree(a)}}
-	wk, err := l.NewWorker()
-	if err != nil {
-		return TreeBenchResult{}, err
-	}
-	s := run.Shared(sim.NewRand(cfg.Seed, sim.StreamID("treebench/rule")))
-	r := TreeBenchResult{Rule: e.Name, Draft: e.Draft.String(), MeanNodes: float64(nodes) / float64(len(trees))}
+	return trees, nodes, nil
+}
+
+// timeTrees verifies trees with wk, 64 at a time, on this locked thread
+// until d has passed or ctx is done, and fills r's counts and rates.
+func timeTrees(ctx context.Context, wk *run.Worker, s *run.Streams, d time.Duration, r *TreeBenchResult) error {
 	var depth int64
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cpu0 := run.ThreadCPU()
 	start := time.Now()
-	deadline := start.Add(cfg.Duration)
+	deadline := start.Add(d)
 	for ctx.Err() == nil {
 		for range 64 {
 			rd, err := wk.Round(s, r.Trees)
 			if err != nil {
-				return TreeBenchResult{}, err
+				return err
 			}
 			depth += int64(rd.Tree.Nodes[rd.TreeOutcome().Node].Depth)
 			r.Trees++
@@ -163,7 +190,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	}
 	r.TreesPerSecond = float64(r.Trees) / r.Seconds
 	r.MeanAccepted = float64(depth) / float64(r.Trees)
-	return r, ctx.Err()
+	return nil
 }
 
 // cycledTrees is the tree benchmark's drafter: the pre-drafted trees in

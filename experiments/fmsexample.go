@@ -85,40 +85,16 @@ const ScenarioConfidence = 1 - 1e-6
 // trials finished, the row reports those (its trials column says how
 // many) and the error is marked diag.ErrInterrupted.
 func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64, workers int) (Row, error) {
-	var model fmsModel
-	var cands [][]int
-	switch name {
-	case "fms-example":
-		cands = [][]int{{tokA, tokB}, {tokA, tokC}, {tokA, tokD}, {tokE, tokF}}
-	case "fms-coverage":
-		model.coverage = true
-		cands = [][]int{{tokA, tokB}, {tokC, tokD}, {tokE, tokF}, {tokG, tokH}}
-	default:
-		return nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
+	model, cands, err := scenarioTree(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := sim.CheckTrials("trials", trials); err != nil {
 		return nil, fmt.Errorf("scenario: %w", diag.ParamOf("trials", err))
 	}
-	e, err := algos.LookupTree(algo)
+	a, lw, err := scenarioRule(name, algo)
 	if err != nil {
 		return nil, err
-	}
-	if e.NeedsQ {
-		var ok []string
-		for _, t := range algos.AllTree() {
-			if !t.NeedsQ && !t.Mutant {
-				ok = append(ok, t.Name)
-			}
-		}
-		return nil, fmt.Errorf("scenario %s: %s needs draft probabilities, and the fms-extras candidates carry none; use %s", name, algo, strings.Join(ok, ", "))
-	}
-	a, err := e.Build(nil)
-	if err != nil {
-		return nil, err
-	}
-	lw, ok := a.(sim.TreeLawer)
-	if !ok {
-		return nil, fmt.Errorf("scenario: %s has no exact law", algo)
 	}
 	d, err := draft.NewFixed(cands)
 	if err != nil {
@@ -128,6 +104,76 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 	if err != nil {
 		return nil, err
 	}
+	hits, n, err := scenarioHits(ctx, name, a, d, model, trials, seed, workers)
+	if err != nil {
+		if ctx.Err() == nil || n == 0 {
+			return nil, err
+		}
+		// Interrupted: the row reports the n finished trials.
+		err = diag.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
+	}
+	lo, hi := stattest.Wilson(hits, n, ScenarioConfidence)
+	exact := res.FirstAccepted
+	field := "first_accepted" // sim.DraftAccepted, as 'exact --k' names it
+	if name == "fms-example" {
+		exact = res.First[tokA]
+		field = "p_first_a"
+	}
+	exact = math.Min(1, math.Max(0, exact)) // a probability summed from masses may exceed 1 by an ulp
+	return Row{
+		{K: "scenario", V: name}, {K: "algorithm", V: algo},
+		{K: field, V: float64(hits) / float64(n)}, {K: field + "_exact", V: exact},
+		{K: "ci_lo", V: lo}, {K: "ci_hi", V: hi}, {K: "confidence", V: ScenarioConfidence},
+		{K: "trials", V: n}, {K: "seed", V: int64(seed)},
+		{K: "first_law_exact", V: firstLaw(res.First)}, {K: "first_tv_exact", V: res.FirstTV},
+		{K: "max_abs_error", V: res.MaxAbsError}, {K: "lossless", V: res.Lossless},
+	}, err
+}
+
+// scenarioTree is the named scenario's model and its fixed candidates.
+func scenarioTree(name string) (fmsModel, [][]int, error) {
+	switch name {
+	case "fms-example":
+		return fmsModel{}, [][]int{{tokA, tokB}, {tokA, tokC}, {tokA, tokD}, {tokE, tokF}}, nil
+	case "fms-coverage":
+		return fmsModel{coverage: true}, [][]int{{tokA, tokB}, {tokC, tokD}, {tokE, tokF}, {tokG, tokH}}, nil
+	}
+	return fmsModel{}, nil, fmt.Errorf("unknown scenario %q; known: %s", name, strings.Join(ScenarioNames(), ", "))
+}
+
+// scenarioRule builds the tree rule algo with its exact law, refusing a
+// rule that needs draft probabilities (the candidates carry none) or has
+// no law.
+func scenarioRule(name, algo string) (sim.TreeAlgorithm, sim.TreeLawer, error) {
+	e, err := algos.LookupTree(algo)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.NeedsQ {
+		var ok []string
+		for _, t := range algos.AllTree() {
+			if !t.NeedsQ && !t.Mutant {
+				ok = append(ok, t.Name)
+			}
+		}
+		return nil, nil, fmt.Errorf("scenario %s: %s needs draft probabilities, and the fms-extras candidates carry none; use %s", name, algo, strings.Join(ok, ", "))
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	lw, ok := a.(sim.TreeLawer)
+	if !ok {
+		return nil, nil, fmt.Errorf("scenario: %s has no exact law", algo)
+	}
+	return a, lw, nil
+}
+
+// scenarioHits simulates trials trees of d under rule a and counts the
+// scenario's event: the first emitted token is a (fms-example), or a
+// drafted first token is accepted (fms-coverage). It returns the count,
+// the trials finished and run.Rounds' error.
+func scenarioHits(ctx context.Context, name string, a sim.TreeAlgorithm, d sim.Drafter, model fmsModel, trials int64, seed uint64, workers int) (int64, int64, error) {
 	// hit reports the scenario's event on one outcome.
 	hit := func(t *sim.Tree, o sim.TreeOutcome) bool {
 		first := o.Next
@@ -154,23 +200,17 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 			return nil
 		},
 		func(dst, src *int64) { *dst += *src })
-	if err != nil {
-		if ctx.Err() == nil || n == 0 {
-			return nil, err
-		}
-		// Interrupted: the row reports the n finished trials.
-		err = diag.Interrupted(fmt.Errorf("scenario %s: interrupted after %d of %d trials; the row reports the finished ones", name, n, trials))
+	if total == nil { // run.Rounds failed before any trial
+		return 0, n, err
 	}
-	lo, hi := stattest.Wilson(*total, n, ScenarioConfidence)
-	exact := res.FirstAccepted
-	field := "first_accepted" // sim.DraftAccepted, as 'exact --k' names it
-	if name == "fms-example" {
-		exact = res.First[tokA]
-		field = "p_first_a"
-	}
-	exact = math.Min(1, math.Max(0, exact)) // a probability summed from masses may exceed 1 by an ulp
+	return *total, n, err
+}
+
+// firstLaw formats the law of the first emitted token, "tok:p" for each
+// token of positive probability in name order.
+func firstLaw(law []float64) string {
 	first := map[string]float64{}
-	for x, v := range res.First {
+	for x, v := range law {
 		if v > 0 {
 			first[FMSVocab[x]] = v
 		}
@@ -180,18 +220,11 @@ func Scenario(ctx context.Context, name, algo string, trials int64, seed uint64,
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var law []string
+	var out []string
 	for _, k := range keys {
-		law = append(law, fmt.Sprintf("%s:%.12g", k, first[k]))
+		out = append(out, fmt.Sprintf("%s:%.12g", k, first[k]))
 	}
-	return Row{
-		{K: "scenario", V: name}, {K: "algorithm", V: algo},
-		{K: field, V: float64(*total) / float64(n)}, {K: field + "_exact", V: exact},
-		{K: "ci_lo", V: lo}, {K: "ci_hi", V: hi}, {K: "confidence", V: ScenarioConfidence},
-		{K: "trials", V: n}, {K: "seed", V: int64(seed)},
-		{K: "first_law_exact", V: strings.Join(law, ",")}, {K: "first_tv_exact", V: res.FirstTV},
-		{K: "max_abs_error", V: res.MaxAbsError}, {K: "lossless", V: res.Lossless},
-	}, err
+	return strings.Join(out, ",")
 }
 
 // ScenariosName is the experiment of the fms scenarios in the main job:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -472,28 +473,55 @@ func cachedLenienceModel(seed uint64) (*lenienceModel, error) {
 	return m, nil
 }
 
+// newLenienceModel builds the lenience table's seeded model: the target
+// rows, their stationary law, the unigram and bigram drafts, and the two
+// "close" drafts calibrated to Table 5's acceptance.
 func newLenienceModel(seed uint64) (*lenienceModel, error) {
-	v := lenienceV
 	rng := sim.NewRand(seed, sim.StreamID("lenience-table/model"))
-	dir := func() []float64 {
-		r := make([]float64, v)
-		for {
-			for i := range r {
-				r[i] = sim.GammaRand(rng, lenienceA)
-			}
-			if sim.Normalize(r) > 0 {
-				return r
-			}
+	m := newLenienceTarget(rng, lenienceV)
+	m.stationary()
+	m.ngramDrafts()
+	z := make([][]float64, len(m.p))
+	for c := range z {
+		z[c] = make([]float64, m.v)
+		for t := range z[c] {
+			z[c][t] = rng.NormFloat64()
 		}
 	}
+	for name, target := range map[string]float64{"close-small": Table5["close-small"][0], "close-base": Table5["close-base"][0]} {
+		if err := m.calibrate(name, target, z); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// lenienceDirichlet draws a Dirichlet(lenienceA) row of v from rng,
+// redrawing a row that underflows to zero.
+func lenienceDirichlet(rng *rand.Rand, v int) []float64 {
+	r := make([]float64, v)
+	for {
+		for i := range r {
+			r[i] = sim.GammaRand(rng, lenienceA)
+		}
+		if sim.Normalize(r) > 0 {
+			return r
+		}
+	}
+}
+
+// newLenienceTarget draws the target rows over contexts (x2, x1): the
+// last token's row B[x1] to the power lenienceB times the pair's row
+// C[x2, x1], normalised (B[x1] itself if that underflows).
+func newLenienceTarget(rng *rand.Rand, v int) *lenienceModel {
 	b := make([][]float64, v)
 	for i := range b {
-		b[i] = dir()
+		b[i] = lenienceDirichlet(rng, v)
 	}
 	m := &lenienceModel{v: v, p: make([][]float64, v*v), w: make([]float64, v*v),
 		drafts: map[string][][]float64{}, sigma: map[string]float64{}}
 	for c := range m.p {
-		cc := dir()
+		cc := lenienceDirichlet(rng, v)
 		row := make([]float64, v)
 		for t := range row {
 			row[t] = math.Pow(b[c%v][t], lenienceB) * cc[t]
@@ -503,7 +531,14 @@ func newLenienceModel(seed uint64) (*lenienceModel, error) {
 		}
 		m.p[c] = row
 	}
-	// Stationary law over contexts (x2, x1) → (x1, t).
+	return m
+}
+
+// stationary sets w to the stationary law over contexts (x2, x1) →
+// (x1, t), by power iteration from uniform (at most 1000 steps, to an L1
+// change below 1e-12).
+func (m *lenienceModel) stationary() {
+	v := m.v
 	for i := range m.w {
 		m.w[i] = 1 / float64(len(m.w))
 	}
@@ -525,6 +560,13 @@ func newLenienceModel(seed uint64) (*lenienceModel, error) {
 			break
 		}
 	}
+}
+
+// ngramDrafts sets the "unigram" and "bigram" drafts: the stationary
+// law's next-token marginal, and its law given the last token (the
+// unigram where the last token has no weight).
+func (m *lenienceModel) ngramDrafts() {
+	v := m.v
 	uni := make([]float64, v)
 	big := make([][]float64, v)
 	bw := make([]float64, v)
@@ -550,41 +592,40 @@ func newLenienceModel(seed uint64) (*lenienceModel, error) {
 		m.drafts["unigram"][c] = uni
 		m.drafts["bigram"][c] = big[c%v]
 	}
-	z := make([][]float64, len(m.p))
-	for c := range z {
-		z[c] = make([]float64, v)
-		for t := range z[c] {
-			z[c][t] = rng.NormFloat64()
+}
+
+// perturb returns the target rows times exp(σ·z), normalised.
+func (m *lenienceModel) perturb(sigma float64, z [][]float64) [][]float64 {
+	out := make([][]float64, len(m.p))
+	for c, p := range m.p {
+		out[c] = make([]float64, m.v)
+		for t := range p {
+			out[c][t] = p[t] * math.Exp(sigma*z[c][t])
+		}
+		sim.Normalize(out[c])
+	}
+	return out
+}
+
+// calibrate sets the draft name to the target perturbed by exp(σ·z), σ
+// found by 50 bisection steps on [0, 20] so that its acceptance α is
+// target; it fails if even σ = 20 accepts more than target.
+func (m *lenienceModel) calibrate(name string, target float64, z [][]float64) error {
+	lo, hi := 0.0, 20.0
+	if m.alpha(m.perturb(hi, z), 1) > target {
+		return fmt.Errorf("lenience-table: cannot calibrate %s to α = %g", name, target)
+	}
+	for range 50 {
+		mid := (lo + hi) / 2
+		if m.alpha(m.perturb(mid, z), 1) > target {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	for name, target := range map[string]float64{"close-small": Table5["close-small"][0], "close-base": Table5["close-base"][0]} {
-		perturb := func(sigma float64) [][]float64 {
-			out := make([][]float64, len(m.p))
-			for c, p := range m.p {
-				out[c] = make([]float64, v)
-				for t := range p {
-					out[c][t] = p[t] * math.Exp(sigma*z[c][t])
-				}
-				sim.Normalize(out[c])
-			}
-			return out
-		}
-		lo, hi := 0.0, 20.0
-		if m.alpha(perturb(hi), 1) > target {
-			return nil, fmt.Errorf("lenience-table: cannot calibrate %s to α = %g", name, target)
-		}
-		for range 50 {
-			mid := (lo + hi) / 2
-			if m.alpha(perturb(mid), 1) > target {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		m.sigma[name] = (lo + hi) / 2
-		m.drafts[name] = perturb(m.sigma[name])
-	}
-	return m, nil
+	m.sigma[name] = (lo + hi) / 2
+	m.drafts[name] = m.perturb(m.sigma[name], z)
+	return nil
 }
 
 // alpha returns E_w[Σ_x min(p/l, q)] (Leviathan App. A.5).

@@ -118,56 +118,7 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 	vc := verifyCell{gamma: 2, trials: verifyDefaultTrials}
 	var vocab, quality any
 	for _, kv := range key {
-		var err error
-		switch name := kv.K; {
-		case name == "source":
-			s, ok := kv.V.(string)
-			if !ok {
-				return vc, fmt.Errorf("axis source: %v is not a string such as \"markov:V=4,order=1\"", kv.V)
-			}
-			vc.source = s
-		case name == "algo":
-			s, ok := kv.V.(string)
-			if !ok {
-				return vc, fmt.Errorf("axis algo: %v is not a string such as \"token\"", kv.V)
-			}
-			vc.algoName = s
-		case name == "gamma":
-			var g int64
-			if g, err = intValue(name, kv.V); err == nil && (g < 1 || g > sim.MaxGamma) {
-				err = fmt.Errorf("axis gamma: %d; use 1 <= gamma <= %d", g, sim.MaxGamma)
-			}
-			vc.gamma = int(g)
-		case name == "trials":
-			if vc.trials, err = intValue(name, kv.V); err == nil && vc.trials < 1 {
-				err = fmt.Errorf("axis trials: %d; use at least 1", vc.trials)
-			}
-		case name == "replicate":
-			if vc.replicate, err = intValue(name, kv.V); err == nil && vc.replicate < 0 {
-				err = fmt.Errorf("axis replicate: %d; use a non-negative index", vc.replicate)
-			}
-		case name == "vocab":
-			var v int64
-			if v, err = intValue(name, kv.V); err == nil && v < 2 {
-				err = fmt.Errorf("axis vocab: %d; use at least 2", v)
-			}
-			vocab = v
-		case name == "quality":
-			quality, err = floatValue(name, kv.V)
-		case strings.HasPrefix(name, "param."):
-			var f float64
-			if f, err = floatValue(name, kv.V); err == nil {
-				if vc.params == nil {
-					vc.params = algos.Params{}
-				}
-				vc.params[strings.TrimPrefix(name, "param.")] = f
-			}
-		case name == "k":
-			err = fmt.Errorf("unknown axis \"k\" for experiment verify: it runs one draft chain per step (k drafts belong to multi-draft experiments); its axes are %s", strings.Join(verifyAxes, ", "))
-		default:
-			err = fmt.Errorf("unknown axis %q for experiment verify; its axes are %s", name, strings.Join(verifyAxes, ", "))
-		}
-		if err != nil {
+		if err := vc.setAxis(kv, &vocab, &quality); err != nil {
 			return vc, err
 		}
 	}
@@ -177,23 +128,98 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 	if vc.algoName == "" {
 		return vc, fmt.Errorf("axis algo is missing: verify needs a rule, e.g. algo = [\"token\"] (see 'simulate list')")
 	}
+	if err := vc.resolveAlgo(); err != nil {
+		return vc, err
+	}
+	if err := vc.resolveSource(vocab, quality); err != nil {
+		return vc, err
+	}
+	return vc, nil
+}
+
+// setAxis reads one axis of a cell key into vc; vocab and quality, which
+// rewrite the source string, are kept for resolveSource.
+func (vc *verifyCell) setAxis(kv KV, vocab, quality *any) error {
+	var err error
+	switch name := kv.K; {
+	case name == "source":
+		s, ok := kv.V.(string)
+		if !ok {
+			return fmt.Errorf("axis source: %v is not a string such as \"markov:V=4,order=1\"", kv.V)
+		}
+		vc.source = s
+	case name == "algo":
+		s, ok := kv.V.(string)
+		if !ok {
+			return fmt.Errorf("axis algo: %v is not a string such as \"token\"", kv.V)
+		}
+		vc.algoName = s
+	case name == "gamma":
+		var g int64
+		if g, err = intValue(name, kv.V); err == nil && (g < 1 || g > sim.MaxGamma) {
+			err = fmt.Errorf("axis gamma: %d; use 1 <= gamma <= %d", g, sim.MaxGamma)
+		}
+		vc.gamma = int(g)
+	case name == "trials":
+		if vc.trials, err = intValue(name, kv.V); err == nil && vc.trials < 1 {
+			err = fmt.Errorf("axis trials: %d; use at least 1", vc.trials)
+		}
+	case name == "replicate":
+		if vc.replicate, err = intValue(name, kv.V); err == nil && vc.replicate < 0 {
+			err = fmt.Errorf("axis replicate: %d; use a non-negative index", vc.replicate)
+		}
+	case name == "vocab":
+		var v int64
+		if v, err = intValue(name, kv.V); err == nil && v < 2 {
+			err = fmt.Errorf("axis vocab: %d; use at least 2", v)
+		}
+		*vocab = v
+	case name == "quality":
+		*quality, err = floatValue(name, kv.V)
+	case strings.HasPrefix(name, "param."):
+		var f float64
+		if f, err = floatValue(name, kv.V); err == nil {
+			if vc.params == nil {
+				vc.params = algos.Params{}
+			}
+			vc.params[strings.TrimPrefix(name, "param.")] = f
+		}
+	case name == "k":
+		err = fmt.Errorf("unknown axis \"k\" for experiment verify: it runs one draft chain per step (k drafts belong to multi-draft experiments); its axes are %s", strings.Join(verifyAxes, ", "))
+	default:
+		err = fmt.Errorf("unknown axis %q for experiment verify; its axes are %s", name, strings.Join(verifyAxes, ", "))
+	}
+	return err
+}
+
+// resolveAlgo parses the algo axis, merges the param.* axes into its
+// parameters (refusing one the algo string sets itself) and builds the
+// rule once to validate them.
+func (vc *verifyCell) resolveAlgo() error {
 	e, ps, err := parseAlgo(vc.algoName)
 	if err != nil {
-		return vc, err
+		return err
 	}
 	for k, v := range vc.params {
 		if _, dup := ps[k]; dup {
-			return vc, fmt.Errorf("axis param.%s: algo %q sets %s itself", k, vc.algoName, k)
+			return fmt.Errorf("axis param.%s: algo %q sets %s itself", k, vc.algoName, k)
 		}
 		ps[k] = v
 	}
 	vc.algo, vc.params = e, ps
 	if _, err := e.Build(ps); err != nil {
-		return vc, fmt.Errorf("axis algo/param: %w", err)
+		return fmt.Errorf("axis algo/param: %w", err)
 	}
+	return nil
+}
+
+// resolveSource parses the source axis and writes the vocab and quality
+// axes (nil when absent) into it, refusing quality for a source kind
+// without a draft-quality knob.
+func (vc *verifyCell) resolveSource(vocab, quality any) error {
 	sp, err := source.ParseSpec(vc.source)
 	if err != nil {
-		return vc, fmt.Errorf("axis source: %w", err)
+		return fmt.Errorf("axis source: %w", err)
 	}
 	if vocab != nil {
 		sp.Args["V"] = fmt.Sprint(vocab)
@@ -207,12 +233,12 @@ func parseVerifyCell(key []KV) (verifyCell, error) {
 					knobs = append(knobs, k.Name+": "+k.Quality)
 				}
 			}
-			return vc, fmt.Errorf("axis quality: source kind %s has no draft-quality knob (%s); set its parameters in the source string", sp.Kind, strings.Join(knobs, ", "))
+			return fmt.Errorf("axis quality: source kind %s has no draft-quality knob (%s); set its parameters in the source string", sp.Kind, strings.Join(knobs, ", "))
 		}
 		sp.Args[k.Quality] = fmt.Sprint(quality)
 	}
 	vc.source = sp.String()
-	return vc, nil
+	return nil
 }
 
 // checkVerifyCells validates every cell of a verify spec up front (cheap:

@@ -110,117 +110,158 @@ func TrainSkipKN(docs [][]int, v, order, skip int) (*KN, error) {
 	m := &KN{V: v, Order: order, D: make([]float64, order+1)}
 	var grams []gram
 	for n := order; n >= 1; n-- {
-		grams = grams[:0]
-		for _, d := range docs {
-			for t := n - 1 + skip; t < len(d); t++ {
-				h := uint64(hashSeed)
-				for j := 1; j < n; j++ {
-					h = hashStep(h, d[t-skip-j])
-				}
-				b := int32(-1)
-				if t-skip-n >= 0 {
-					b = int32(d[t-skip-n])
-				}
-				if d[t] < 0 || d[t] >= v {
-					return nil, fmt.Errorf("kn: token %d outside the vocabulary [0, %d)", d[t], v)
-				}
-				grams = append(grams, gram{h, int32(d[t]), b})
-			}
+		var err error
+		if grams, err = skipGrams(grams[:0], docs, v, n, skip); err != nil {
+			return nil, err
 		}
-		slices.SortFunc(grams, func(a, b gram) int {
-			switch {
-			case a.h != b.h:
-				return cmpU(a.h, b.h)
-			case a.w != b.w:
-				return int(a.w - b.w)
-			}
-			return int(a.before - b.before)
-		})
-		// counts per (h, w): raw at the top order, continuation below
-		// (distinct preceding tokens; a document start counts as one).
-		type hw struct {
-			h uint64
-			w int32
-			c float64
-		}
-		var cells []hw
-		for i := 0; i < len(grams); {
-			j := i
-			c := 0.0
-			for j < len(grams) && grams[j].h == grams[i].h && grams[j].w == grams[i].w {
-				if n == order || j == i || grams[j].before != grams[j-1].before {
-					c++
-				}
-				j++
-			}
-			cells = append(cells, hw{grams[i].h, grams[i].w, c})
-			i = j
-		}
-		n1, n2 := 0.0, 0.0
-		for _, c := range cells {
-			switch c.c {
-			case 1:
-				n1++
-			case 2:
-				n2++
-			}
-		}
-		d := 0.75
-		if n1 > 0 && n2 > 0 {
-			d = n1 / (n1 + 2*n2)
-		}
+		cells := knCells(grams, n == order)
+		d := knDiscount(cells)
 		m.D[n] = d
 		if n == 1 {
-			total := 0.0
-			for _, c := range cells {
-				total += c.c
-			}
-			m.Uni = make([]float64, v)
-			back := d * float64(len(cells)) / total
-			for w := range m.Uni {
-				m.Uni[w] = back / float64(v)
-			}
-			for _, c := range cells {
-				m.Uni[c.w] += (c.c - d) / total
-			}
+			m.Uni = knUnigram(cells, d, v)
 			continue
 		}
-		var l Level
-		size := 2
-		for size < 2*len(cells)/2+2 {
-			size *= 2
-		}
-		nctx := 0
-		for i := range cells {
-			if i == 0 || cells[i].h != cells[i-1].h {
-				nctx++
-			}
-		}
-		for size < 2*nctx {
-			size *= 2
-		}
-		l.Keys, l.Vals = make([]uint64, size), make([]int32, size)
-		l.Start = make([]int32, 0, nctx+1)
-		for i := 0; i < len(cells); {
-			j := i
-			total := 0.0
-			for j < len(cells) && cells[j].h == cells[i].h {
-				total += cells[j].c
-				j++
-			}
-			l.insert(cells[i].h, int32(len(l.Weight)))
-			l.Weight = append(l.Weight, d*float64(j-i)/total)
-			l.Start = append(l.Start, int32(len(l.Tok)))
-			for k := i; k < j; k++ {
-				l.Tok = append(l.Tok, cells[k].w)
-				l.Disc = append(l.Disc, (cells[k].c-d)/total)
-			}
-			i = j
-		}
-		l.Start = append(l.Start, int32(len(l.Tok)))
-		m.Levels = append([]Level{l}, m.Levels...)
+		m.Levels = append([]Level{newKNLevel(cells, d)}, m.Levels...)
 	}
 	return m, nil
+}
+
+// skipGrams appends to grams the n-grams of docs whose last token stands
+// skip positions after the one following its n-1 context tokens, each with
+// its context hash and the token before its context (-1 at a document
+// start), sorted by (hash, token, before); a token outside [0, v) is an
+// error.
+func skipGrams(grams []gram, docs [][]int, v, n, skip int) ([]gram, error) {
+	for _, d := range docs {
+		for t := n - 1 + skip; t < len(d); t++ {
+			h := uint64(hashSeed)
+			for j := 1; j < n; j++ {
+				h = hashStep(h, d[t-skip-j])
+			}
+			b := int32(-1)
+			if t-skip-n >= 0 {
+				b = int32(d[t-skip-n])
+			}
+			if d[t] < 0 || d[t] >= v {
+				return nil, fmt.Errorf("kn: token %d outside the vocabulary [0, %d)", d[t], v)
+			}
+			grams = append(grams, gram{h, int32(d[t]), b})
+		}
+	}
+	slices.SortFunc(grams, func(a, b gram) int {
+		switch {
+		case a.h != b.h:
+			return cmpU(a.h, b.h)
+		case a.w != b.w:
+			return int(a.w - b.w)
+		}
+		return int(a.before - b.before)
+	})
+	return grams, nil
+}
+
+// knCell is the count c of token w after the context of hash h.
+type knCell struct {
+	h uint64
+	w int32
+	c float64
+}
+
+// knCells counts the sorted grams per (context, token): raw counts at the
+// top order (raw), continuation counts below (distinct preceding tokens;
+// a document start counts as one).
+func knCells(grams []gram, raw bool) []knCell {
+	var cells []knCell
+	for i := 0; i < len(grams); {
+		j := i
+		c := 0.0
+		for j < len(grams) && grams[j].h == grams[i].h && grams[j].w == grams[i].w {
+			if raw || j == i || grams[j].before != grams[j-1].before {
+				c++
+			}
+			j++
+		}
+		cells = append(cells, knCell{grams[i].h, grams[i].w, c})
+		i = j
+	}
+	return cells
+}
+
+// knDiscount is the level's absolute discount n1/(n1 + 2·n2) from the
+// counts of count one and two (0.75 when either is absent).
+func knDiscount(cells []knCell) float64 {
+	n1, n2 := 0.0, 0.0
+	for _, c := range cells {
+		switch c.c {
+		case 1:
+			n1++
+		case 2:
+			n2++
+		}
+	}
+	if n1 > 0 && n2 > 0 {
+		return n1 / (n1 + 2*n2)
+	}
+	return 0.75
+}
+
+// knUnigram is the unigram law: each count discounted by d, the mass
+// discounted spread uniformly over the v tokens.
+func knUnigram(cells []knCell, d float64, v int) []float64 {
+	total := 0.0
+	for _, c := range cells {
+		total += c.c
+	}
+	uni := make([]float64, v)
+	back := d * float64(len(cells)) / total
+	for w := range uni {
+		uni[w] = back / float64(v)
+	}
+	for _, c := range cells {
+		uni[c.w] += (c.c - d) / total
+	}
+	return uni
+}
+
+// newKNLevel builds a level above the unigram from its cells (sorted by
+// context): per context its back-off weight and its tokens' discounted
+// probabilities, found through an open-addressing table at most half
+// full.
+func newKNLevel(cells []knCell, d float64) Level {
+	var l Level
+	size := 2
+	for size < 2*len(cells)/2+2 {
+		size *= 2
+	}
+	nctx := 0
+	for i := range cells {
+		if i == 0 || cells[i].h != cells[i-1].h {
+			nctx++
+		}
+	}
+	for size < 2*nctx {
+		size *= 2
+	}
+	l.Keys, l.Vals = make([]uint64, size), make([]int32, size)
+	l.Start = make([]int32, 0, nctx+1)
+	for i := 0; i < len(cells); {
+		j := i
+		total := 0.0
+		for j < len(cells) && cells[j].h == cells[i].h {
+			total += cells[j].c
+			j++
+		}
+		l.insert(cells[i].h, int32(len(l.Weight)))
+		l.Weight = append(l.Weight, d*float64(j-i)/total)
+		l.Start = append(l.Start, int32(len(l.Tok)))
+		for k := i; k < j; k++ {
+			l.Tok = append(l.Tok, cells[k].w)
+			l.Disc = append(l.Disc, (cells[k].c-d)/total)
+		}
+		i = j
+	}
+	l.Start = append(l.Start, int32(len(l.Tok)))
+	return l
 }
 
 // check reports whether m is a model TrainSkipKN could have built over v

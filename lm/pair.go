@@ -78,68 +78,85 @@ func ParseModelSpec(s string, target bool) (ModelSpec, error) {
 			return m, fmt.Errorf("model %q: %q is not a new key=value", s, kv)
 		}
 		seen[k] = true
-		var err error
-		f := func() float64 {
-			x, e := strconv.ParseFloat(v, 64)
-			if e != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				err = fmt.Errorf("model %q: %s=%q is not a finite number", s, k, v)
-			}
-			return x
-		}
-		n := func() int {
-			x, e := strconv.Atoi(v)
-			if e != nil {
-				err = fmt.Errorf("model %q: %s=%q is not an integer", s, k, v)
-			}
-			return x
-		}
-		switch {
-		case k == "order":
-			m.Order = n()
-		case k == "cache":
-			m.Cache = f()
-		case k == "match":
-			m.MaxMatch = n()
-		case k == "T":
-			m.T = f()
-		case k == "frac":
-			m.Frac = f()
-		case k == "V" && target:
-			m.V = n()
-		case k == "bytes" && target:
-			m.Bytes = int64(n())
-		case k == "root" && target:
-			m.Root = v
-		default:
-			keys := "order, cache, match, T, frac"
-			if target {
-				keys += ", V, bytes, root"
-			} else {
-				keys += " (the draft shares the target's corpus and tokenizer)"
-			}
-			return m, fmt.Errorf("model %q: unknown key %q; keys: %s", s, k, keys)
-		}
-		if err != nil {
+		if err := m.set(s, k, v, target); err != nil {
 			return m, err
 		}
 	}
+	return m, m.validate(s, target)
+}
+
+// set sets the key k of the spec s to v; a target takes V, bytes and
+// root besides the keys both models take.
+func (m *ModelSpec) set(s, k, v string, target bool) error {
+	var err error
+	switch {
+	case k == "order":
+		m.Order, err = specInt(s, k, v)
+	case k == "cache":
+		m.Cache, err = specFloat(s, k, v)
+	case k == "match":
+		m.MaxMatch, err = specInt(s, k, v)
+	case k == "T":
+		m.T, err = specFloat(s, k, v)
+	case k == "frac":
+		m.Frac, err = specFloat(s, k, v)
+	case k == "V" && target:
+		m.V, err = specInt(s, k, v)
+	case k == "bytes" && target:
+		var n int
+		n, err = specInt(s, k, v)
+		m.Bytes = int64(n)
+	case k == "root" && target:
+		m.Root = v
+	default:
+		keys := "order, cache, match, T, frac"
+		if target {
+			keys += ", V, bytes, root"
+		} else {
+			keys += " (the draft shares the target's corpus and tokenizer)"
+		}
+		return fmt.Errorf("model %q: unknown key %q; keys: %s", s, k, keys)
+	}
+	return err
+}
+
+// specFloat parses the value v of key k of the spec s as a finite number.
+func specFloat(s, k, v string) (float64, error) {
+	x, e := strconv.ParseFloat(v, 64)
+	if e != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x, fmt.Errorf("model %q: %s=%q is not a finite number", s, k, v)
+	}
+	return x, nil
+}
+
+// specInt parses the value v of key k of the spec s as an integer.
+func specInt(s, k, v string) (int, error) {
+	x, e := strconv.Atoi(v)
+	if e != nil {
+		return x, fmt.Errorf("model %q: %s=%q is not an integer", s, k, v)
+	}
+	return x, nil
+}
+
+// validate refuses a spec (s, as written) whose values are out of range.
+func (m ModelSpec) validate(s string, target bool) error {
 	switch {
 	case m.Order < 1 || m.Order > MaxOrder:
-		return m, fmt.Errorf("model %q: order = %d; use 1 <= order <= %d", s, m.Order, MaxOrder)
+		return fmt.Errorf("model %q: order = %d; use 1 <= order <= %d", s, m.Order, MaxOrder)
 	case checkLambda(m.Cache) != nil:
-		return m, fmt.Errorf("model %q: %w", s, checkLambda(m.Cache))
+		return fmt.Errorf("model %q: %w", s, checkLambda(m.Cache))
 	case m.MaxMatch < 1 || m.MaxMatch > 16:
-		return m, fmt.Errorf("model %q: match = %d; use 1 <= match <= 16", s, m.MaxMatch)
+		return fmt.Errorf("model %q: match = %d; use 1 <= match <= 16", s, m.MaxMatch)
 	case !(m.T > 0 && m.T <= 100):
-		return m, fmt.Errorf("model %q: T = %g; use a temperature in (0, 100]", s, m.T)
+		return fmt.Errorf("model %q: T = %g; use a temperature in (0, 100]", s, m.T)
 	case !(m.Frac > 0 && m.Frac <= 1):
-		return m, fmt.Errorf("model %q: frac = %g; use a fraction in (0, 1]", s, m.Frac)
+		return fmt.Errorf("model %q: frac = %g; use a fraction in (0, 1]", s, m.Frac)
 	case target && (m.V < 256 || m.V > 1<<16):
-		return m, fmt.Errorf("model %q: V = %d; use 256 (bytes) to 65536", s, m.V)
+		return fmt.Errorf("model %q: V = %d; use 256 (bytes) to 65536", s, m.V)
 	case target && m.Bytes < 1000:
-		return m, fmt.Errorf("model %q: bytes = %d; use at least 1000", s, m.Bytes)
+		return fmt.Errorf("model %q: bytes = %d; use at least 1000", s, m.Bytes)
 	}
-	return m, nil
+	return nil
 }
 
 // Provenance records what a pair was trained on.

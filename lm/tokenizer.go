@@ -83,6 +83,40 @@ func TrainBPE(texts [][]byte, v int) (*Tokenizer, error) {
 	if v < 256 || v > 1<<16 {
 		return nil, fmt.Errorf("bpe: V = %d; use 256 <= V <= 65536 (256 is byte-level)", v)
 	}
+	s := newBPEState(texts)
+	var merges [][2]int32
+	for len(merges) < v-256 && s.h.Len() > 0 {
+		top := heap.Pop(s.h).(pairCount)
+		if s.pc[top.pair] != top.count {
+			continue // stale entry
+		}
+		if top.count < 2 {
+			break
+		}
+		a, b := int32(top.pair>>32), int32(uint32(top.pair))
+		id := int32(256 + len(merges))
+		merges = append(merges, [2]int32{a, b})
+		s.merge(top.pair, a, b, id)
+	}
+	return newTokenizer(merges), nil
+}
+
+// bpeState is TrainBPE's working state: the distinct chunks (words) as
+// ids with their frequencies, the count of each adjacent pair (pc), the
+// words each pair was seen in (where), a max-heap of pair counts (stale
+// entries are skipped when popped) and the pairs a merge touched.
+type bpeState struct {
+	words   [][]int32
+	freq    []int64
+	pc      map[uint64]int64
+	where   map[uint64][]int32
+	h       *pairHeap
+	touched map[uint64]bool
+}
+
+// newBPEState counts the texts' chunks, in sorted order, as byte words
+// and their adjacent pairs, and heaps the pair counts.
+func newBPEState(texts [][]byte) *bpeState {
 	counts := map[string]int64{}
 	for _, tx := range texts {
 		chunks(tx, func(c []byte) { counts[string(c)]++ })
@@ -92,92 +126,88 @@ func TrainBPE(texts [][]byte, v int) (*Tokenizer, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	words := make([][]int32, len(keys))
-	freq := make([]int64, len(keys))
-	pc := map[uint64]int64{}
-	where := map[uint64][]int32{}
+	s := &bpeState{words: make([][]int32, len(keys)), freq: make([]int64, len(keys)),
+		pc: map[uint64]int64{}, where: map[uint64][]int32{}, h: &pairHeap{}, touched: map[uint64]bool{}}
 	for i, k := range keys {
 		w := make([]int32, len(k))
 		for j := range len(k) {
 			w[j] = int32(k[j])
 		}
-		words[i], freq[i] = w, counts[k]
+		s.words[i], s.freq[i] = w, counts[k]
 		for j := 0; j+1 < len(w); j++ {
 			p := pairKey(w[j], w[j+1])
-			pc[p] += freq[i]
-			where[p] = append(where[p], int32(i))
+			s.pc[p] += s.freq[i]
+			s.where[p] = append(s.where[p], int32(i))
 		}
 	}
-	h := &pairHeap{}
-	for p, c := range pc {
-		*h = append(*h, pairCount{p, c})
+	for p, c := range s.pc {
+		*s.h = append(*s.h, pairCount{p, c})
 	}
-	heap.Init(h)
-	var merges [][2]int32
-	touched := map[uint64]bool{}
-	for len(merges) < v-256 && h.Len() > 0 {
-		top := heap.Pop(h).(pairCount)
-		if pc[top.pair] != top.count {
-			continue // stale entry
+	heap.Init(s.h)
+	return s
+}
+
+// merge replaces the pair (a, b) by id in every word it was seen in,
+// then re-heaps the counts of the pairs that changed (dropping those that
+// fell to zero).
+func (s *bpeState) merge(pair uint64, a, b, id int32) {
+	clear(s.touched)
+	seen := -1
+	for _, wi := range s.where[pair] {
+		if int(wi) == seen {
+			continue
 		}
-		if top.count < 2 {
+		seen = int(wi)
+		s.rewrite(wi, a, b, id)
+	}
+	delete(s.where, pair)
+	for p := range s.touched {
+		if s.pc[p] > 0 {
+			heap.Push(s.h, pairCount{p, s.pc[p]})
+		} else {
+			delete(s.pc, p)
+		}
+	}
+}
+
+// rewrite merges (a, b) into id in word wi, if it still holds the pair:
+// its old pairs' counts are taken off, its new pairs' put on, and the
+// pairs with id recorded in where.
+func (s *bpeState) rewrite(wi int32, a, b, id int32) {
+	w, f := s.words[wi], s.freq[wi]
+	has := false
+	for j := 0; j+1 < len(w); j++ {
+		if w[j] == a && w[j+1] == b {
+			has = true
 			break
 		}
-		a, b := int32(top.pair>>32), int32(uint32(top.pair))
-		id := int32(256 + len(merges))
-		merges = append(merges, [2]int32{a, b})
-		clear(touched)
-		seen := -1
-		for _, wi := range where[top.pair] {
-			if int(wi) == seen {
-				continue
-			}
-			seen = int(wi)
-			w, f := words[wi], freq[wi]
-			has := false
-			for j := 0; j+1 < len(w); j++ {
-				if w[j] == a && w[j+1] == b {
-					has = true
-					break
-				}
-			}
-			if !has {
-				continue
-			}
-			for j := 0; j+1 < len(w); j++ {
-				p := pairKey(w[j], w[j+1])
-				pc[p] -= f
-				touched[p] = true
-			}
-			out := w[:0]
-			for j := 0; j < len(w); j++ {
-				if j+1 < len(w) && w[j] == a && w[j+1] == b {
-					out = append(out, id)
-					j++
-				} else {
-					out = append(out, w[j])
-				}
-			}
-			words[wi] = out
-			for j := 0; j+1 < len(out); j++ {
-				p := pairKey(out[j], out[j+1])
-				pc[p] += f
-				touched[p] = true
-				if out[j] == id || out[j+1] == id {
-					where[p] = append(where[p], wi)
-				}
-			}
-		}
-		delete(where, top.pair)
-		for p := range touched {
-			if pc[p] > 0 {
-				heap.Push(h, pairCount{p, pc[p]})
-			} else {
-				delete(pc, p)
-			}
+	}
+	if !has {
+		return
+	}
+	for j := 0; j+1 < len(w); j++ {
+		p := pairKey(w[j], w[j+1])
+		s.pc[p] -= f
+		s.touched[p] = true
+	}
+	out := w[:0]
+	for j := 0; j < len(w); j++ {
+		if j+1 < len(w) && w[j] == a && w[j+1] == b {
+			out = append(out, id)
+			j++
+		} else {
+			out = append(out, w[j])
 		}
 	}
-	return newTokenizer(merges), nil
+	s.words[wi] = out
+	for j := 0; j+1 < len(out); j++ {
+		p := pairKey(out[j], out[j+1])
+		s.pc[p] += f
+		s.touched[p] = true
+		if out[j] == id || out[j+1] == id {
+			s.where[p] = append(s.where[p], wi)
+		}
+	}
 }
 
 type pairCount struct {

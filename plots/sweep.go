@@ -193,6 +193,9 @@ func poolReplicates(rows []table.Row, axes, metrics []string) ([]table.Row, []st
 	return out, axes, fmt.Sprintf("; each point is the mean over %s replicates, its band the 95%% Student-t interval across them (the rows' own intervals are not drawn)", n)
 }
 
+// sweepFigure draws each metric of ms against the swept axis x, one panel
+// per metric and one curve per combination of the other swept axes; note
+// (if any) replaces the caption's words on bands.
 func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, note string) (*Figure, error) {
 	var others []string
 	for _, a := range swept {
@@ -202,21 +205,80 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 	}
 	// x positions: the values of a numeric axis, else category indices
 	xv, numeric := rows[0].Get(x)
-	numeric = numeric && isNumber(xv)
-	cats := distinctText(rows, x)
-	pos := func(r table.Row) float64 {
-		if numeric {
-			return table.Num(r, x)
+	ax := sweepAxis{name: x, numeric: numeric && isNumber(xv), cats: distinctText(rows, x)}
+	curves := sweepCurves(rows, others)
+	f := sweepFrame(name, x, others, ms, note)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		lo, hi = math.Min(lo, ax.pos(r)), math.Max(hi, ax.pos(r))
+	}
+	for _, m := range ms {
+		p := newPanel(x, m)
+		for i, c := range curves {
+			s := autoStyle(i)
+			if len(others) == 1 && (others[0] == "algo" || others[0] == "rule" || others[0] == "algorithm") {
+				s = StyleOf(c.rows[0].String(others[0]))
+			}
+			c.draw(f, p, ax, m, s, len(ms) == 1)
 		}
-		return float64(slices.Index(cats, r.String(x)))
+		if hi > lo {
+			padX(p, lo, hi)
+		} else {
+			p.X.Min, p.X.Max = lo-0.5, hi+0.5
+		}
+		ax.ticks(p, rows, lo, hi)
+		f.Panels = append(f.Panels, p)
 	}
-	// curves: one per combination of the other swept axes
-	type curve struct {
-		label string
-		rows  []table.Row
+	return f, nil
+}
+
+// sweepAxis is a sweep figure's x axis: a numeric axis's values, or the
+// indices of its categories.
+type sweepAxis struct {
+	name    string
+	numeric bool
+	cats    []string
+}
+
+// pos is row r's x position.
+func (ax sweepAxis) pos(r table.Row) float64 {
+	if ax.numeric {
+		return table.Num(r, ax.name)
 	}
-	var curves []*curve
-	byKey := map[string]*curve{}
+	return float64(slices.Index(ax.cats, r.String(ax.name)))
+}
+
+// ticks labels a category axis by its categories, and an integer axis
+// spanning at most 16 by its values.
+func (ax sweepAxis) ticks(p *plot.Plot, rows []table.Row, lo, hi float64) {
+	if !ax.numeric {
+		var ts []plot.Tick
+		for i, c := range ax.cats {
+			ts = append(ts, plot.Tick{Value: float64(i), Label: c})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ts)
+	} else if allIntegers(rows, ax.name) && hi-lo <= 16 {
+		var ts []plot.Tick
+		for _, v := range distinctText(rows, ax.name) {
+			n, _ := strconv.ParseFloat(v, 64)
+			ts = append(ts, plot.Tick{Value: n, Label: v})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ts)
+	}
+}
+
+// sweepCurve is one curve of a sweep figure: the rows of one combination
+// of the other swept axes, labelled "axis=value, ...".
+type sweepCurve struct {
+	label string
+	rows  []table.Row
+}
+
+// sweepCurves groups the rows by their values of the other swept axes,
+// in order of first appearance.
+func sweepCurves(rows []table.Row, others []string) []*sweepCurve {
+	var curves []*sweepCurve
+	byKey := map[string]*sweepCurve{}
 	for _, r := range rows {
 		var parts []string
 		for _, o := range others {
@@ -225,18 +287,18 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 		k := strings.Join(parts, ", ")
 		c := byKey[k]
 		if c == nil {
-			c = &curve{label: k}
+			c = &sweepCurve{label: k}
 			byKey[k] = c
 			curves = append(curves, c)
 		}
 		c.rows = append(c.rows, r)
 	}
-	style := func(i int, c *curve) Style {
-		if len(others) == 1 && (others[0] == "algo" || others[0] == "rule" || others[0] == "algorithm") {
-			return StyleOf(c.rows[0].String(others[0]))
-		}
-		return autoStyle(i)
-	}
+	return curves
+}
+
+// sweepFrame is the sweep figure without panels: its name, grid and
+// caption.
+func sweepFrame(name, x string, others, ms []string, note string) *Figure {
 	cols := 1
 	if len(ms) > 1 {
 		cols = 2
@@ -251,54 +313,30 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 	} else {
 		f.Caption += "; bands are the rows' 95% intervals where they carry them (columns m_lo/m_hi or ci_lo/ci_hi). Drawn by plots.Sweep from the merged table, with no code for this sweep."
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range rows {
-		lo, hi = math.Min(lo, pos(r)), math.Max(hi, pos(r))
+	return f
+}
+
+// draw adds the curve's metric m to panel p in style s, with its band
+// where the rows carry one (bandCols; only: m is the figure's one
+// metric), and its legend entry to f.
+func (c *sweepCurve) draw(f *Figure, p *plot.Plot, ax sweepAxis, m string, s Style, only bool) {
+	pts := pointsAt(c.rows, ax.pos, m)
+	if len(pts) == 0 {
+		return
 	}
-	for _, m := range ms {
-		p := newPanel(x, m)
-		for i, c := range curves {
-			pts := pointsAt(c.rows, pos, m)
-			if len(pts) == 0 {
-				continue
-			}
-			s := style(i, c)
-			if bl, bh, ok := bandCols(c.rows[0], m, len(ms) == 1); ok {
-				los, his := pointsAt(c.rows, pos, bl), pointsAt(c.rows, pos, bh)
-				if len(los) == len(pts) && len(his) == len(pts) {
-					p.Add(band(los, his, s.Color))
-				}
-			}
-			l, mk := line(pts, s.Color, s.Dashes), marks(pts, s.Color, s.Shape)
-			p.Add(l, mk)
-			label := c.label
-			if label == "" {
-				label = m
-			}
-			f.AddLegend(label, l, mk)
+	if bl, bh, ok := bandCols(c.rows[0], m, only); ok {
+		los, his := pointsAt(c.rows, ax.pos, bl), pointsAt(c.rows, ax.pos, bh)
+		if len(los) == len(pts) && len(his) == len(pts) {
+			p.Add(band(los, his, s.Color))
 		}
-		if hi > lo {
-			padX(p, lo, hi)
-		} else {
-			p.X.Min, p.X.Max = lo-0.5, hi+0.5
-		}
-		if !numeric {
-			var ts []plot.Tick
-			for i, c := range cats {
-				ts = append(ts, plot.Tick{Value: float64(i), Label: c})
-			}
-			p.X.Tick.Marker = plot.ConstantTicks(ts)
-		} else if allIntegers(rows, x) && hi-lo <= 16 {
-			var ts []plot.Tick
-			for _, v := range distinctText(rows, x) {
-				n, _ := strconv.ParseFloat(v, 64)
-				ts = append(ts, plot.Tick{Value: n, Label: v})
-			}
-			p.X.Tick.Marker = plot.ConstantTicks(ts)
-		}
-		f.Panels = append(f.Panels, p)
 	}
-	return f, nil
+	l, mk := line(pts, s.Color, s.Dashes), marks(pts, s.Color, s.Shape)
+	p.Add(l, mk)
+	label := c.label
+	if label == "" {
+		label = m
+	}
+	f.AddLegend(label, l, mk)
 }
 
 // pointsAt is (pos(r), r[y]) for the rows with a finite y, sorted by x.

@@ -295,10 +295,31 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	if d0.Tree != nil {
 		res.K = cfg.K
 	}
+	ws, err := newWorkers(&cfg, d0, r0, workers, v)
+	if err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	runPrompts(ctx, &cfg, ws, res.PerPrompt)
+	res.Seconds = time.Since(start).Seconds()
+	res.Interrupted = ctx.Err() != nil
+	tl := NewTally(v, r0.greedy)
+	for _, w := range ws {
+		tl.Merge(w.tally)
+	}
+	res.summarise()
+	res.Verdict = tl.Verdict(cfg.Level, cfg.Power)
+	return res, nil
+}
+
+// newWorkers builds the generation's workers: each its own tally and a
+// round loop over d0's chain or tree drafter after its context, verified
+// by r0.
+func newWorkers(cfg *Config, d0 draft.Drafter, r0 rule, workers, v int) ([]*worker, error) {
 	_, chainQ := d0.Chain.(*draft.Chain)
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w := &worker{cfg: &cfg, rule: r0, chainQ: chainQ, tally: NewTally(v, r0.greedy)}
+		w := &worker{cfg: cfg, rule: r0, chainQ: chainQ, tally: NewTally(v, r0.greedy)}
 		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("seq"), Verifiers: []run.Verifier{{Chain: r0.chain, Tree: r0.tree}}}
 		if d0.Tree != nil {
 			w.trees, w.depth = draft.TreeRounds(d0.Tree, cfg.Pair.P, &w.ctx), d0.Tree.Depth()
@@ -307,15 +328,22 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 			w.chains = draft.ChainRounds(d0.Chain, cfg.Pair.P, cfg.Gamma, &w.ctx)
 			l.Chains = w.chains
 		}
+		var err error
 		if w.loop, err = l.NewWorker(); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		w.streams = run.NewStreams(l.Seed, l.Keys)
 		ws[i] = w
 	}
+	return ws, nil
+}
+
+// runPrompts generates the prompts on the workers' goroutines, each
+// taking the next prompt (on the streams of its index) until none is left
+// or ctx is cancelled, into per[i].
+func runPrompts(ctx context.Context, cfg *Config, ws []*worker, per []PromptStats) {
 	var next, done atomic.Int64
 	total := int64(len(cfg.Prompts)) * int64(cfg.Tokens)
-	start := time.Now()
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Add(1)
@@ -327,7 +355,7 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 					return
 				}
 				w.streams.Reset(uint64(i))
-				res.PerPrompt[i] = w.run(ctx, cfg.Prompts[i], &done)
+				per[i] = w.run(ctx, cfg.Prompts[i], &done)
 				if cfg.Progress != nil {
 					cfg.Progress(done.Load(), total)
 				}
@@ -335,12 +363,11 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 		}()
 	}
 	wg.Wait()
-	res.Seconds = time.Since(start).Seconds()
-	res.Interrupted = ctx.Err() != nil
-	tl := NewTally(v, r0.greedy)
-	for _, w := range ws {
-		tl.Merge(w.tally)
-	}
+}
+
+// summarise sums the prompts' counts into res and sets its rates and
+// their 95% intervals over prompts; a measure of nothing is NaN.
+func (res *Result) summarise() {
 	var beta float64
 	var betaN int64
 	var tpc, spd stattest.Moments
@@ -380,8 +407,6 @@ func Generate(ctx context.Context, cfg Config) (Result, error) {
 	if res.Seconds > 0 {
 		res.TokensPerSecond = float64(res.Emitted) / res.Seconds
 	}
-	res.Verdict = tl.Verdict(cfg.Level, cfg.Power)
-	return res, nil
 }
 
 // run generates one prompt's tokens.

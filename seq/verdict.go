@@ -239,52 +239,11 @@ func uniformProbs(k int) []float64 {
 // computes each test's minimum detectable TV at its Holm share.
 func (t *Tally) Verdict(level, power float64) Verdict {
 	vd := Verdict{Level: level, Power: power, Positions: t.n, Invalid: t.zero, Verdict: check.NotDetected}
-	type pending struct {
-		name, quantity string
-		obs            []int64
-	}
-	var ps []pending
-	b := bins(t.n, pitMaxBins)
-	for o := range t.pit {
-		ps = append(ps, pending{orderNames[o],
-			fmt.Sprintf("TV between the emitted and target law of each token given its prefix, in %d equal-mass bins of the tokens in %s order, averaged over the positions", b, orderWords[o]),
-			coarsen(t.pit[o], b)})
-	}
-	if b > coarseBins {
-		// The same transforms in a few bins: a smooth shift of mass along
-		// an order (towards the draft's favourites, say) spreads over the
-		// fine bins' many degrees of freedom and shows far more clearly
-		// in a few.
-		for o := range t.pit {
-			ps = append(ps, pending{orderNames[o] + "-coarse",
-				fmt.Sprintf("TV between the emitted and target law of each token given its prefix, in %d equal-mass bins of the tokens in %s order, averaged over the positions", coarseBins, orderWords[o]),
-				coarsen(t.pit[o], coarseBins)})
-		}
-	}
-	var npairs int64
-	for _, c := range t.pairs {
-		npairs += c
-	}
-	pb := 2
-	for pb*2 <= pairMaxBins && int64(pb*2*pb*2) <= max(4, npairs/minPerCell) {
-		pb *= 2
-	}
-	ps = append(ps, pending{"pairs",
-		fmt.Sprintf("TV between the emitted and target joint law of successive tokens (positions 2k, 2k+1 of a prompt, given their prefixes) on a %d×%d grid of equal-mass bins in token-index order", pb, pb),
-		coarsenGrid(t.pairs, pairMaxBins, pb)})
-	m := len(ps)
-	share := level / float64(m)
-	p := make([]float64, m)
+	ps := t.pendingTests()
+	share := level / float64(len(ps))
+	p := make([]float64, len(ps))
 	for i, pt := range ps {
-		r, err := stattest.ChiSquare(pt.obs, uniformProbs(len(pt.obs)), 0)
-		ct := check.Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share, PValue: 1, MinDetTV: math.Inf(1)}
-		if err == nil {
-			ct.Stat, ct.DF, ct.PValue, ct.Cells, ct.Pooled, ct.N = r.Stat, r.DF, r.PValue, r.Cells, r.Pooled, r.N
-			ct.Warnings = r.Warnings
-			if r.DF > 0 && r.N > 0 {
-				ct.MinDetTV = stattest.MinDetectableTV(r.N, r.DF, share, power)
-			}
-		}
+		ct := pt.run(share, power)
 		vd.Tests = append(vd.Tests, ct)
 		p[i] = ct.PValue
 	}
@@ -301,9 +260,75 @@ func (t *Tally) Verdict(level, power float64) Verdict {
 		powerless = powerless || !(vd.Tests[i].MinDetTV < 1)
 	}
 	vd.MinDetectableTV, vd.MinDetectableQuantity = vd.Tests[finest].MinDetTV, vd.Tests[finest].Quantity
+	vd.Claim, vd.Verdict = t.claim(vd, finest, share, powerless)
+	return vd
+}
+
+// pendingTest is one of the tally's tests before it is run: its name,
+// the quantity it measures, and its counts over equally likely cells.
+type pendingTest struct {
+	name, quantity string
+	obs            []int64
+}
+
+// pendingTests lists the tally's tests: the probability integral
+// transform in each order (in a few coarse bins as well when the fine
+// bins are many), and the pairs of successive tokens on a grid.
+func (t *Tally) pendingTests() []pendingTest {
+	var ps []pendingTest
+	b := bins(t.n, pitMaxBins)
+	for o := range t.pit {
+		ps = append(ps, pendingTest{orderNames[o],
+			fmt.Sprintf("TV between the emitted and target law of each token given its prefix, in %d equal-mass bins of the tokens in %s order, averaged over the positions", b, orderWords[o]),
+			coarsen(t.pit[o], b)})
+	}
+	if b > coarseBins {
+		// The same transforms in a few bins: a smooth shift of mass along
+		// an order (towards the draft's favourites, say) spreads over the
+		// fine bins' many degrees of freedom and shows far more clearly
+		// in a few.
+		for o := range t.pit {
+			ps = append(ps, pendingTest{orderNames[o] + "-coarse",
+				fmt.Sprintf("TV between the emitted and target law of each token given its prefix, in %d equal-mass bins of the tokens in %s order, averaged over the positions", coarseBins, orderWords[o]),
+				coarsen(t.pit[o], coarseBins)})
+		}
+	}
+	var npairs int64
+	for _, c := range t.pairs {
+		npairs += c
+	}
+	pb := 2
+	for pb*2 <= pairMaxBins && int64(pb*2*pb*2) <= max(4, npairs/minPerCell) {
+		pb *= 2
+	}
+	return append(ps, pendingTest{"pairs",
+		fmt.Sprintf("TV between the emitted and target joint law of successive tokens (positions 2k, 2k+1 of a prompt, given their prefixes) on a %d×%d grid of equal-mass bins in token-index order", pb, pb),
+		coarsenGrid(t.pairs, pairMaxBins, pb)})
+}
+
+// run runs the χ² test of uniform cells at its level share, with its
+// minimum detectable TV at that share with the given power (p = 1 and
+// +Inf when the test cannot run).
+func (pt pendingTest) run(share, power float64) check.Test {
+	r, err := stattest.ChiSquare(pt.obs, uniformProbs(len(pt.obs)), 0)
+	ct := check.Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share, PValue: 1, MinDetTV: math.Inf(1)}
+	if err == nil {
+		ct.Stat, ct.DF, ct.PValue, ct.Cells, ct.Pooled, ct.N = r.Stat, r.DF, r.PValue, r.Cells, r.Pooled, r.N
+		ct.Warnings = r.Warnings
+		if r.DF > 0 && r.N > 0 {
+			ct.MinDetTV = stattest.MinDetectableTV(r.N, r.DF, share, power)
+		}
+	}
+	return ct
+}
+
+// claim words the verdict vd (its tests Holm-adjusted) and returns it
+// with the verdict: violated on a rejection or an impossible token,
+// inconclusive when a test was powerless, else the finest test's bound.
+func (t *Tally) claim(vd Verdict, finest int, share float64, powerless bool) (string, string) {
+	level := vd.Level
 	switch {
 	case vd.PValue < level || t.zero > 0:
-		vd.Verdict = check.Violated
 		var why []string
 		if vd.PValue < level {
 			best := slices.MinFunc(vd.Tests, func(a, b check.Test) int { return cmp.Compare(a.PHolm, b.PHolm) })
@@ -312,13 +337,10 @@ func (t *Tally) Verdict(level, power float64) Verdict {
 		if t.zero > 0 {
 			why = append(why, fmt.Sprintf("%d emitted tokens of target probability 0", t.zero))
 		}
-		vd.Claim = "violated: " + strings.Join(why, "; ")
+		return "violated: " + strings.Join(why, "; "), check.Violated
 	case powerless:
-		vd.Verdict = check.Inconclusive
-		vd.Claim = fmt.Sprintf("inconclusive: no test detected a deviation, but some could not have detected even a total one (%d positions)", t.n)
-	default:
-		vd.Claim = fmt.Sprintf("no deviation from the target law detected by %d tests at family-wise level %g over %d positions; the finest, %q, would have detected with probability %g, at its Holm share %.3g, a deviation of %.3g in its quantity (%s)",
-			m, level, t.n, vd.Tests[finest].Name, power, share, vd.MinDetectableTV, vd.MinDetectableQuantity)
+		return fmt.Sprintf("inconclusive: no test detected a deviation, but some could not have detected even a total one (%d positions)", t.n), check.Inconclusive
 	}
-	return vd
+	return fmt.Sprintf("no deviation from the target law detected by %d tests at family-wise level %g over %d positions; the finest, %q, would have detected with probability %g, at its Holm share %.3g, a deviation of %.3g in its quantity (%s)",
+		len(vd.Tests), level, t.n, vd.Tests[finest].Name, vd.Power, share, vd.MinDetectableTV, vd.MinDetectableQuantity), vd.Verdict
 }

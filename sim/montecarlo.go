@@ -77,105 +77,140 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 	if n%ChunkSize != 0 {
 		chunks++
 	}
-	size := func(c int64) int64 { return min(n-c*ChunkSize, ChunkSize) }
-	window := int64(workers) * mcWindow
-
-	var (
-		mu      sync.Mutex
-		cond    = sync.NewCond(&mu)
-		next    int64           // next chunk to hand out
-		merged  int64           // chunks [0, merged) are in total or skipped
-		pending = map[int64]A{} // finished chunks waiting for earlier ones
-		partial = map[int64]struct {
-			acc A
-			k   int64
-		}{} // cut chunks: the accumulator of their first k trials
-		total = newAcc()
-		count int64
-		done  int64
-	)
-	// flush merges the contiguous run of finished chunks; mu is held.
-	flush := func() {
-		for {
-			acc, ok := pending[merged]
-			if !ok {
-				return
-			}
-			merge(total, acc)
-			count += size(merged)
-			delete(pending, merged)
-			merged++
-			cond.Broadcast()
-		}
-	}
+	r := &mcRun[A]{ctx: ctx, n: n, chunks: chunks, window: int64(workers) * mcWindow, opt: opt,
+		newAcc: newAcc, trial: trial, merge: merge,
+		pending: map[int64]A{}, partial: map[int64]mcPartial[A]{}}
+	r.cond = sync.NewCond(&r.mu)
+	r.total = newAcc()
 	var wg sync.WaitGroup
 	for range min(int64(workers), max(chunks, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				mu.Lock()
-				for next < chunks && next-merged >= window && ctx.Err() == nil {
-					cond.Wait()
-				}
-				if next >= chunks || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				c := next
-				next++
-				mu.Unlock()
-
-				acc := newAcc()
-				cut := false
-				i := c * ChunkSize
-				for ; i < c*ChunkSize+size(c); i++ {
-					if i%cancelEvery == 0 && cancelled(ctx) {
-						cut = true
-						break
-					}
-					trial(i, acc)
-				}
-				if cut {
-					// A cut chunk is merged only as the end of the
-					// prefix: its trials before the cut, after every
-					// earlier chunk (see the end).
-					mu.Lock()
-					partial[c] = struct {
-						acc A
-						k   int64
-					}{acc, i - c*ChunkSize}
-					mu.Unlock()
-					return
-				}
-
-				mu.Lock()
-				pending[c] = acc
-				done += size(c)
-				if opt.Progress != nil {
-					opt.Progress(done, n)
-				}
-				flush()
-				mu.Unlock()
-			}
+			r.work()
 		}()
 	}
 	// Wake waiters when ctx is cancelled so they can return.
 	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		cond.Broadcast()
-		mu.Unlock()
+		r.mu.Lock()
+		r.cond.Broadcast()
+		r.mu.Unlock()
 	})
 	wg.Wait()
 	stop()
 	// flush has merged the contiguous run of whole chunks; the first cut
 	// chunk's finished trials extend it when every chunk before it is
 	// merged, and chunks after it stay in pending and are dropped.
-	if p, ok := partial[merged]; ok && p.k > 0 {
-		merge(total, p.acc)
-		count += p.k
+	if p, ok := r.partial[r.merged]; ok && p.k > 0 {
+		merge(r.total, p.acc)
+		r.count += p.k
 	}
-	return total, count, ctx.Err()
+	return r.total, r.count, ctx.Err()
+}
+
+// mcRun is one MonteCarlo call's state, shared by its workers; the fields
+// from next on are guarded by mu.
+type mcRun[A any] struct {
+	ctx               context.Context
+	n, chunks, window int64
+	opt               MCOptions
+	newAcc            func() A
+	trial             func(i int64, acc A)
+	merge             func(dst, src A)
+	mu                sync.Mutex
+	cond              *sync.Cond
+	next              int64                  // next chunk to hand out
+	merged            int64                  // chunks [0, merged) are in total or skipped
+	pending           map[int64]A            // finished chunks waiting for earlier ones
+	partial           map[int64]mcPartial[A] // cut chunks
+	total             A
+	count, done       int64
+}
+
+// mcPartial is a cut chunk: the accumulator of its first k trials.
+type mcPartial[A any] struct {
+	acc A
+	k   int64
+}
+
+// size is the number of trials of chunk c.
+func (r *mcRun[A]) size(c int64) int64 { return min(r.n-c*ChunkSize, ChunkSize) }
+
+// work is one worker: it takes chunks in turn and runs them until none is
+// left or ctx is cancelled; a cut chunk ends it.
+func (r *mcRun[A]) work() {
+	for {
+		c, ok := r.take()
+		if !ok {
+			return
+		}
+		acc, k, cut := r.runChunk(c)
+		r.mu.Lock()
+		if cut {
+			// A cut chunk is merged only as the end of the prefix: its
+			// trials before the cut, after every earlier chunk (see
+			// MonteCarlo's end).
+			r.partial[c] = mcPartial[A]{acc, k}
+			r.mu.Unlock()
+			return
+		}
+		r.pending[c] = acc
+		r.done += r.size(c)
+		if r.opt.Progress != nil {
+			r.opt.Progress(r.done, r.n)
+		}
+		r.flush()
+		r.mu.Unlock()
+	}
+}
+
+// take hands out the next chunk, waiting while mcWindow·workers chunks
+// beyond the oldest unmerged one are out; ok is false when every chunk is
+// handed out or ctx is cancelled.
+func (r *mcRun[A]) take() (c int64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.next < r.chunks && r.next-r.merged >= r.window && r.ctx.Err() == nil {
+		r.cond.Wait()
+	}
+	if r.next >= r.chunks || r.ctx.Err() != nil {
+		return 0, false
+	}
+	c = r.next
+	r.next++
+	return c, true
+}
+
+// runChunk runs chunk c's trials into a fresh accumulator, looking at ctx
+// every cancelEvery trials; cut reports that it stopped after its first k
+// trials.
+func (r *mcRun[A]) runChunk(c int64) (acc A, k int64, cut bool) {
+	acc = r.newAcc()
+	ctx, trial := r.ctx, r.trial
+	first := c * ChunkSize
+	end := first + r.size(c)
+	for i := first; i < end; i++ {
+		if i%cancelEvery == 0 && cancelled(ctx) {
+			return acc, i - first, true
+		}
+		trial(i, acc)
+	}
+	return acc, 0, false
+}
+
+// flush merges the contiguous run of finished chunks; mu is held.
+func (r *mcRun[A]) flush() {
+	for {
+		acc, ok := r.pending[r.merged]
+		if !ok {
+			return
+		}
+		r.merge(r.total, acc)
+		r.count += r.size(r.merged)
+		delete(r.pending, r.merged)
+		r.merged++
+		r.cond.Broadcast()
+	}
 }
 
 // cancelEvery is how many trials run between two looks at ctx, so that a

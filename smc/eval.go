@@ -77,88 +77,129 @@ func Evaluate(ctx context.Context, m *Model, ex *Exact, s Scheme, c Config, runs
 	if _, err := NewSampler(m, s, c); err != nil {
 		return Stats{}, err
 	}
+	ev := newEvaluator(m, ex, s, c, seed, stream)
+	a, _, err := sim.MonteCarlo(ctx, runs, opt, ev.newAcc, ev.trial, (*evalAcc).merge)
+	return ev.stats(a), err
+}
+
+// evaluator holds what Evaluate's runs share: the exact answers, the
+// number nTop of posterior groups of their own (the rest is group nTop),
+// N as a float, the seed and stream of the runs, and a pool of workers'
+// scratch.
+type evaluator struct {
+	ex     *Exact
+	nTop   int
+	nf     float64
+	seed   uint64
+	stream string
+	pool   sync.Pool
+}
+
+// newEvaluator groups the posterior (strings with P ≥ GroupMin, then the
+// rest) and sets up the scratch pool of samplers for m, s and c (already
+// validated).
+func newEvaluator(m *Model, ex *Exact, s Scheme, c Config, seed uint64, stream string) *evaluator {
 	nTop := 0
 	for nTop < len(ex.Post) && ex.Post[nTop].P >= GroupMin {
 		nTop++
 	}
+	ev := &evaluator{ex: ex, nTop: nTop, nf: float64(c.N), seed: seed, stream: stream}
 	G := nTop + 1
-	pool := sync.Pool{New: func() any {
+	ev.pool.New = func() any {
 		sp, _ := NewSampler(m, s, c)
 		return &evalScratch{sp: sp, stream: sim.NewStream(), phat: make([]float64, len(ex.Post)), gsum: make([]float64, G)}
-	}}
-	Nf := float64(c.N)
-	newAcc := func() *evalAcc {
-		return &evalAcc{sizeMin: math.MaxInt, gs: make([]stattest.Sums, G)}
 	}
-	trial := func(i int64, a *evalAcc) {
-		sc := pool.Get().(*evalScratch)
-		defer pool.Put(sc)
-		res := sc.sp.Run(sc.stream.Reset(seed, sim.StreamID(stream, uint64(i))))
-		a.z.Add(res.ZHat / ex.Z)
-		for _, sz := range res.Sizes {
-			a.sizeSum += float64(sz)
-			a.sizeN++
-			a.sizeMin, a.sizeMax = min(a.sizeMin, sz), max(a.sizeMax, sz)
+	return ev
+}
+
+// newAcc is an empty accumulator.
+func (ev *evaluator) newAcc() *evalAcc {
+	return &evalAcc{sizeMin: math.MaxInt, gs: make([]stattest.Sums, ev.nTop+1)}
+}
+
+// trial runs run i and adds its Ẑ/Z, population sizes, and (when Ẑ > 0)
+// TV and ESS, or else a zero run, and its group estimates to a.
+func (ev *evaluator) trial(i int64, a *evalAcc) {
+	sc := ev.pool.Get().(*evalScratch)
+	defer ev.pool.Put(sc)
+	res := sc.sp.Run(sc.stream.Reset(ev.seed, sim.StreamID(ev.stream, uint64(i))))
+	a.z.Add(res.ZHat / ev.ex.Z)
+	for _, sz := range res.Sizes {
+		a.sizeSum += float64(sz)
+		a.sizeN++
+		a.sizeMin, a.sizeMax = min(a.sizeMin, sz), max(a.sizeMax, sz)
+	}
+	for g := range sc.gsum {
+		sc.gsum[g] = 0
+	}
+	if res.ZHat > 0 {
+		ev.posterior(sc, res.Particles, a)
+	} else {
+		a.zero++
+	}
+	for g, x := range sc.gsum {
+		a.gs[g].Add(x)
+	}
+}
+
+// posterior compares a run's normalised weighted particles with the exact
+// posterior: it adds their TV and Kish ESS to a and their group estimates
+// γ̂_g/Z to sc.gsum.
+func (ev *evaluator) posterior(sc *evalScratch, ps []Particle, a *evalAcc) {
+	ex := ev.ex
+	W, W2, outside := 0.0, 0.0, 0.0
+	for _, p := range ps {
+		W += p.W
+		W2 += p.W * p.W
+	}
+	sc.touched = sc.touched[:0]
+	for _, p := range ps {
+		if p.W == 0 {
+			continue
 		}
-		for g := range sc.gsum {
-			sc.gsum[g] = 0
-		}
-		if res.ZHat > 0 {
-			W, W2, outside := 0.0, 0.0, 0.0
-			for _, p := range res.Particles {
-				W += p.W
-				W2 += p.W * p.W
-			}
-			sc.touched = sc.touched[:0]
-			for _, p := range res.Particles {
-				if p.W == 0 {
-					continue
-				}
-				sc.kb = Key(sc.kb, p.Tokens)
-				j := ex.Index(sc.kb)
-				g := nTop
-				if j < 0 {
-					outside += p.W / W
-				} else {
-					if sc.phat[j] == 0 {
-						sc.touched = append(sc.touched, j)
-					}
-					sc.phat[j] += p.W / W
-					if j < nTop {
-						g = j
-					}
-				}
-				sc.gsum[g] += p.W / (Nf * ex.Z)
-			}
-			tv, pin := outside, 0.0
-			for _, j := range sc.touched {
-				tv += math.Abs(sc.phat[j] - ex.Post[j].P)
-				pin += ex.Post[j].P
-				sc.phat[j] = 0
-			}
-			tv = (tv + math.Max(0, 1-pin)) / 2
-			a.tv.Add(tv)
-			a.ess += W * W / W2
+		sc.kb = Key(sc.kb, p.Tokens)
+		j := ex.Index(sc.kb)
+		g := ev.nTop
+		if j < 0 {
+			outside += p.W / W
 		} else {
-			a.zero++
+			if sc.phat[j] == 0 {
+				sc.touched = append(sc.touched, j)
+			}
+			sc.phat[j] += p.W / W
+			if j < ev.nTop {
+				g = j
+			}
 		}
-		for g, x := range sc.gsum {
-			a.gs[g].Add(x)
-		}
+		sc.gsum[g] += p.W / (ev.nf * ex.Z)
 	}
-	merge := func(d, s *evalAcc) {
-		d.z.Merge(s.z)
-		d.tv.Merge(s.tv)
-		d.ess += s.ess
-		d.zero += s.zero
-		d.sizeSum += s.sizeSum
-		d.sizeN += s.sizeN
-		d.sizeMin, d.sizeMax = min(d.sizeMin, s.sizeMin), max(d.sizeMax, s.sizeMax)
-		for g := range d.gs {
-			d.gs[g].Merge(s.gs[g])
-		}
+	tv, pin := outside, 0.0
+	for _, j := range sc.touched {
+		tv += math.Abs(sc.phat[j] - ex.Post[j].P)
+		pin += ex.Post[j].P
+		sc.phat[j] = 0
 	}
-	a, _, err := sim.MonteCarlo(ctx, runs, opt, newAcc, trial, merge)
+	tv = (tv + math.Max(0, 1-pin)) / 2
+	a.tv.Add(tv)
+	a.ess += W * W / W2
+}
+
+// merge adds s's runs to d.
+func (d *evalAcc) merge(s *evalAcc) {
+	d.z.Merge(s.z)
+	d.tv.Merge(s.tv)
+	d.ess += s.ess
+	d.zero += s.zero
+	d.sizeSum += s.sizeSum
+	d.sizeN += s.sizeN
+	d.sizeMin, d.sizeMax = min(d.sizeMin, s.sizeMin), max(d.sizeMax, s.sizeMax)
+	for g := range d.gs {
+		d.gs[g].Merge(s.gs[g])
+	}
+}
+
+// stats summarises the runs of a, with the posterior groups' exact P.
+func (ev *evaluator) stats(a *evalAcc) Stats {
 	st := Stats{Runs: a.z.N, ZRatio: a.z.Summary(0.95), TV: a.tv.Summary(0.95), ZeroRuns: a.zero}
 	if a.tv.N > 0 {
 		st.ESS = a.ess / float64(a.tv.N)
@@ -167,16 +208,16 @@ func Evaluate(ctx context.Context, m *Model, ex *Exact, s Scheme, c Config, runs
 		st.SizeMean, st.SizeMin, st.SizeMax = a.sizeSum/float64(a.sizeN), a.sizeMin, a.sizeMax
 	}
 	rest := 1.0
-	for g := range G {
+	for g := range ev.nTop + 1 {
 		gr := Group{Label: "rest", Est: a.gs[g].Summary(0.95)}
-		if g < nTop {
-			gr.P = ex.Post[g].P
-			gr.Label = joinInts(ex.Post[g].Tokens)
+		if g < ev.nTop {
+			gr.P = ev.ex.Post[g].P
+			gr.Label = joinInts(ev.ex.Post[g].Tokens)
 			rest -= gr.P
 		} else {
 			gr.P = math.Max(0, rest)
 		}
 		st.Groups = append(st.Groups, gr)
 	}
-	return st, err
+	return st
 }

@@ -46,47 +46,11 @@ const (
 // own weights (a mutant).
 func resampleFC(rng *rand.Rand, w []float64, n int, kind fcKind, tol float64, noReset bool, ws *workspace, sel *selection) {
 	sel.reset()
-	var c float64
-	var order []int
-	det := ws.det[:0]
-	for range w {
-		det = append(det, false)
+	c, total, nDet, keptAll := fcDeterministic(w, n, kind, tol, ws, sel)
+	if keptAll {
+		return
 	}
-	ws.det = det
-	total := 0.0
-	for _, x := range w {
-		total += x
-	}
-	nDet := 0
-	switch kind {
-	case fcExact, fcTranscript:
-		var kstar, m int
-		c, kstar, m, order = CStar(w, n, ws.order)
-		if m <= n {
-			keepAll(w, n, ws, sel, order)
-			return
-		}
-		for _, i := range order[kstar:] { // by rank: no rounding in c*·ŵ ≥ 1
-			det[i] = true
-		}
-		nDet = m - kstar
-	case fcBisect:
-		c, order = CStarBisect(w, n, tol, ws.order)
-		if math.IsInf(c, 1) {
-			keepAll(w, n, ws, sel, order)
-			return
-		}
-	case fcFindFirst:
-		c, order = CStarFindFirst(w, n, ws.order)
-	}
-	ws.order = order
-	if kind == fcBisect || kind == fcFindFirst {
-		for _, i := range order {
-			if c*w[i]/total >= 1 {
-				det[i], nDet = true, nDet+1
-			}
-		}
-	}
+	det := ws.det
 	S := 0.0
 	for i, x := range w {
 		if det[i] {
@@ -106,7 +70,59 @@ func resampleFC(rng *rand.Rand, w []float64, n int, kind fcKind, tol float64, no
 		}
 		alpha = S / float64(slots)
 	}
-	strat := total / c
+	fcStochastic(rng, w, total, total/c, alpha, slots, kind, noReset, det, sel)
+}
+
+// fcDeterministic finds c (by kind) and marks in ws.det the children kept
+// deterministically (c·ŵ ≥ 1), returning c, the total weight and their
+// count; keptAll reports that c = +Inf and keepAll has filled sel.
+func fcDeterministic(w []float64, n int, kind fcKind, tol float64, ws *workspace, sel *selection) (c, total float64, nDet int, keptAll bool) {
+	var order []int
+	det := ws.det[:0]
+	for range w {
+		det = append(det, false)
+	}
+	ws.det = det
+	for _, x := range w {
+		total += x
+	}
+	switch kind {
+	case fcExact, fcTranscript:
+		var kstar, m int
+		c, kstar, m, order = CStar(w, n, ws.order)
+		if m <= n {
+			keepAll(w, n, ws, sel, order)
+			return c, total, 0, true
+		}
+		for _, i := range order[kstar:] { // by rank: no rounding in c*·ŵ ≥ 1
+			det[i] = true
+		}
+		nDet = m - kstar
+	case fcBisect:
+		c, order = CStarBisect(w, n, tol, ws.order)
+		if math.IsInf(c, 1) {
+			keepAll(w, n, ws, sel, order)
+			return c, total, 0, true
+		}
+	case fcFindFirst:
+		c, order = CStarFindFirst(w, n, ws.order)
+	}
+	ws.order = order
+	if kind == fcBisect || kind == fcFindFirst {
+		for _, i := range order {
+			if c*w[i]/total >= 1 {
+				det[i], nDet = true, nDet+1
+			}
+		}
+	}
+	return c, total, nDet, false
+}
+
+// fcStochastic fills the slots left by the deterministic children with
+// the stratified loop over I_stoch (U ~ Uniform[0, α]), each selected
+// child given weight strat = W/c (its own with noReset); the exact kind
+// repairs a point that rounding put past S or one too many.
+func fcStochastic(rng *rand.Rand, w []float64, total, strat, alpha float64, slots int, kind fcKind, noReset bool, det []bool, sel *selection) {
 	U := alpha * rng.Float64()
 	if math.IsInf(alpha, 1) || math.IsNaN(U) {
 		return

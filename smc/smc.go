@@ -170,8 +170,8 @@ func NewSampler(m *Model, s Scheme, cfg Config) (*Sampler, error) {
 // resampler draws its own (fc: one; systematic: one; multinomial and
 // stratified: N).
 func (sp *Sampler) Run(rng *rand.Rand) Result {
-	ws, m, N, K := sp.ws, sp.ws.m, sp.cfg.N, sp.cfg.K
-	T := m.T
+	ws, N, K := sp.ws, sp.cfg.N, sp.cfg.K
+	T := ws.m.T
 	ws.parents = growParticles(ws.parents, N, &ws.bufA, T)
 	for i := range ws.parents {
 		ws.parents[i] = Particle{Tokens: ws.bufA[i][:0], W: 1}
@@ -193,31 +193,7 @@ func (sp *Sampler) Run(rng *rand.Rand) Result {
 			continue
 		}
 		Np := len(ws.parents) - unfinished + K*unfinished
-		Npf := float64(Np)
-		ws.kids = growParticles(ws.kids, Np, &ws.bufB, T)
-		ws.cw = ws.cw[:0]
-		j := 0
-		for _, p := range ws.parents {
-			if p.Finished {
-				ws.kids[j] = Particle{Tokens: append(ws.bufB[j][:0], p.Tokens...), W: p.W * Npf / Nf, Finished: true}
-				ws.cw = append(ws.cw, ws.kids[j].W)
-				j++
-				continue
-			}
-			ws.ctx = m.kernel(p.Tokens, ws.ctx, ws.row, ws.g, ws.scr)
-			for range K {
-				x := sim.SampleCDF(rng.Float64(), ws.row)
-				toks := append(append(ws.bufB[j][:0], p.Tokens...), x)
-				w := p.W * ws.g[x] * Npf / (float64(K) * Nf)
-				ws.kids[j] = Particle{Tokens: toks, W: w, Finished: x == m.EOS || len(toks) == T}
-				ws.cw = append(ws.cw, w)
-				j++
-			}
-		}
-		total := 0.0
-		for _, w := range ws.cw {
-			total += w
-		}
+		total := sp.extend(rng, Np)
 		if !(total > 0) {
 			// Every weight is 0: Ẑ = 0 and the run ends.
 			ws.parents = ws.parents[:0]
@@ -233,36 +209,80 @@ func (sp *Sampler) Run(rng *rand.Rand) Result {
 			ws.sizes = append(ws.sizes, len(ws.parents))
 			continue
 		}
-		sel := &ws.sel
-		switch sp.s.kind {
-		case kindFC:
-			resampleFC(rng, ws.cw, N, sp.s.fc, sp.cfg.BisectTol, sp.s.noReset, ws, sel)
-		case kindMultinomial:
-			resampleMultinomial(rng, ws.cw, N, ws, sel)
-		case kindSystematic:
-			resampleSystematic(rng, ws.cw, N, false, ws, sel)
-		case kindStratified:
-			resampleSystematic(rng, ws.cw, N, true, ws, sel)
-		}
-		factor := Nf / Npf
-		if sp.s.noFactor {
-			factor = 1
-		}
-		ws.parents = growParticles(ws.parents, len(sel.idx), &ws.bufA, T)
-		sum := 0.0
-		for r, i := range sel.idx {
-			k := ws.kids[i]
-			ws.parents[r] = Particle{Tokens: append(ws.bufA[r][:0], k.Tokens...), W: sel.w[r] * factor, Finished: k.Finished || sel.dead[r]}
-			sum += ws.parents[r].W
-		}
-		ws.sizes = append(ws.sizes, len(sel.idx))
-		ws.zt[t-1] = sum / Nf
+		ws.zt[t-1] = sp.resample(rng, Np) / Nf
 	}
 	z := 0.0
 	for _, p := range ws.parents {
 		z += p.W
 	}
 	return Result{Particles: ws.parents, ZHat: z / Nf, ZHatT: ws.zt, Sizes: ws.sizes}
+}
+
+// extend is step 2 of Run: it fills ws.kids with the Np children of the
+// parents (a finished parent carried, an unfinished one given K children
+// drawn from its kernel, one uniform each) and ws.cw with their weights,
+// and returns the weights' total.
+func (sp *Sampler) extend(rng *rand.Rand, Np int) float64 {
+	ws, m, N, K := sp.ws, sp.ws.m, sp.cfg.N, sp.cfg.K
+	T := m.T
+	Nf, Npf := float64(N), float64(Np)
+	ws.kids = growParticles(ws.kids, Np, &ws.bufB, T)
+	ws.cw = ws.cw[:0]
+	j := 0
+	for _, p := range ws.parents {
+		if p.Finished {
+			ws.kids[j] = Particle{Tokens: append(ws.bufB[j][:0], p.Tokens...), W: p.W * Npf / Nf, Finished: true}
+			ws.cw = append(ws.cw, ws.kids[j].W)
+			j++
+			continue
+		}
+		ws.ctx = m.kernel(p.Tokens, ws.ctx, ws.row, ws.g, ws.scr)
+		for range K {
+			x := sim.SampleCDF(rng.Float64(), ws.row)
+			toks := append(append(ws.bufB[j][:0], p.Tokens...), x)
+			w := p.W * ws.g[x] * Npf / (float64(K) * Nf)
+			ws.kids[j] = Particle{Tokens: toks, W: w, Finished: x == m.EOS || len(toks) == T}
+			ws.cw = append(ws.cw, w)
+			j++
+		}
+	}
+	total := 0.0
+	for _, w := range ws.cw {
+		total += w
+	}
+	return total
+}
+
+// resample is step 3 of Run: it resamples the Np children to the new
+// parents by the scheme, each kept child's weight multiplied by N/Np
+// (unless the scheme drops the factor), records the population size and
+// returns the parents' total weight.
+func (sp *Sampler) resample(rng *rand.Rand, Np int) float64 {
+	ws, N := sp.ws, sp.cfg.N
+	sel := &ws.sel
+	switch sp.s.kind {
+	case kindFC:
+		resampleFC(rng, ws.cw, N, sp.s.fc, sp.cfg.BisectTol, sp.s.noReset, ws, sel)
+	case kindMultinomial:
+		resampleMultinomial(rng, ws.cw, N, ws, sel)
+	case kindSystematic:
+		resampleSystematic(rng, ws.cw, N, false, ws, sel)
+	case kindStratified:
+		resampleSystematic(rng, ws.cw, N, true, ws, sel)
+	}
+	factor := float64(N) / float64(Np)
+	if sp.s.noFactor {
+		factor = 1
+	}
+	ws.parents = growParticles(ws.parents, len(sel.idx), &ws.bufA, ws.m.T)
+	sum := 0.0
+	for r, i := range sel.idx {
+		k := ws.kids[i]
+		ws.parents[r] = Particle{Tokens: append(ws.bufA[r][:0], k.Tokens...), W: sel.w[r] * factor, Finished: k.Finished || sel.dead[r]}
+		sum += ws.parents[r].W
+	}
+	ws.sizes = append(ws.sizes, len(sel.idx))
+	return sum
 }
 
 // growParticles resizes ps to n, growing the token buffers (capacity T).

@@ -133,32 +133,9 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	spec, err := LoadTarget(o.Target)
+	spec, shard, workers, err := runTarget(o)
 	if err != nil {
 		return RunReport{}, err
-	}
-	if err := spec.CheckMem(o.MemBudget); err != nil {
-		return RunReport{}, diag.Usage(err)
-	}
-	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
-		return RunReport{}, err
-	}
-	if o.Workers < 0 {
-		return RunReport{}, diag.Param("workers", " = %d; use 0 (all cores) or more", o.Workers)
-	}
-	workers := sim.Workers(o.Workers)
-	var shard Shard
-	if o.Shard != "" {
-		shard, err = ParseShard(o.Shard)
-	} else {
-		getenv := o.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		shard, _, err = ShardFromEnv(getenv)
-	}
-	if err != nil {
-		return RunReport{}, diag.Usage(err)
 	}
 	// Two locks guard --out. The shard's own lock is held for the whole
 	// run, so a second run of the same shard fails at once; the directory
@@ -166,42 +143,15 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	// written, so concurrent shards (a Slurm array) see one manifest and a
 	// run with another seed or spec is refused by OpenStore instead of
 	// writing its cells under the first one's manifest.
-	unlockManifest := func() {}
-	if o.Out != "" {
-		unlock, err := fsutil.Lock(o.Out, fmt.Sprintf("%s-shard-%d-of-%d", fsutil.LockName, shard.I, shard.N), false)
-		if err != nil {
-			if diag.KindOf(err) != nil { // locked, or --out is no directory
-				return RunReport{}, err
-			}
-			return RunReport{}, diag.IO(err)
-		}
-		defer unlock()
-		if unlockManifest, err = fsutil.Lock(o.Out, fsutil.LockName, true); err != nil {
-			return RunReport{}, diag.IO(err)
-		}
-	}
-	defer func() { unlockManifest() }()
-	seed, err := ResolveSeed(o.Seed, spec, o.Out, o.ClockSeed)
+	unlock, unlockManifest, err := lockOut(o.Out, shard)
 	if err != nil {
 		return RunReport{}, err
 	}
-	plan, err := NewPlan(spec, seed)
+	defer unlock()
+	plan, seed, opt, err := openRun(o, spec, shard, workers, unlockManifest)
 	if err != nil {
-		return RunReport{}, diag.Usage(err)
+		return RunReport{}, err
 	}
-	plan.Config.MemBudget = o.MemBudget
-	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
-		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
-	opt := Options{Shard: shard, Workers: workers}
-	if o.Out != "" {
-		dir, err := OpenStore(o.Out, plan, shard)
-		if err != nil {
-			return RunReport{}, diag.IO(err)
-		}
-		opt.Store = dir
-	}
-	unlockManifest()
-	unlockManifest = func() {}
 	owned := 0
 	for i := range plan.Cells {
 		if shard.Owns(i) {
@@ -216,16 +166,7 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 	sum := RunSummary{Experiment: plan.Exp.Name, SpecHash: spec.Hash(), Seed: seed, Shard: shard.String(), Cells: len(plan.Cells),
 		ShardCells: owned, Computed: res.Computed, Skipped: res.Skipped, Out: o.Out, Seconds: time.Since(start).Seconds()}
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			if o.Out != "" {
-				return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, o.Out, res.Skipped))
-			}
-			return RunReport{Summary: sum}, diag.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (give an output directory to keep finished cells)", res.Computed, owned))
-		}
-		if diag.KindOf(err) != nil {
-			return RunReport{Summary: sum}, err
-		}
-		return RunReport{Summary: sum}, diag.Usage(err)
+		return RunReport{Summary: sum}, runError(ctx, err, o.Out, res, owned)
 	}
 	if o.Out != "" {
 		fmt.Fprintf(o.Log, "simulate: shard %s done: %d cells computed, %d already stored, in %s\n", shard, res.Computed, res.Skipped, o.Out)
@@ -239,6 +180,103 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		rows = []table.Row{}
 	}
 	return RunReport{Summary: sum, Rows: rows}, nil
+}
+
+// runTarget validates Execute's options: it loads the spec, checks its
+// memory and scale, and resolves the workers and the shard (--shard, else
+// the environment).
+func runTarget(o RunOptions) (*Spec, Shard, int, error) {
+	spec, err := LoadTarget(o.Target)
+	if err != nil {
+		return nil, Shard{}, 0, err
+	}
+	if err := spec.CheckMem(o.MemBudget); err != nil {
+		return nil, Shard{}, 0, diag.Usage(err)
+	}
+	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
+		return nil, Shard{}, 0, err
+	}
+	if o.Workers < 0 {
+		return nil, Shard{}, 0, diag.Param("workers", " = %d; use 0 (all cores) or more", o.Workers)
+	}
+	workers := sim.Workers(o.Workers)
+	var shard Shard
+	if o.Shard != "" {
+		shard, err = ParseShard(o.Shard)
+	} else {
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		shard, _, err = ShardFromEnv(getenv)
+	}
+	if err != nil {
+		return nil, Shard{}, 0, diag.Usage(err)
+	}
+	return spec, shard, workers, nil
+}
+
+// lockOut takes the shard's lock and the directory lock of out (none
+// when out is empty) and returns their releases.
+func lockOut(out string, shard Shard) (unlock, unlockManifest func(), err error) {
+	if out == "" {
+		return func() {}, func() {}, nil
+	}
+	unlock, err = fsutil.Lock(out, fmt.Sprintf("%s-shard-%d-of-%d", fsutil.LockName, shard.I, shard.N), false)
+	if err != nil {
+		if diag.KindOf(err) != nil { // locked, or --out is no directory
+			return nil, nil, err
+		}
+		return nil, nil, diag.IO(err)
+	}
+	if unlockManifest, err = fsutil.Lock(out, fsutil.LockName, true); err != nil {
+		unlock()
+		return nil, nil, diag.IO(err)
+	}
+	return unlock, unlockManifest, nil
+}
+
+// openRun resolves the seed, builds the plan and opens the store under
+// o.Out, holding the directory lock (released by unlockManifest on
+// return), and returns the plan, its seed and the run's options.
+func openRun(o RunOptions, spec *Spec, shard Shard, workers int, unlockManifest func()) (*Plan, uint64, Options, error) {
+	defer unlockManifest()
+	seed, err := ResolveSeed(o.Seed, spec, o.Out, o.ClockSeed)
+	if err != nil {
+		return nil, 0, Options{}, err
+	}
+	plan, err := NewPlan(spec, seed)
+	if err != nil {
+		return nil, 0, Options{}, diag.Usage(err)
+	}
+	plan.Config.MemBudget = o.MemBudget
+	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
+		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
+	opt := Options{Shard: shard, Workers: workers}
+	if o.Out != "" {
+		dir, err := OpenStore(o.Out, plan, shard)
+		if err != nil {
+			return nil, 0, Options{}, diag.IO(err)
+		}
+		opt.Store = dir
+	}
+	return plan, seed, opt, nil
+}
+
+// runError marks the error of a sweep run with its kind: interrupted
+// (saying what was kept in out, if anything), the kind it carries, or
+// usage.
+func runError(ctx context.Context, err error, out string, res Result, owned int) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		if out != "" {
+			return diag.Interrupted(fmt.Errorf("interrupted: %d cells computed and kept in %s (%d were already there); run the same command again to compute the rest", res.Computed, out, res.Skipped))
+		}
+		return diag.Interrupted(fmt.Errorf("interrupted after %d of %d cells; nothing was stored (give an output directory to keep finished cells)", res.Computed, owned))
+	}
+	if diag.KindOf(err) != nil {
+		return err
+	}
+	return diag.Usage(err)
 }
 
 // ShardCountEnv returns a getenv that answers EnvShardCount with n and

@@ -179,16 +179,53 @@ func (p *Plan) Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	workers := max(1, opt.Workers)
 	var res Result
+	pending, err := p.pending(shard, opt.Store, &res)
+	if err != nil {
+		return res, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sr := &sweepRun{p: p, opt: opt, ctx: ctx, cancel: cancel, start: time.Now(), pending: pending, res: &res,
+		// Spare workers go inside cells when there are fewer cells than
+		// workers (Monte Carlo is deterministic for any worker count).
+		inner: max(1, workers/max(1, min(workers, len(pending)))),
+		rows:  make([][]table.Row, len(p.Cells)), errs: map[int]error{}}
+	var wg sync.WaitGroup
+	for range min(workers, len(pending)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sr.work()
+		}()
+	}
+	wg.Wait()
+	for _, i := range res.Indices {
+		res.Rows = append(res.Rows, sr.rows[i]...)
+	}
+	if len(sr.errs) > 0 {
+		keys := make([]int, 0, len(sr.errs))
+		for k := range sr.errs {
+			keys = append(keys, k)
+		}
+		sort.Ints(keys)
+		return res, sr.errs[keys[0]]
+	}
+	return res, ctx.Err()
+}
+
+// pending lists the shard's cells into res.Indices and returns those the
+// store does not hold yet, counting the others in res.Skipped.
+func (p *Plan) pending(shard Shard, store Store, res *Result) ([]int, error) {
 	var pending []int
 	for i, c := range p.Cells {
 		if !shard.Owns(i) {
 			continue
 		}
 		res.Indices = append(res.Indices, i)
-		if opt.Store != nil {
-			done, err := opt.Store.Done(i, c)
+		if store != nil {
+			done, err := store.Done(i, c)
 			if err != nil {
-				return res, diag.IO(err)
+				return nil, diag.IO(err)
 			}
 			if done {
 				res.Skipped++
@@ -197,66 +234,67 @@ func (p *Plan) Run(ctx context.Context, opt Options) (Result, error) {
 		}
 		pending = append(pending, i)
 	}
-	// Spare workers go inside cells when there are fewer cells than
-	// workers (Monte Carlo is deterministic for any worker count).
-	inner := max(1, workers/max(1, min(workers, len(pending))))
+	return pending, nil
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start := time.Now()
-	rows := make([][]table.Row, len(p.Cells))
-	errs := map[int]error{}
-	var mu sync.Mutex
-	next := 0
-	var wg sync.WaitGroup
-	for range min(workers, len(pending)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if ctx.Err() != nil || next >= len(pending) {
-					mu.Unlock()
-					return
-				}
-				idx := pending[next]
-				next++
-				mu.Unlock()
-				r, err := p.RunCell(ctx, idx, inner)
-				if err == nil && opt.Store != nil {
-					if err = opt.Store.Save(idx, p.Cells[idx], r); err != nil {
-						err = diag.IO(err)
-					}
-				}
-				mu.Lock()
-				if err != nil {
-					if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
-						errs[idx] = fmt.Errorf("experiment %s, cell %d (%s): %w", p.Exp.Name, idx, p.Cells[idx].ID(), err)
-					}
-					cancel()
-				} else {
-					rows[idx] = r
-					res.Computed++
-					if opt.Progress != nil {
-						opt.Progress(Progress{Done: res.Computed, Skipped: res.Skipped, Total: len(res.Indices),
-							Elapsed: time.Since(start), Cell: p.Cells[idx], Index: idx})
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	for _, i := range res.Indices {
-		res.Rows = append(res.Rows, rows[i]...)
-	}
-	if len(errs) > 0 {
-		keys := make([]int, 0, len(errs))
-		for k := range errs {
-			keys = append(keys, k)
+// sweepRun is one Plan.Run's shared state: the pending cells (next is
+// the next to start), each cell's rows and error by index, and the
+// result's counts; mu guards next, rows, errs and res.
+type sweepRun struct {
+	p       *Plan
+	opt     Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	inner   int
+	start   time.Time
+	pending []int
+	mu      sync.Mutex
+	next    int
+	rows    [][]table.Row
+	errs    map[int]error
+	res     *Result
+}
+
+// work is one worker: it computes and saves pending cells in turn until
+// none is left or the run is cancelled.
+func (sr *sweepRun) work() {
+	p := sr.p
+	for {
+		sr.mu.Lock()
+		if sr.ctx.Err() != nil || sr.next >= len(sr.pending) {
+			sr.mu.Unlock()
+			return
 		}
-		sort.Ints(keys)
-		return res, errs[keys[0]]
+		idx := sr.pending[sr.next]
+		sr.next++
+		sr.mu.Unlock()
+		r, err := p.RunCell(sr.ctx, idx, sr.inner)
+		if err == nil && sr.opt.Store != nil {
+			if err = sr.opt.Store.Save(idx, p.Cells[idx], r); err != nil {
+				err = diag.IO(err)
+			}
+		}
+		sr.finish(idx, r, err)
 	}
-	return res, ctx.Err()
+}
+
+// finish records cell idx: its rows and progress, or its error (one that
+// only says the run was cancelled is dropped), which cancels the run.
+func (sr *sweepRun) finish(idx int, r []table.Row, err error) {
+	p, res := sr.p, sr.res
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if err != nil {
+		if sr.ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+			sr.errs[idx] = fmt.Errorf("experiment %s, cell %d (%s): %w", p.Exp.Name, idx, p.Cells[idx].ID(), err)
+		}
+		sr.cancel()
+		return
+	}
+	sr.rows[idx] = r
+	res.Computed++
+	if sr.opt.Progress != nil {
+		sr.opt.Progress(Progress{Done: res.Computed, Skipped: res.Skipped, Total: len(res.Indices),
+			Elapsed: time.Since(sr.start), Cell: p.Cells[idx], Index: idx})
+	}
 }

@@ -25,21 +25,8 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	if err := cfg.Check(); err != nil {
 		return sim.BenchResult{}, err
 	}
-	g, nd := pl.Gamma, sim.BenchDrafts
-	tokens := make([]int, pl.Contexts*nd*g)
-	rd := sim.NewRand(cfg.Seed, sim.StreamID("bench/drafts"))
-	var tmp sim.Block
-	for c := 0; c < pl.Contexts; c++ {
-		for d := 0; d < nd; d++ {
-			pl.Fill(rd, c, &tmp)
-			copy(tokens[(c*nd+d)*g:], tmp.Tokens)
-		}
-	}
-	type part struct {
-		steps, emitted int64
-		cpu            time.Duration
-	}
-	parts := make([]part, workers)
+	tokens := benchTokens(pl, cfg.Seed)
+	parts := make([]benchPart, workers)
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
@@ -54,45 +41,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// the worker's own thread, whose CPU time it reports
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			cpu0 := ThreadCPU()
-			cy := &cycled{pl: pl, tokens: tokens, c: w % pl.Contexts}
-			l := &Loop{Seed: cfg.Seed, Keys: Named("bench"), Chains: cy, Verifiers: []Verifier{Chain(a)}}
-			wk, err := l.NewWorker()
-			if err != nil {
-				errs[w] = err
-				return
-			}
-			s := Shared(sim.NewRand(cfg.Seed, sim.StreamID("bench/rule", uint64(w))))
-			deadline := time.Now().Add(cfg.Duration)
-			var steps, emitted int64
-			// the clock is read after every batch of steps; a batch starts
-			// at one step and doubles up to 256 while it takes under a
-			// millisecond, so a slow rule (milliseconds a step) overruns
-			// the duration by one step, not by 256
-			batch := 1
-			for !stop.Load() {
-				t0 := time.Now()
-				for j := 0; j < batch && !stop.Load(); j++ {
-					r, err := wk.Round(s, steps)
-					if err != nil {
-						errs[w] = err
-						return
-					}
-					emitted += int64(r.Outcome().Emitted())
-					steps++
-				}
-				now := time.Now()
-				if now.After(deadline) {
-					break
-				}
-				if batch < 256 && now.Sub(t0) < time.Millisecond {
-					batch *= 2
-				}
-			}
-			parts[w] = part{steps, emitted, ThreadCPU() - cpu0}
+			parts[w], errs[w] = benchWorker(&stop, w, pl, tokens, a, cfg)
 		}()
 	}
 	wg.Wait()
@@ -103,6 +52,78 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 			return sim.BenchResult{}, err
 		}
 	}
+	return benchResult(pl, parts, el, ms1.Mallocs-ms0.Mallocs), ctx.Err()
+}
+
+// benchPart is one bench worker's count of steps and emitted tokens and
+// its thread's CPU time.
+type benchPart struct {
+	steps, emitted int64
+	cpu            time.Duration
+}
+
+// benchTokens draws the sim.BenchDrafts drafts of every context of pl,
+// in context order, from the stream ("bench/drafts").
+func benchTokens(pl *sim.Pool, seed uint64) []int {
+	g, nd := pl.Gamma, sim.BenchDrafts
+	tokens := make([]int, pl.Contexts*nd*g)
+	rd := sim.NewRand(seed, sim.StreamID("bench/drafts"))
+	var tmp sim.Block
+	for c := 0; c < pl.Contexts; c++ {
+		for d := 0; d < nd; d++ {
+			pl.Fill(rd, c, &tmp)
+			copy(tokens[(c*nd+d)*g:], tmp.Tokens)
+		}
+	}
+	return tokens
+}
+
+// benchWorker is bench worker w: on its own locked thread it verifies
+// the cycled drafts from context w with coins from ("bench/rule", w)
+// until cfg.Duration has passed or stop is set.
+func benchWorker(stop *atomic.Bool, w int, pl *sim.Pool, tokens []int, a sim.Algorithm, cfg sim.BenchConfig) (benchPart, error) {
+	// the worker's own thread, whose CPU time it reports
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0 := ThreadCPU()
+	cy := &cycled{pl: pl, tokens: tokens, c: w % pl.Contexts}
+	l := &Loop{Seed: cfg.Seed, Keys: Named("bench"), Chains: cy, Verifiers: []Verifier{Chain(a)}}
+	wk, err := l.NewWorker()
+	if err != nil {
+		return benchPart{}, err
+	}
+	s := Shared(sim.NewRand(cfg.Seed, sim.StreamID("bench/rule", uint64(w))))
+	deadline := time.Now().Add(cfg.Duration)
+	var steps, emitted int64
+	// the clock is read after every batch of steps; a batch starts at one
+	// step and doubles up to 256 while it takes under a millisecond, so a
+	// slow rule (milliseconds a step) overruns the duration by one step,
+	// not by 256
+	batch := 1
+	for !stop.Load() {
+		t0 := time.Now()
+		for j := 0; j < batch && !stop.Load(); j++ {
+			r, err := wk.Round(s, steps)
+			if err != nil {
+				return benchPart{}, err
+			}
+			emitted += int64(r.Outcome().Emitted())
+			steps++
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			break
+		}
+		if batch < 256 && now.Sub(t0) < time.Millisecond {
+			batch *= 2
+		}
+	}
+	return benchPart{steps, emitted, ThreadCPU() - cpu0}, nil
+}
+
+// benchResult assembles the workers' parts, the elapsed seconds and the
+// allocations counted during the run.
+func benchResult(pl *sim.Pool, parts []benchPart, el float64, mallocs uint64) sim.BenchResult {
 	r := sim.BenchResult{Seconds: el, Contexts: pl.Contexts, MeanBeta: pl.MeanBeta,
 		PoolBytes: int64(len(pl.P)+len(pl.Q)) * int64(pl.V) * 4}
 	var em int64
@@ -114,9 +135,9 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	if r.Steps > 0 {
 		r.StepsPerSecond = float64(r.Steps) / el
 		r.MeanEmitted = float64(em) / float64(r.Steps)
-		r.AllocsPerStep = float64(ms1.Mallocs-ms0.Mallocs) / float64(r.Steps)
+		r.AllocsPerStep = float64(mallocs) / float64(r.Steps)
 	}
-	return r, ctx.Err()
+	return r
 }
 
 // cycled is the benchmark's drafter: the pre-drawn drafts of each context

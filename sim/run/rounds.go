@@ -37,74 +37,100 @@ func Rounds[A any](ctx context.Context, n int64, l *Loop, opt sim.MCOptions, new
 	if p := opt.Progress; p != nil {
 		opt.Progress = func(done, _ int64) { p(min(done*b, n), n) }
 	}
-	// Workers are pooled: a chunk takes one for its units and the merge
-	// hands it back, so the storage kept is about one per goroutine.
-	type chunk struct {
-		acc A
-		w   *Worker
-	}
-	var pool sync.Pool
-	var (
-		once     sync.Once
-		firstErr error
-	)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// stop is the first unit that failed or was skipped after a
-	// cancellation: units from it on recorded nothing, though
-	// sim.MonteCarlo counts them in its prefix.
-	var stop atomic.Int64
-	stop.Store(math.MaxInt64)
-	lower := func(u int64) {
-		for {
-			s := stop.Load()
-			if u >= s || stop.CompareAndSwap(s, u) {
-				return
-			}
-		}
-	}
-	fail := func(u int64, err error) {
-		lower(u)
-		once.Do(func() { firstErr = err; cancel() })
-	}
-	newChunk := func() *chunk {
-		c := &chunk{acc: newAcc()}
-		if w, ok := pool.Get().(*Worker); ok {
-			c.w = w
-		} else if w, err := l.NewWorker(); err == nil { // checked above
-			c.w = w
-		}
-		return c
-	}
+	r := &roundsRun[A]{l: l, n: n, newAcc: newAcc, record: record, merge: merge, ctx: cctx, cancel: cancel}
+	r.stop.Store(math.MaxInt64)
 	// stopped is set once cctx ends; a unit looks at it after each round,
 	// so a unit of slow rounds (a law over V = 4M tokens takes ~80 ms a
 	// round, a unit of 16 over a second) stops within a round.
-	var stopped atomic.Bool
-	defer context.AfterFunc(cctx, func() { stopped.Store(true) })()
-	tot, done, err := sim.MonteCarlo(cctx, units, opt, newChunk, func(u int64, c *chunk) {
-		if stopped.Load() {
-			lower(u) // not run: the prefix ends before it
-			return
-		}
-		if e := c.w.Unit(u, n, func(r *Round) error {
-			if stopped.Load() {
-				return cctx.Err()
-			}
-			return record(c.acc, r)
-		}); e != nil {
-			fail(u, e)
-		}
-	}, func(dst, src *chunk) {
-		merge(dst.acc, src.acc)
-		pool.Put(src.w)
-		src.w = nil
-	})
-	if firstErr != nil && !errors.Is(firstErr, context.Canceled) {
-		return zero, 0, firstErr
+	defer context.AfterFunc(cctx, func() { r.stopped.Store(true) })()
+	tot, done, err := sim.MonteCarlo(cctx, units, opt, r.newChunk, r.unit, r.mergeChunks)
+	if r.firstErr != nil && !errors.Is(r.firstErr, context.Canceled) {
+		return zero, 0, r.firstErr
 	}
-	done = min(done, stop.Load())
-	if firstErr != nil {
-		err = firstErr
+	done = min(done, r.stop.Load())
+	if r.firstErr != nil {
+		err = r.firstErr
 	}
 	return tot.acc, min(done*b, n), err
+}
+
+// roundsChunk is a chunk of Rounds' units: its accumulator and the
+// worker that runs it.
+type roundsChunk[A any] struct {
+	acc A
+	w   *Worker
+}
+
+// roundsRun is one Rounds call's state. Workers are pooled: a chunk takes
+// one for its units and the merge hands it back, so the storage kept is
+// about one per goroutine. stop is the first unit that failed or was
+// skipped after a cancellation: units from it on recorded nothing, though
+// sim.MonteCarlo counts them in its prefix.
+type roundsRun[A any] struct {
+	l        *Loop
+	n        int64
+	newAcc   func() A
+	record   func(acc A, r *Round) error
+	merge    func(dst, src A)
+	ctx      context.Context
+	cancel   context.CancelFunc
+	pool     sync.Pool
+	once     sync.Once
+	firstErr error
+	stop     atomic.Int64
+	stopped  atomic.Bool
+}
+
+// lower lowers stop to unit u.
+func (r *roundsRun[A]) lower(u int64) {
+	for {
+		s := r.stop.Load()
+		if u >= s || r.stop.CompareAndSwap(s, u) {
+			return
+		}
+	}
+}
+
+// fail records unit u's failure: stop is lowered to it, and the first
+// error is kept and cancels the run.
+func (r *roundsRun[A]) fail(u int64, err error) {
+	r.lower(u)
+	r.once.Do(func() { r.firstErr = err; r.cancel() })
+}
+
+// newChunk is a chunk with a fresh accumulator and a pooled (or new)
+// worker.
+func (r *roundsRun[A]) newChunk() *roundsChunk[A] {
+	c := &roundsChunk[A]{acc: r.newAcc()}
+	if w, ok := r.pool.Get().(*Worker); ok {
+		c.w = w
+	} else if w, err := r.l.NewWorker(); err == nil { // checked by Rounds
+		c.w = w
+	}
+	return c
+}
+
+// unit runs unit u's rounds into c, unless the run has stopped.
+func (r *roundsRun[A]) unit(u int64, c *roundsChunk[A]) {
+	if r.stopped.Load() {
+		r.lower(u) // not run: the prefix ends before it
+		return
+	}
+	if e := c.w.Unit(u, r.n, func(rd *Round) error {
+		if r.stopped.Load() {
+			return r.ctx.Err()
+		}
+		return r.record(c.acc, rd)
+	}); e != nil {
+		r.fail(u, e)
+	}
+}
+
+// mergeChunks folds src into dst and hands src's worker back to the pool.
+func (r *roundsRun[A]) mergeChunks(dst, src *roundsChunk[A]) {
+	r.merge(dst.acc, src.acc)
+	r.pool.Put(src.w)
+	src.w = nil
 }

@@ -257,6 +257,38 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 	}
 	h.flush()
 	r := HeteroResult{N: h.n, Impossible: h.impossible, Deterministic: h.n > 0 && h.random == 0}
+	group, cells := h.pool(minExpected)
+	r.Cells, r.Pooled = cells, h.k-cells
+	if h.n == 0 || cells < 2 {
+		r.PValue = 1
+		if r.Impossible > 0 {
+			r.Stat, r.PValue = math.Inf(1), 0
+		}
+		return r
+	}
+	d, s := h.pooled(group, cells)
+	var ok bool
+	if r.Stat, r.DF, ok = quadraticForm(s, d); !ok {
+		r.Stat, r.PValue = math.NaN(), 1
+		return r
+	}
+	r.Spread = spread(s, float64(h.n))
+	switch {
+	case r.Impossible > 0:
+		r.Stat, r.PValue = math.Inf(1), 0
+	case r.DF == 0:
+		r.PValue = 1
+	default:
+		r.PValue = distuv.ChiSquared{K: float64(r.DF)}.Survival(r.Stat)
+	}
+	return r
+}
+
+// pool assigns each cell its pooled cell (-1 for a cell never possible):
+// cells in order join an open group until its expected count reaches
+// minExpected, and the remainder joins the last group (or stands alone).
+// It returns the assignment and the number of pooled cells.
+func (h *Hetero) pool(minExpected float64) ([]int, int) {
 	group := make([]int, h.k)
 	cells, acc, open := 0, 0.0, []int(nil)
 	for c := 0; c < h.k; c++ {
@@ -281,14 +313,12 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 			group[o] = cells - 1
 		}
 	}
-	r.Cells, r.Pooled = cells, h.k-cells
-	if h.n == 0 || cells < 2 {
-		r.PValue = 1
-		if r.Impossible > 0 {
-			r.Stat, r.PValue = math.Inf(1), 0
-		}
-		return r
-	}
+	return group, cells
+}
+
+// pooled sums the deviations (observed − expected) and the covariance
+// over the cells of each pooled cell.
+func (h *Hetero) pooled(group []int, cells int) ([]float64, *mat.SymDense) {
 	d := make([]float64, cells)
 	dense := make([]float64, cells*cells)
 	for c := 0; c < h.k; c++ {
@@ -303,11 +333,16 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 			}
 		}
 	}
-	s := mat.NewSymDense(cells, dense)
+	return d, mat.NewSymDense(cells, dense)
+}
+
+// quadraticForm returns dᵀ S⁺ d and the rank of S, eigenvalues below 1e-9
+// of the largest counting as zero; ok is false when S cannot be
+// factorised.
+func quadraticForm(s *mat.SymDense, d []float64) (stat float64, df int, ok bool) {
 	var eig mat.EigenSym
 	if !eig.Factorize(s, true) {
-		r.Stat, r.PValue = math.NaN(), 1
-		return r
+		return 0, 0, false
 	}
 	vals := eig.Values(nil)
 	var vecs mat.Dense
@@ -320,23 +355,14 @@ func (h *Hetero) Test(minExpected float64) HeteroResult {
 		if v <= 1e-9*top {
 			continue
 		}
-		r.DF++
+		df++
 		u := 0.0
 		for i := range d {
 			u += vecs.At(i, j) * d[i]
 		}
-		r.Stat += u * u / v
+		stat += u * u / v
 	}
-	r.Spread = spread(s, float64(h.n))
-	switch {
-	case r.Impossible > 0:
-		r.Stat, r.PValue = math.Inf(1), 0
-	case r.DF == 0:
-		r.PValue = 1
-	default:
-		r.PValue = distuv.ChiSquared{K: float64(r.DF)}.Survival(r.Stat)
-	}
-	return r
+	return stat, df, true
 }
 
 // spread returns max_{w ∈ {±1}^K} wᵀ S w / n, exactly by a Gray-code walk
