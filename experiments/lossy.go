@@ -569,7 +569,6 @@ func (m *lenienceModel) ngramDrafts() {
 	v := m.v
 	uni := make([]float64, v)
 	big := make([][]float64, v)
-	bw := make([]float64, v)
 	for x1 := range big {
 		big[x1] = make([]float64, v)
 	}
@@ -578,7 +577,6 @@ func (m *lenienceModel) ngramDrafts() {
 			uni[t] += wc * pt
 			big[c%v][t] += wc * pt
 		}
-		bw[c%v] += wc
 	}
 	sim.Normalize(uni)
 	for x1 := range big {
