@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/data"
@@ -76,6 +77,59 @@ func TestRecordTrees(t *testing.T) {
 			rep.LoggedMeanEmitted, rep.LoggedLossless.Verdict, rep.LoggedLossless.PValue, rep.LoggedPIT.Claim)
 		if rep.LoggedSteps != 4000 || rep.LoggedPIT == nil || rep.LoggedPIT.Verdict != c.want {
 			t.Errorf("%s: %d steps, every-token verdict %+v; want 4000, %s", c.rule, rep.LoggedSteps, rep.LoggedPIT, c.want)
+		}
+	}
+}
+
+// TestRecordTreesExternal: RecordTrees logs an implementation in tree
+// mode (examples/python/tree_verify.py through the protocol, 3,000 i.i.d.
+// trees of depth 3 with 2 draws per node over markov:V=12): SpecInfer's
+// log is valid and its logged run not detected by the every-token PIT
+// test at level 0.001; bug_bonus_from_parent's (the extra token drawn from
+// the parent's target row) is violated.
+func TestRecordTreesExternal(t *testing.T) {
+	py := numpyPython(t)
+	src, err := source.New("markov:V=12,order=2,seed=4", 3, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, _ := sim.PairOf(src)
+	for _, c := range []struct{ fn, want string }{{"specinfer", check.NotDetected}, {"bug_bonus_from_parent", check.Violated}} {
+		im, err := Start(Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "tree_verify.py") + ":" + c.fn,
+			Env: pyEnv(t), Mode: Tree, Gamma: 3, V: 12, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := draft.NewTree(sim.DraftIID, draft.Config{Q: pair.Q, K: 2, Depth: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), c.fn+".parquet")
+		err = data.WriteTreeLog(path, data.WriterOptions{}, func(w *data.TreeWriter) error {
+			return RecordTrees(context.Background(), draft.TreeRounds(d, pair.P, nil), run.BatchTree(im), w, 3000, 500, 9, c.fn)
+		})
+		if cerr := im.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := data.Validate(path, 10, 0); err != nil || !rep.Valid {
+			t.Fatalf("%s: validate: %v %+v", c.fn, err, rep)
+		}
+		r, err := data.OpenTree(path, data.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := experiments.ReplayTree(context.Background(), r, experiments.ReplayConfig{Seed: 1})
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d steps, first token %s (p = %.3g), every token %s (p = %.3g)", c.fn, rep.LoggedSteps,
+			rep.LoggedLossless.Verdict, rep.LoggedLossless.PValue, rep.LoggedPIT.Verdict, rep.LoggedPIT.PValue)
+		if rep.LoggedSteps != 3000 || rep.LoggedPIT.Verdict != c.want {
+			t.Errorf("%s: %d steps, every-token verdict %s; want 3000, %s", c.fn, rep.LoggedSteps, rep.LoggedPIT.Verdict, c.want)
 		}
 	}
 }
