@@ -43,13 +43,8 @@ func ReplayTree(ctx context.Context, r *data.TreeReader, cfg ReplayConfig) (*Rep
 		cfg.Level = 0.001
 	}
 	rep := &ReplayReport{}
-	var logged, alphaAll stattest.Moments
-	loggedCells := check.NewRatioBinned()
-	var tally *seq.Tally
-	pitStreams := run.NewStreams(cfg.Seed, run.Named("replay-pit"))
-	var pos []posAcc
-	probs := make([]float64, len(check.RatioEdges)+2)
-	var p64, q64 []float64
+	a := &treeAcc{cells: check.NewRatioBinned(), pit: run.NewStreams(cfg.Seed, run.Named("replay-pit")),
+		probs: make([]float64, len(check.RatioEdges)+2), div: !cfg.SkipDivergences}
 	interrupted := false
 	for r.Next() {
 		if ctx.Err() != nil {
@@ -59,67 +54,95 @@ func ReplayTree(ctx context.Context, r *data.TreeReader, cfg ReplayConfig) (*Rep
 		if cfg.MaxSteps > 0 && rep.Steps >= cfg.MaxSteps {
 			break
 		}
-		st := r.Step()
 		rep.Steps++
 		rep.V = int(r.Raw().VocabSize)
 		rep.MaxGamma = max(rep.MaxGamma, int(r.Raw().Gamma))
-		depth := make([]int, st.Nodes())
-		for n := 1; n < st.Nodes(); n++ {
-			depth[n] = depth[st.Parent[n]] + 1
-		}
-		for n := range st.Nodes() {
-			q := r.ProcQ(n)
-			if q == nil {
-				continue
-			}
-			for len(pos) <= depth[n] {
-				pos = append(pos, posAcc{})
-			}
-			p64, q64 = sim.Float64s(p64, r.ProcP(n)), sim.Float64s(q64, q)
-			a := pos[depth[n]].add(p64, q64, !cfg.SkipDivergences)
-			alphaAll.Add(a)
-		}
-		p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcP(0))
-		if q := r.ProcQ(0); q != nil {
-			q1 = sim.F32(q)
-		}
-		check.RatioCells(probs, p1, q1)
-		logged.Add(float64(len(st.Emitted)))
-		loggedCells.Add(probs, check.RatioCell(p1, q1, st.Emitted[0]))
-		if tally == nil {
-			tally = seq.NewTally(rep.V, false)
-		}
-		pitStreams.Reset(uint64(r.Row()))
-		rng := pitStreams.Rand(run.Coins)
-		for k, x := range st.Emitted {
-			n := 0 // the node whose row the k-th token was drawn from
-			if k > 0 {
-				n = st.Path[k-1]
-			}
-			p64 = sim.Float64s(p64, r.ProcP(n))
-			q64 = append(q64[:0], p64...) // no draft row: the target's order
-			if q := r.ProcQ(n); q != nil {
-				q64 = sim.Float64s(q64, q)
-			}
-			tally.Add(rng.Float64(), p64, q64, x)
-		}
+		a.divergences(r)
+		a.emitted(r, rep.V)
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	rep.Positions = positionStats(pos, cfg.SkipDivergences)
-	rep.MeanAlpha = alphaAll.Summary(0.95).Mean
-	ls := logged.Summary(0.95)
+	rep.Positions = positionStats(a.pos, cfg.SkipDivergences)
+	rep.MeanAlpha = a.alpha.Summary(0.95).Mean
+	ls := a.logged.Summary(0.95)
 	rep.LoggedSteps, rep.LoggedMeanEmitted, rep.LoggedCI95 = ls.N, ls.Mean, [2]float64{ls.Lo, ls.Hi}
-	rep.LoggedLossless = loggedCells.Test(cfg.Level)
-	if tally != nil {
-		vd := tally.Verdict(cfg.Level, check.DefaultPower)
+	rep.LoggedLossless = a.cells.Test(cfg.Level)
+	if a.tally != nil {
+		vd := a.tally.Verdict(cfg.Level, check.DefaultPower)
 		rep.LoggedPIT = &vd
 	}
 	if interrupted {
 		return rep, ctx.Err()
 	}
 	return rep, nil
+}
+
+// treeAcc accumulates ReplayTree's tests over the steps of a tree log.
+type treeAcc struct {
+	logged, alpha stattest.Moments
+	cells         *check.Binned
+	tally         *seq.Tally
+	pit           *run.Streams
+	pos           []posAcc
+	probs         []float64
+	p64, q64      []float64
+	depth         []int
+	div           bool
+}
+
+// divergences accounts α (and TV and KL when div is set) of every node
+// of the current step that has a draft row, by depth.
+func (a *treeAcc) divergences(r *data.TreeReader) {
+	st := r.Step()
+	a.depth = append(a.depth[:0], 0)
+	for n := 1; n < st.Nodes(); n++ {
+		a.depth = append(a.depth, a.depth[st.Parent[n]]+1)
+	}
+	for n := range st.Nodes() {
+		q := r.ProcQ(n)
+		if q == nil {
+			continue
+		}
+		for len(a.pos) <= a.depth[n] {
+			a.pos = append(a.pos, posAcc{})
+		}
+		a.p64, a.q64 = sim.Float64s(a.p64, r.ProcP(n)), sim.Float64s(a.q64, q)
+		a.alpha.Add(a.pos[a.depth[n]].add(a.p64, a.q64, a.div))
+	}
+}
+
+// emitted tests the current step's emitted tokens over a vocabulary of v
+// tokens: the first in the binned check of the root's ratio cells, every
+// one by its PIT under the target row of the node it was drawn at (the
+// root, then the path's nodes), with the randomisation of the step's
+// file row.
+func (a *treeAcc) emitted(r *data.TreeReader, v int) {
+	st := r.Step()
+	p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcP(0))
+	if q := r.ProcQ(0); q != nil {
+		q1 = sim.F32(q)
+	}
+	check.RatioCells(a.probs, p1, q1)
+	a.logged.Add(float64(len(st.Emitted)))
+	a.cells.Add(a.probs, check.RatioCell(p1, q1, st.Emitted[0]))
+	if a.tally == nil {
+		a.tally = seq.NewTally(v, false)
+	}
+	a.pit.Reset(uint64(r.Row()))
+	rng := a.pit.Rand(run.Coins)
+	for k, x := range st.Emitted {
+		n := 0 // the node whose row the k-th token was drawn from
+		if k > 0 {
+			n = st.Path[k-1]
+		}
+		a.p64 = sim.Float64s(a.p64, r.ProcP(n))
+		a.q64 = append(a.q64[:0], a.p64...) // no draft row: the target's order
+		if q := r.ProcQ(n); q != nil {
+			a.q64 = sim.Float64s(a.q64, q)
+		}
+		a.tally.Add(rng.Float64(), a.p64, a.q64, x)
+	}
 }
 
 // posAcc accumulates the divergences of one draft position (chain) or
