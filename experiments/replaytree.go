@@ -199,13 +199,13 @@ func replayTreeLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error
 	const why = "a tree log (schema version 2) is judged by its logged run; no rule is replayed over logged trees"
 	switch {
 	case opt.Bug != "" && opt.Bug != "none":
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("bug", " %s plants a p/q bug in chain logs; %s: leave --bug out", opt.Bug, why))
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("bug", " %s plants a p/q bug in chain logs; %s: leave it out", opt.Bug, why))
 	case len(opt.Algos) > 0 && !opt.AlgosDefault:
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("algo", " %s: %s: leave --algo out", strings.Join(opt.Algos, ","), why))
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("algo", " %s: %s: leave it out", strings.Join(opt.Algos, ","), why))
 	case opt.Reps != 1:
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("reps", " = %d samples rules' outcomes; %s: leave --reps out", opt.Reps, why))
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("reps", " = %d samples rules' outcomes; %s: leave it out", opt.Reps, why))
 	case opt.StepsOut != "":
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("steps-out", " writes rules' per-step values; %s: leave --steps-out out", why))
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("steps-out", " writes rules' per-step values; %s: leave it out", why))
 	}
 	r, err := data.OpenTree(opt.Log, data.ReadOptions{MemBudget: opt.MemBudget})
 	if err != nil {
