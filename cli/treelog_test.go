@@ -55,7 +55,8 @@ func recordTrees(t *testing.T, dir, name string) string {
 // the mutant topk-ratio's log is violated (exit 3 with
 // --fail-on-violation); a log whose path leaves its tree is refused by
 // both commands (exit 2) naming the row, step and node; options that
-// replay rules or plant chain bugs are usage errors on a tree log.
+// replay rules or plant chain bugs are usage errors on a tree log, and
+// --no-divergences says that TV and KL were not computed.
 func TestTreeLogCommands(t *testing.T) {
 	dir := t.TempDir()
 	good := recordTrees(t, dir, "specinfer")
@@ -71,6 +72,9 @@ func TestTreeLogCommands(t *testing.T) {
 	if m["shape"] != "tree" || m["max_gamma"].(float64) != 3 || lg["pit"].(map[string]any)["verdict"] != "not_detected" ||
 		lg["lossless"].(map[string]any)["verdict"] != "not_detected" || lg["steps"].(float64) != 3000 {
 		t.Errorf("replay of specinfer: %s", out)
+	}
+	if code, out, _ := runCLI("replay", good, "--no-divergences"); code != 0 || !strings.Contains(out, "position 2: alpha 0.7006  (TV and KL not computed; 5578 nodes)") {
+		t.Errorf("replay --no-divergences: exit %d\n%s", code, out)
 	}
 	bad := recordTrees(t, dir, "topk-ratio")
 	if code, out, errs := runCLI("replay", bad, "--seed", "1", "--fail-on-violation"); code != diag.ExitViolated ||

@@ -431,6 +431,9 @@ type ReplayOutput struct {
 	// Violated names the rules (neither mutants nor lossy) whose
 	// losslessness check failed.
 	Violated []string `json:"-"`
+	// noDivergences: TV and KL were not computed (their JSON fields hold
+	// 0); the text says so instead of printing zeros.
+	noDivergences bool
 }
 
 // ReplayLoggedJSON summarises the logged run itself in ReplayOutput.
@@ -530,7 +533,7 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 func (opt ReplayOptions) output(rep *ReplayReport, m data.Meta, reps int, el float64) *ReplayOutput {
 	out := &ReplayOutput{Log: opt.Log, Bug: opt.Bug, Seed: opt.Seed, Reps: reps, Steps: rep.Steps, V: rep.V,
 		MaxGamma: rep.MaxGamma, Provenance: m.Provenance.Map(), MeanAlpha: numOrNull(rep.MeanAlpha), Positions: rep.Positions,
-		Warnings: rep.Warnings, ElapsedS: el, Rules: []ReplayRuleJSON{}}
+		Warnings: rep.Warnings, ElapsedS: el, Rules: []ReplayRuleJSON{}, noDivergences: opt.NoDivergences}
 	for i := range out.Positions {
 		p := &out.Positions[i]
 		if math.IsNaN(p.MeanKL) {
@@ -678,6 +681,10 @@ func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 		fmt.Fprintf(w, "tree log: its logged run is judged, no rule is replayed; position d averages the nodes at depth d-1 that have a draft row\n")
 	}
 	for _, p := range out.Positions {
+		if out.noDivergences {
+			fmt.Fprintf(w, "  position %d: alpha %s  (TV and KL not computed; %d %s)\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), p.Steps, unit)
+			continue
+		}
 		fmt.Fprintf(w, "  position %d: alpha %s  TV %s  %s\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), table.Fixed(p.MeanTV, true, 4), klTextOf(p, unit))
 	}
 	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], %s\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
