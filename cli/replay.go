@@ -73,7 +73,8 @@ func replayCommand() *cli.Command {
 			}
 			opt := experiments.ReplayOptions{Log: log, Bug: c.String("bug"), Algos: strings.Split(c.String("algo"), ","),
 				Reps: c.Int("reps"), MaxSteps: c.Int64("max-steps"), Level: c.Float64("level"), NoDivergences: c.Bool("no-divergences"),
-				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation"), MemBudget: memBudget(c)}
+				StepsOut: c.String("steps-out"), FailOnViolation: c.Bool("fail-on-violation"), MemBudget: memBudget(c),
+				AlgosDefault: !c.IsSet("algo")}
 			if c.Bool("decode-only") {
 				if err := opt.Validate(); err != nil {
 					return diag.Usage(err)

@@ -15,6 +15,10 @@
 //     every step (naming the step and the field) and loads it into a
 //     sim.Block of float32 rows, applying the logged sampling transforms
 //     (Sampling) to p and q alike when the rows are logits;
+//   - tree logs (TreeLogRow, TreeSchemaVersion 2: per node its parent,
+//     token, draft and target row, then the accepted path and its extra
+//     token), written by TreeWriter and read by TreeReader, which
+//     validates each tree's shape; LogVersion tells the two kinds apart;
 //   - LogRun and LogPool, which write the speculative run of a synthetic
 //     model pair or pool under a given sim.Algorithm (the 'simulate
 //     log-synthetic' command).

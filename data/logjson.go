@@ -41,7 +41,57 @@ func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
 	return w.Rows(), nil
 }
 
-// ImportFile converts the JSON-lines log at inPath (see ImportJSONL) into
+// ImportTreeJSONL reads JSON lines, one TreeLogRow per line (what
+// data/logger/logger.py --tree writes when pyarrow is absent), validates
+// each and writes it to w; it returns the number of rows written.
+func ImportTreeJSONL(in io.Reader, w *TreeWriter) (int64, error) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var line int64
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var r TreeLogRow
+		if err := json.Unmarshal(b, &r); err != nil {
+			return w.Rows(), fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
+		}
+		if err := w.WriteRow(&r); err != nil {
+			return w.Rows(), fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	return w.Rows(), sc.Err()
+}
+
+// jsonlVersion returns the schema_version of the first non-empty line of
+// the JSON-lines file at path (SchemaVersion for an empty file).
+func jsonlVersion(path string) (int, error) {
+	in, err := fsutil.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var h struct {
+			SchemaVersion int `json:"schema_version"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+			return 0, fmt.Errorf("%w: line 1: %v", ErrInvalid, err)
+		}
+		return h.SchemaVersion, nil
+	}
+	return SchemaVersion, sc.Err()
+}
+
+// ImportFile converts the JSON-lines log at inPath (see ImportJSONL; a
+// first line of schema_version 2, ImportTreeJSONL) into
 // a parquet log at outPath with provenance pv, and returns the rows
 // written; each step's rows are checked against budget bytes as a reader
 // will check them (0: sim.DefaultMemBudget). Errors about the content
@@ -50,12 +100,23 @@ func ImportFile(inPath, outPath string, pv Provenance, budget int64) (int64, err
 	if err := results.CheckOutput(outPath, inPath); err != nil {
 		return 0, diag.Usage(err)
 	}
+	version, err := jsonlVersion(inPath)
+	if err != nil {
+		return 0, err
+	}
 	in, err := fsutil.Open(inPath)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
 	var n int64
+	if version == TreeSchemaVersion {
+		err = WriteTreeLog(outPath, WriterOptions{Provenance: pv, MemBudget: budget}, func(w *TreeWriter) error {
+			n, err = ImportTreeJSONL(in, w)
+			return err
+		})
+		return n, err
+	}
 	err = WriteLog(outPath, WriterOptions{Provenance: pv, MemBudget: budget}, func(w *Writer) error {
 		n, err = ImportJSONL(in, w)
 		return err

@@ -132,6 +132,9 @@ func NewReader(ra io.ReaderAt, size int64, opt ReadOptions) (r *Reader, err erro
 		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if v, ok := pf.Lookup(MetaSchemaVersion); ok && v == strconv.Itoa(TreeSchemaVersion) {
+		return nil, fmt.Errorf("%w: %s = %s is a tree log; data.OpenTree reads it (this reader reads chain logs, version %d)", ErrInvalid, MetaSchemaVersion, v, SchemaVersion)
+	}
 	have := map[string]bool{}
 	for _, f := range pf.Schema().Fields() {
 		have[f.Name()] = true
@@ -504,8 +507,9 @@ func openLog(ra io.ReaderAt, size int64) (pf *parquet.File, err error) {
 
 // DecodeOnly decodes every row of a log with parquet-go's generic reader,
 // one row group at a time, and does nothing else: no validation, no
-// block. It is the I/O floor that replay's throughput is measured
-// against. It returns the number of rows decoded.
+// block (tree logs, with a node_parent column, as TreeLogRow). It is the
+// I/O floor that replay's throughput is measured against. It returns the
+// number of rows decoded.
 func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	if err := results.CheckFrame(ra, size); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -517,9 +521,20 @@ func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	if err := results.CheckPages(ra, size, pf.Metadata(), 0); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	var buf [1]LogRow
+	for _, f := range pf.Schema().Fields() {
+		if f.Name() == "node_parent" {
+			return decodeRows[TreeLogRow](pf)
+		}
+	}
+	return decodeRows[LogRow](pf)
+}
+
+// decodeRows decodes every row of pf as a T, one row group at a time, and
+// returns the number of rows decoded.
+func decodeRows[T any](pf *parquet.File) (n int64, err error) {
+	var buf [1]T
 	for _, rg := range pf.RowGroups() {
-		rr := parquet.NewGenericRowGroupReader[LogRow](rg)
+		rr := parquet.NewGenericRowGroupReader[T](rg)
 		for {
 			var k int
 			if perr := results.Guard(func() { k, err = rr.Read(buf[:]) }); perr != nil {

@@ -38,7 +38,7 @@ func (e invalidError) Unwrap() error { return ErrInvalid }
 // sim.DefaultMemBudget), as a replay of the log would check them.
 func Validate(path string, maxProblems int, budget int64) (*ValidateReport, error) {
 	out := &ValidateReport{File: path, Problems: []string{}}
-	r, err := Open(path, ReadOptions{MemBudget: budget})
+	r, err := openScanner(path, budget)
 	if err != nil {
 		out.Problems = append(out.Problems, err.Error())
 		if errors.Is(err, ErrInvalid) {
@@ -76,12 +76,36 @@ func Validate(path string, maxProblems int, budget int64) (*ValidateReport, erro
 		out.Problems = append(out.Problems, err.Error())
 		return out, fmt.Errorf("%s is unreadable after %d rows: %w", path, out.Checked, err)
 	}
-	out.Warnings = append(out.Warnings, r.Warnings()...)
+	if w, ok := r.(interface{ Warnings() diag.Warnings }); ok {
+		out.Warnings = append(out.Warnings, w.Warnings()...)
+	}
 	if invalid > 0 {
 		return out, invalidError{fmt.Sprintf("%s is not a valid log: %d invalid rows, first: %s", path, invalid, first)}
 	}
 	out.Valid = true
 	return out, nil
+}
+
+// scanner is what Validate needs of a Reader or a TreeReader.
+type scanner interface {
+	Next() bool
+	Err() error
+	Resume() bool
+	Meta() Meta
+	Close() error
+}
+
+// openScanner opens the log at path with the reader of its schema
+// version (LogVersion): a TreeReader for tree logs, else a Reader.
+func openScanner(path string, budget int64) (scanner, error) {
+	v, err := LogVersion(path)
+	if err != nil {
+		return nil, err
+	}
+	if v == TreeSchemaVersion {
+		return OpenTree(path, ReadOptions{MemBudget: budget})
+	}
+	return Open(path, ReadOptions{MemBudget: budget})
 }
 
 // DecodeSummary is the JSON form of 'simulate replay --decode-only'; field

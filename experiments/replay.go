@@ -193,10 +193,6 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	var loggedPIT *seq.Tally
 	pitStreams := run.NewStreams(cfg.Seed, run.Named("replay-pit"))
 	var alphaAll stattest.Moments
-	type posAcc struct {
-		n, inf        int64
-		alpha, tv, kl float64
-	}
 	var pos []posAcc
 	probs := make([]float64, len(check.RatioEdges)+2)
 	// p64[i], q64[i]: the step's processed rows as float64, converted once
@@ -231,21 +227,7 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 			}
 		}
 		for i := 0; i < g; i++ {
-			p, q := p64[i], q64[i]
-			a, tv, kl := sim.Alpha(p, q), 0.0, 0.0
-			if !cfg.SkipDivergences {
-				tv, kl = sim.TV(p, q), sim.KL(p, q)
-			}
-			pa := &pos[i]
-			pa.n++
-			pa.alpha += a
-			alphaAll.Add(a)
-			pa.tv += tv
-			if math.IsInf(kl, 1) {
-				pa.inf++
-			} else {
-				pa.kl += kl
-			}
+			alphaAll.Add(pos[i].add(p64[i], q64[i], !cfg.SkipDivergences))
 		}
 		p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcQ(0)[:len(r.ProcP(0))])
 		check.RatioCells(probs, p1, q1)
@@ -333,19 +315,7 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	for i, pa := range pos {
-		ps := PositionStats{Position: i + 1, Steps: pa.n, KLInfinite: pa.inf}
-		if pa.n > 0 {
-			ps.MeanAlpha, ps.MeanTV = pa.alpha/float64(pa.n), pa.tv/float64(pa.n)
-		}
-		if pa.n > pa.inf {
-			ps.MeanKL = pa.kl / float64(pa.n-pa.inf)
-		}
-		if cfg.SkipDivergences {
-			ps.MeanTV, ps.MeanKL = math.NaN(), math.NaN()
-		}
-		rep.Positions = append(rep.Positions, ps)
-	}
+	rep.Positions = positionStats(pos, cfg.SkipDivergences)
 	rep.MeanAlpha = alphaAll.Summary(0.95).Mean
 	ls := logged.Summary(0.95)
 	rep.LoggedSteps, rep.LoggedMeanEmitted, rep.LoggedCI95 = ls.N, ls.Mean, [2]float64{ls.Lo, ls.Hi}
@@ -410,6 +380,10 @@ type ReplayOptions struct {
 	// MemBudget is the most bytes one step's rows may take in the reader
 	// (0: sim.DefaultMemBudget).
 	MemBudget int64
+	// AlgosDefault says that Algos is the command's default, not the
+	// user's choice: a tree log, which replays no rule, ignores it (and
+	// refuses rules that were asked for).
+	AlgosDefault bool
 }
 
 // ReplayRuleJSON is one rule in the JSON form of 'simulate replay'.
@@ -435,25 +409,31 @@ type ReplayRuleJSON struct {
 // ReplayOutput is the JSON form of 'simulate replay'. Field names are
 // stable.
 type ReplayOutput struct {
-	Log         string            `json:"log"`
-	Bug         string            `json:"bug"`
-	Seed        uint64            `json:"seed"`
-	Reps        int               `json:"reps"`
-	Steps       int64             `json:"steps"`
-	V           int               `json:"V"`
-	MaxGamma    int               `json:"max_gamma"`
-	Provenance  map[string]string `json:"provenance"`
-	MeanAlpha   *float64          `json:"mean_alpha"`
-	Positions   []PositionStats   `json:"positions"`
-	Logged      ReplayLoggedJSON  `json:"logged"`
-	Rules       []ReplayRuleJSON  `json:"rules"`
-	Warnings    diag.Warnings     `json:"warnings"`
-	ElapsedS    float64           `json:"elapsed_s"`
-	StepsPerSec float64           `json:"steps_per_s"`
-	MBPerSec    float64           `json:"mb_per_s"`
+	Log        string            `json:"log"`
+	Bug        string            `json:"bug"`
+	Seed       uint64            `json:"seed"`
+	Reps       int               `json:"reps"`
+	Steps      int64             `json:"steps"`
+	V          int               `json:"V"`
+	MaxGamma   int               `json:"max_gamma"`
+	Provenance map[string]string `json:"provenance"`
+	MeanAlpha  *float64          `json:"mean_alpha"`
+	Positions  []PositionStats   `json:"positions"`
+	Logged     ReplayLoggedJSON  `json:"logged"`
+	Rules      []ReplayRuleJSON  `json:"rules"`
+	Warnings   diag.Warnings     `json:"warnings"`
+	ElapsedS   float64           `json:"elapsed_s"`
+	// Shape is "chain" for a chain log (schema version 1) and "tree" for a
+	// tree log (version 2), whose logged run alone is judged.
+	Shape       string  `json:"shape"`
+	StepsPerSec float64 `json:"steps_per_s"`
+	MBPerSec    float64 `json:"mb_per_s"`
 	// Violated names the rules (neither mutants nor lossy) whose
 	// losslessness check failed.
 	Violated []string `json:"-"`
+	// noDivergences: TV and KL were not computed (their JSON fields hold
+	// 0); the text says so instead of printing zeros.
+	noDivergences bool
 }
 
 // ReplayLoggedJSON summarises the logged run itself in ReplayOutput.
@@ -492,6 +472,13 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 			return nil, fmt.Errorf("%w: %w", ErrBadInput, diag.Param("steps-out", ": %w", err))
 		}
 	}
+	version, err := data.LogVersion(opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	if version == data.TreeSchemaVersion {
+		return replayTreeLog(ctx, opt)
+	}
 	r, err := data.Open(opt.Log, data.ReadOptions{Bug: bug, MemBudget: opt.MemBudget})
 	if err != nil {
 		return nil, err
@@ -517,28 +504,8 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 			return nil, err
 		}
 	}
-	el := time.Since(start).Seconds()
-	m := r.Meta()
-	out := &ReplayOutput{Log: opt.Log, Bug: opt.Bug, Seed: opt.Seed, Reps: cfg.Reps, Steps: rep.Steps, V: rep.V,
-		MaxGamma: rep.MaxGamma, Provenance: m.Provenance.Map(), MeanAlpha: numOrNull(rep.MeanAlpha), Positions: rep.Positions,
-		Warnings: rep.Warnings, ElapsedS: el}
-	for i := range out.Positions {
-		p := &out.Positions[i]
-		if math.IsNaN(p.MeanKL) {
-			p.MeanKL = 0
-		}
-		if math.IsNaN(p.MeanTV) {
-			p.MeanTV = 0
-		}
-	}
-	if el > 0 {
-		out.StepsPerSec = float64(rep.Steps) / el
-		if m.Rows > 0 {
-			out.MBPerSec = float64(m.Size) * float64(rep.Steps) / float64(m.Rows) / el / 1e6
-		}
-	}
-	lg := rep.LoggedLossless
-	out.Logged = ReplayLoggedJSON{Steps: rep.LoggedSteps, MeanEmitted: numOrNull(rep.LoggedMeanEmitted), CI95: ciOrNull(rep.LoggedCI95), Lossless: &lg, PIT: rep.LoggedPIT}
+	out := opt.output(rep, r.Meta(), cfg.Reps, time.Since(start).Seconds())
+	out.Shape = "chain"
 	for i, rr := range rep.Rules {
 		e := entries[i]
 		lc := rr.Lossless
@@ -558,6 +525,33 @@ func ReplayLog(ctx context.Context, opt ReplayOptions) (*ReplayOutput, error) {
 		return out, fmt.Errorf("%w for %s", ErrViolated, strings.Join(out.Violated, ", "))
 	}
 	return out, nil
+}
+
+// output builds the parts of ReplayOutput common to chain and tree logs
+// (everything but the rules and the shape) from a report of reps sampled
+// outcomes per step that took el seconds over a log described by m.
+func (opt ReplayOptions) output(rep *ReplayReport, m data.Meta, reps int, el float64) *ReplayOutput {
+	out := &ReplayOutput{Log: opt.Log, Bug: opt.Bug, Seed: opt.Seed, Reps: reps, Steps: rep.Steps, V: rep.V,
+		MaxGamma: rep.MaxGamma, Provenance: m.Provenance.Map(), MeanAlpha: numOrNull(rep.MeanAlpha), Positions: rep.Positions,
+		Warnings: rep.Warnings, ElapsedS: el, Rules: []ReplayRuleJSON{}, noDivergences: opt.NoDivergences}
+	for i := range out.Positions {
+		p := &out.Positions[i]
+		if math.IsNaN(p.MeanKL) {
+			p.MeanKL = 0
+		}
+		if math.IsNaN(p.MeanTV) {
+			p.MeanTV = 0
+		}
+	}
+	if el > 0 {
+		out.StepsPerSec = float64(rep.Steps) / el
+		if m.Rows > 0 {
+			out.MBPerSec = float64(m.Size) * float64(rep.Steps) / float64(m.Rows) / el / 1e6
+		}
+	}
+	lg := rep.LoggedLossless
+	out.Logged = ReplayLoggedJSON{Steps: rep.LoggedSteps, MeanEmitted: numOrNull(rep.LoggedMeanEmitted), CI95: ciOrNull(rep.LoggedCI95), Lossless: &lg, PIT: rep.LoggedPIT}
+	return out
 }
 
 // Validate checks the options as ReplayLog does, without reading the log;
@@ -652,18 +646,22 @@ func firstTokenText(lc *check.LosslessCheck) string {
 
 // klText is a position's mean KL(p‖q) with the subset it averages: the
 // steps where it is finite, counted, and the others, where it is +Inf.
-func klText(p PositionStats) string {
+func klText(p PositionStats) string { return klTextOf(p, "steps") }
+
+// klTextOf is klText counting unit (steps of a chain log, nodes of a
+// tree log).
+func klTextOf(p PositionStats, unit string) string {
 	fin := p.Steps - p.KLInfinite
 	switch {
 	case math.IsNaN(p.MeanKL) && p.KLInfinite == 0 && fin > 0:
 		return "KL n/a (not computed)"
 	case fin <= 0:
-		return fmt.Sprintf("KL +Inf at all %d steps", p.Steps)
+		return fmt.Sprintf("KL +Inf at all %d %s", p.Steps, unit)
 	case p.KLInfinite == 0:
-		return fmt.Sprintf("KL %s (all %d steps)", table.Fixed(p.MeanKL, true, 4), p.Steps)
+		return fmt.Sprintf("KL %s (all %d %s)", table.Fixed(p.MeanKL, true, 4), p.Steps, unit)
 	}
-	return fmt.Sprintf("KL %s over the %d of %d steps (%.0f%%) where it is finite; +Inf at the other %d",
-		table.Fixed(p.MeanKL, true, 4), fin, p.Steps, 100*float64(fin)/float64(p.Steps), p.KLInfinite)
+	return fmt.Sprintf("KL %s over the %d of %d %s (%.0f%%) where it is finite; +Inf at the other %d",
+		table.Fixed(p.MeanKL, true, 4), fin, p.Steps, unit, 100*float64(fin)/float64(p.Steps), p.KLInfinite)
 }
 
 // WriteText prints the human-readable form of 'simulate replay' to w and
@@ -677,8 +675,17 @@ func (out *ReplayOutput) WriteText(w, errw io.Writer) {
 	}
 	fmt.Fprintf(w, "log %s: %d steps, V = %d, gamma <= %d, seed %d, bug %s (%.1f steps/s, %.1f MB/s)\n",
 		out.Log, out.Steps, out.V, out.MaxGamma, out.Seed, out.Bug, out.StepsPerSec, out.MBPerSec)
+	unit := "steps"
+	if out.Shape == "tree" {
+		unit = "nodes"
+		fmt.Fprintf(w, "tree log: its logged run is judged, no rule is replayed; position d averages the nodes at depth d-1 that have a draft row\n")
+	}
 	for _, p := range out.Positions {
-		fmt.Fprintf(w, "  position %d: alpha %s  TV %s  %s\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), table.Fixed(p.MeanTV, true, 4), klText(p))
+		if out.noDivergences {
+			fmt.Fprintf(w, "  position %d: alpha %s  (TV and KL not computed; %d %s)\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), p.Steps, unit)
+			continue
+		}
+		fmt.Fprintf(w, "  position %d: alpha %s  TV %s  %s\n", p.Position, table.Fixed(p.MeanAlpha, true, 4), table.Fixed(p.MeanTV, true, 4), klTextOf(p, unit))
 	}
 	fmt.Fprintf(w, "logged run: %d steps, mean emitted %s [%s, %s], %s\n", out.Logged.Steps, f(out.Logged.MeanEmitted),
 		f(out.Logged.CI95[0]), f(out.Logged.CI95[1]), firstTokenText(out.Logged.Lossless))

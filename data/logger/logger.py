@@ -6,6 +6,13 @@ logits of the gamma draft rows q_1..q_gamma and of the gamma+1 target rows
 p_1..p_{gamma+1}, the emitted tokens, the sampling parameters and the
 model names (column names and types: data/logschema.go, LogRow).
 
+With --tree K each row is a tree step instead (data.TreeLogRow, schema
+version 2): a static EAGLE-1-style tree, K children per node drawn without
+replacement from the processed draft row, to depth --gamma, verified by
+recursive rejection sampling without replacement (RSD, EAGLE-1), with per
+node its parent, token, draft and target logits, then the accepted path
+and the extra token.
+
 The run itself uses token verification (Leviathan et al. 2023, arXiv
 2211.17192, Alg. 1) on the *processed* rows: the same sampling transform
 (temperature, top-k, top-p, min-p, in the order of transformers'
@@ -35,12 +42,18 @@ import sys
 import time
 
 SCHEMA_VERSION = 1
+TREE_SCHEMA_VERSION = 2
 F32_LOWEST = -3.4028234663852886e38
 
 COLUMNS = ["schema_version", "run_id", "prompt_id", "step", "gamma", "vocab_size", "draft_tokens",
            "emitted_tokens", "target_model", "draft_model", "temperature", "top_k", "top_p", "min_p",
            "row_kind", "layout", "q", "p", "q_nnz", "q_index", "q_value", "q_tail", "p_nnz", "p_index",
            "p_value", "p_tail"]
+
+# data.TreeLogRow (schema version 2): one row per tree step.
+TREE_COLUMNS = ["schema_version", "run_id", "prompt_id", "step", "gamma", "vocab_size", "emitted_tokens",
+                "target_model", "draft_model", "temperature", "top_k", "top_p", "min_p", "row_kind", "layout",
+                "q", "p", "node_parent", "node_token", "node_q", "node_p", "path"]
 
 
 # ---------------------------------------------------------------- pure Python
@@ -110,6 +123,122 @@ def sample(row, u):
     return last
 
 
+def sample_without_replacement(q, k, uniform):
+    """Up to k distinct tokens, each drawn from q with the tokens drawn
+    before it removed and the rest renormalised (fewer when q's mass runs
+    out)."""
+    w, out = list(q), []
+    for _ in range(k):
+        z = sum(w)
+        if not z > 0:
+            break
+        x = sample([v / z for v in w], uniform())
+        out.append(x)
+        w[x] = 0.0
+    return out
+
+
+def residual(r, s):
+    """max(r - s, 0) renormalised; r itself when that has no mass (as Go's
+    algos residualStep)."""
+    d = [max(0.0, a - b) for a, b in zip(r, s)]
+    z = sum(d)
+    return [x / z for x in d] if z > 0 else r
+
+
+def build_tree(ids, draft_row, target_row, k, depth, s, uniform):
+    """An EAGLE-1-style static tree after the context ids: every node above
+    depth `depth` draws k children without replacement from its processed
+    draft row (sample_without_replacement), breadth first, so parents come
+    before children and siblings are in draw order. draft_row(ids) and
+    target_row(ids) return the models' raw logits after ids; s is the
+    sampling transform. Node dicts: parent, token, depth, kids, p and
+    p_logits for every node, q and q_logits for the nodes that drew."""
+    nodes = [{"parent": -1, "token": -1, "depth": 0, "kids": []}]
+    frontier = [0]
+    for d in range(depth):
+        nxt = []
+        for n in frontier:
+            ql = draft_row(ids + tree_path_tokens(nodes, n))
+            nodes[n]["q_logits"], nodes[n]["q"] = ql, process_row(ql, **s)
+            for x in sample_without_replacement(nodes[n]["q"], k, uniform):
+                nodes[n]["kids"].append(len(nodes))
+                nxt.append(len(nodes))
+                nodes.append({"parent": n, "token": x, "depth": d + 1, "kids": []})
+        frontier = nxt
+    for n, nd in enumerate(nodes):
+        nd["p_logits"] = target_row(ids + tree_path_tokens(nodes, n))
+        nd["p"] = process_row(nd["p_logits"], **s)
+    return nodes
+
+
+def tree_path_tokens(nodes, n):
+    """The tokens from the root to node n."""
+    out = []
+    while n > 0:
+        out.append(nodes[n]["token"])
+        n = nodes[n]["parent"]
+    return out[::-1]
+
+
+def verify_tree(nodes, uniform):
+    """Recursive rejection sampling without replacement (RSD; EAGLE-1's
+    verifier; Go's rrs-wor) over processed rows: at a node, each child in
+    draw order is accepted w.p. min(1, r(x)/s(x)) with r the target's
+    residual and s the draft row with the children tried so far removed;
+    after a rejection r becomes the residual of r and s, x is removed from
+    s. An accepted child is verified in turn; when every child is rejected
+    (or at a leaf) the extra token is drawn from r. Returns (path, extra):
+    the accepted nodes from the root's child down, and the extra token."""
+    path, n = [], 0
+    while True:
+        nd = nodes[n]
+        r = nd["p"]
+        if not nd["kids"]:
+            return path, sample(r, uniform())
+        s = list(nd["q"])
+        nxt = None
+        for c in nd["kids"]:
+            x = nodes[c]["token"]
+            if uniform() < r[x] / s[x]:
+                nxt = c
+                break
+            r = residual(r, s)
+            s[x] = 0.0
+            z = sum(s)
+            s = [v / z for v in s] if z > 0 else [0.0] * len(s)
+        if nxt is None:
+            return path, sample(r, uniform())
+        path.append(nxt)
+        n = nxt
+
+
+def make_tree_row(run_id, prompt_id, step, nodes, path, extra, target, draft_name, s):
+    """A tree schema row (data.TreeLogRow) with dense raw-logit rows: one
+    target row per node, one draft row per node that drew children."""
+    fin = lambda xs: [F32_LOWEST if l == -math.inf else float(l) for l in xs]
+    q, p, node_q, node_p = [], [], [], []
+    for nd in nodes:
+        node_p.append(len(p))
+        p.append(fin(nd["p_logits"]))
+        if "q_logits" in nd:
+            node_q.append(len(q))
+            q.append(fin(nd["q_logits"]))
+        else:
+            node_q.append(-1)
+    return {
+        "schema_version": TREE_SCHEMA_VERSION, "run_id": run_id, "prompt_id": prompt_id, "step": step,
+        "gamma": max(nd["depth"] for nd in nodes), "vocab_size": len(p[0]),
+        "emitted_tokens": [nodes[n]["token"] for n in path] + [extra],
+        "target_model": target, "draft_model": draft_name, "temperature": float(s["temperature"]),
+        "top_k": int(s["top_k"]), "top_p": float(s["top_p"]), "min_p": float(s["min_p"]),
+        "row_kind": "logits", "layout": "dense",
+        "q": [x for row in q for x in row], "p": [x for row in p for x in row],
+        "node_parent": [nd["parent"] for nd in nodes], "node_token": [nd["token"] for nd in nodes],
+        "node_q": node_q, "node_p": node_p, "path": list(path),
+    }
+
+
 def make_row(run_id, prompt_id, step, draft, emitted, q_logits, p_logits, target, draft_name, s):
     """A schema row (dict of columns) with dense raw-logit rows."""
     v = len(p_logits[0])
@@ -144,7 +273,7 @@ class ParquetSink:
     """pyarrow writer: the schema of data.LogRow, provenance as key/value
     metadata with the specsim. prefix."""
 
-    def __init__(self, path, provenance):
+    def __init__(self, path, provenance, tree=False):
         import pyarrow as pa
         import pyarrow.parquet as pq
         self.pa, self.pq = pa, pq
@@ -154,10 +283,12 @@ class ParquetSink:
                  "vocab_size": i32, "draft_tokens": L(i32), "emitted_tokens": L(i32), "target_model": s,
                  "draft_model": s, "temperature": f64, "top_k": i32, "top_p": f64, "min_p": f64, "row_kind": s,
                  "layout": s, "q": L(f32), "p": L(f32), "q_nnz": L(i32), "q_index": L(i32), "q_value": L(f32),
-                 "q_tail": L(f32), "p_nnz": L(i32), "p_index": L(i32), "p_value": L(f32), "p_tail": L(f32)}
+                 "q_tail": L(f32), "p_nnz": L(i32), "p_index": L(i32), "p_value": L(f32), "p_tail": L(f32),
+                 "node_parent": L(i32), "node_token": L(i32), "node_q": L(i32), "node_p": L(i32), "path": L(i32)}
         meta = {("specsim." + k).encode(): str(v).encode() for k, v in provenance.items()}
-        meta[b"specsim.schema_version"] = b"1"
-        self.schema = pa.schema([(c, types[c]) for c in COLUMNS], metadata=meta)
+        meta[b"specsim.schema_version"] = str(TREE_SCHEMA_VERSION if tree else SCHEMA_VERSION).encode()
+        self.columns = TREE_COLUMNS if tree else COLUMNS
+        self.schema = pa.schema([(c, types[c]) for c in self.columns], metadata=meta)
         self.w = pq.ParquetWriter(path, self.schema)
         self.buf = []
 
@@ -168,7 +299,7 @@ class ParquetSink:
 
     def flush(self):
         if self.buf:
-            cols = {c: [r[c] for r in self.buf] for c in COLUMNS}
+            cols = {c: [r[c] for r in self.buf] for c in self.columns}
             self.w.write_table(self.pa.table(cols, schema=self.schema))
             self.buf = []
 
@@ -260,11 +391,22 @@ def run(args):
             fmt = "parquet"
         except ImportError:
             fmt = "jsonl"
-    sink = ParquetSink(args.out, provenance) if fmt == "parquet" else JsonlSink(args.out, provenance)
+    tree = args.tree > 0
+    sink = ParquetSink(args.out, provenance, tree) if fmt == "parquet" else JsonlSink(args.out, provenance)
     prompts = args.prompt or ["the license "]
     rows = 0
+    last = lambda m: (lambda ids: m(torch.tensor([ids], device=args.device))[0, -1].float().cpu().tolist())
     with torch.no_grad():
-        for pid in range(args.prompts):
+        for pid in range(args.prompts if tree else 0):
+            ids = encode(prompts[pid % len(prompts)])
+            for step in range(args.steps):
+                nodes = build_tree(ids, last(draft), last(target), args.tree, args.gamma, s, uniform)
+                path, extra = verify_tree(nodes, uniform)
+                row = make_tree_row(args.run_id, pid, step, nodes, path, extra, tname, dname, s)
+                sink.write(row)
+                rows += 1
+                ids = ids + row["emitted_tokens"]
+        for pid in range(0 if tree else args.prompts):
             ids = encode(prompts[pid % len(prompts)])
             for step in range(args.steps):
                 prefix = list(ids)
@@ -301,7 +443,10 @@ def main(argv=None):
     ap.add_argument("--corpus", default="/usr/share/common-licenses/GPL-3")
     ap.add_argument("--train-steps", type=int, default=200)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--gamma", type=int, default=4)
+    ap.add_argument("--gamma", type=int, default=4, help="draft length; with --tree, the tree's depth")
+    ap.add_argument("--tree", type=int, default=0, metavar="K",
+                    help="log tree steps (schema version 2): K children per node drawn without replacement "
+                         "from the draft, to depth --gamma, verified by recursive rejection sampling (EAGLE-1)")
     ap.add_argument("--steps", type=int, default=20, help="steps per prompt")
     ap.add_argument("--prompts", type=int, default=4)
     ap.add_argument("--prompt", action="append", help="prompt text (repeatable; cycled)")
@@ -316,6 +461,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if not args.tiny and not (args.target and args.draft):
         ap.error("give --target and --draft (Hugging Face models), or --tiny")
+    if args.tree < 0:
+        ap.error("--tree K needs K >= 1 children per node (0: chain steps)")
+    if args.tree > 0 and sum(args.tree ** d for d in range(args.gamma + 1)) > 4096:
+        ap.error("--tree %d to depth --gamma %d exceeds 4096 nodes (sim.MaxTreeNodes); lower K or gamma" % (args.tree, args.gamma))
     if args.gamma < 1 or args.temperature < 0 or args.top_k < 0 or not (0 < args.top_p <= 1) or not (0 <= args.min_p < 1):
         ap.error("need gamma >= 1, temperature >= 0, top_k >= 0, 0 < top_p <= 1, 0 <= min_p < 1")
     run(args)
