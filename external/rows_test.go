@@ -16,7 +16,7 @@ func TestParseRows(t *testing.T) {
 	}
 	for i, r := range rows {
 		back, err := ParseRows(r.String())
-		if err != nil || len(back) != 1 || back[0] != r {
+		if err != nil || len(back) != 1 || back[0].String() != r.String() {
 			t.Errorf("kind %d %q does not read back: %+v %v", i, r.String(), back, err)
 		}
 	}
@@ -24,13 +24,42 @@ func TestParseRows(t *testing.T) {
 	if err != nil || len(rows) != 3 || !rows[0].Sampling.Greedy() || !rows[1].Seeded || rows[1].Sampling.TopK != 50 || rows[2].Gamma != 2 || rows[2].Sampling.MinP != 0.05 {
 		t.Errorf("parsed %+v, %v", rows, err)
 	}
-	for _, bad := range []string{"t=-1", "top_p=0", "foo=1", "gamma=x", "t"} {
+	for _, bad := range []string{"t=-1", "top_p=0", "foo=1", "gamma=x", "t", "branch=2x0", "branch=3,2"} {
 		if _, err := ParseRows(bad); err == nil || !strings.Contains(err.Error(), "rows: kind 1") {
 			t.Errorf("%q: error %v", bad, err)
 		}
 	}
-	if err := checkRows([]RowConfig{{Sampling: samplingOff, Gamma: 5}}, 4); err == nil {
-		t.Error("gamma 5 in a run of gamma 4 accepted")
+	// A key twice in one kind is refused naming the key; so are two kinds
+	// alike.
+	for bad, want := range map[string]string{
+		"t=0.7,t=1":                 "t is set twice",
+		"greedy,t=0.5":              "t is set twice",
+		"t=1,temperature=1":         "t is set twice",
+		"t=1;top_k=5,top_k=6":       "rows: kind 2",
+		"seeded,gamma=2,seeded":     "seeded is set twice",
+		"t=0.7,seeded;t=0.7,seeded": "kinds 1 and 2 are both",
+	} {
+		if _, err := ParseRows(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", bad, err, want)
+		}
+	}
+	rows, err = ParseRows("t=0.7,branch=3x2;greedy,gamma=2")
+	if err != nil || len(rows[0].Branch) != 2 || rows[0].Branch[0] != 3 || rows[0].gammaOf(4) != 2 || rows[0].String() != "t=0.7,branch=3x2" {
+		t.Errorf("branch: %+v %v", rows, err)
+	}
+	for _, c := range []struct {
+		rows []RowConfig
+		tree bool
+		want string
+	}{
+		{[]RowConfig{{Sampling: samplingOff, Gamma: 5}}, false, "gamma = 5"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2}}}, false, "branch= shapes the trees"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2, 2, 2, 2, 2}}}, true, "5 deep"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2, 2}, Gamma: 3}}, true, "gamma = 3 but branch="},
+	} {
+		if err := checkRows(c.rows, 4, c.tree); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.rows, err, c.want)
+		}
 	}
 }
 
