@@ -156,6 +156,14 @@ func printCheck(w io.Writer, o checkJSON) {
 	if o.Mode != "lossless" {
 		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, o.EdgeMsg, o.EdgeConform, o.EdgeConformMsg)
 	}
+	for _, k := range o.RowKinds {
+		note := ""
+		if k.Note != "" {
+			note = "; " + k.Note
+		}
+		fmt.Fprintf(w, "row kind %q: %s (smallest Holm-adjusted p = %.4g, finest min TV %.4g over %d tests; %d trials, %d invalid outcomes, mean emitted %.3f%s)\n",
+			k.Kind, k.Verdict, k.PHolm, k.MinDetTV, len(k.Tests), k.Trials, k.Invalid, k.MeanEmitted, note)
+	}
 	for _, s := range nextSteps(o.Report, o.Elapsed) {
 		fmt.Fprintf(w, "next: %s\n", s)
 	}

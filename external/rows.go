@@ -258,3 +258,51 @@ func ComposePool(pl *sim.Pool, rows []RowConfig) (*sim.Pool, error) {
 	}
 	return sim.PoolFromRows(pl.Name+" | rows "+strings.Join(names, ";"), g, p, q)
 }
+
+// branchOf returns the branching of rows of kind c in a run whose
+// branching is branch (nil: none) and whose depth is depth: the kind's
+// own, else the run's cut to the kind's depth.
+func (c RowConfig) branchOf(branch []int, depth int) []int {
+	if len(c.Branch) > 0 {
+		return c.Branch
+	}
+	if len(branch) > 0 {
+		return branch[:min(len(branch), c.gammaOf(depth))]
+	}
+	return nil
+}
+
+// conformKinds returns, per row kind, why a conformance test to the rule
+// law (named name) leaves it out ("" for the kinds it tests: one entry
+// per kind, nil when it tests every kind), and the note that says which
+// it left out. A kind is left out when its rows draft fewer tokens than
+// the run's γ (the law given γ drafts is not the law of a shorter chain)
+// or when the law refuses its rows (a block of context 0 under the
+// kind's sampling, from cp, the composed pool). No kind left: an error.
+func conformKinds(rows []RowConfig, cp *sim.Pool, law sim.Lawer, name string) ([]string, string, error) {
+	off := make([]string, len(rows))
+	var left []string
+	g := cp.Gamma
+	rng := sim.NewRand(1, 0)
+	var b sim.Block
+	var l sim.Law
+	for k, c := range rows {
+		cp.Fill(rng, k, &b)
+		switch err := law.Law(&b, &l); {
+		case c.gammaOf(g) < g:
+			off[k] = fmt.Sprintf("its rows draft %d tokens and %s's law is given the run's %d drafts", c.gammaOf(g), name, g)
+		case err != nil:
+			off[k] = fmt.Sprintf("%s's law refuses its rows: %v", name, err)
+		}
+		if off[k] != "" {
+			left = append(left, fmt.Sprintf("%q (%s)", c.String(), off[k]))
+		}
+	}
+	switch {
+	case len(left) == len(rows):
+		return nil, "", fmt.Errorf("--conform %s tests no row kind: %s; give row kinds that draft the run's gamma %d", name, strings.Join(left, "; "), g)
+	case len(left) == 0:
+		return nil, "", nil
+	}
+	return off, fmt.Sprintf("the conformance test to %s left out row kinds %s; their rows are still checked for invalid outcomes (and seeded ones for determinism)", name, strings.Join(left, ", ")), nil
+}
