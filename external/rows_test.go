@@ -1,10 +1,16 @@
 package external
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestParseRows reads compositions and refuses bad kinds with the key.
@@ -157,4 +163,95 @@ func TestDecodeTree(t *testing.T) {
 	if _, _, err := decodeTree(&tr, []int64{-1, 2, -1}, 5); err == nil {
 		t.Error("a token after padding accepted")
 	}
+}
+
+// rowsCase is one run of TestRowKindsExternal: a function of
+// examples/python/<script>, its mode, batch composition and --conform.
+type rowsCase struct {
+	script, fn, mode, rows, conform, draft string
+	trials                                 int64
+	// want: the verdict, then each row kind's; determinism the
+	// component's ("" for none).
+	want        []string
+	determinism string
+}
+
+// TestRowKindsExternal: per-request sampling checked through the
+// protocol, in chain and tree mode, each row kind judged against its own
+// transformed law and reported apart (Report.RowKinds). A sampler whose
+// t = 0.7 rows are verified against their untransformed target rows (the
+// planted bug bug_t07_target) names that kind violated and the seeded
+// t = 1 kind not detected, in verify, step-free chain and tree mode; the
+// correct samplers leave every kind not detected and their seeded rows
+// deterministic; a tree sampler whose seeded rows draw from the batch's
+// generator fails the determinism replay of seeded trees; --conform with
+// --rows engine tests the kinds that draft the run's γ and says it left
+// the others out. Seeds are fixed (check seed 1): the verdicts are
+// deterministic; the level is 0.01.
+func TestRowKindsExternal(t *testing.T) {
+	py := numpyPython(t)
+	nd, v, na := check.NotDetected, check.Violated, check.NotApplicable
+	two := "t=0.7;t=1,seeded"
+	for _, c := range []rowsCase{
+		{script: "batch_samplers.py", fn: "bug_t07_target", mode: Verify, rows: two, want: []string{v, v, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine", mode: Verify, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "specinfer", mode: Tree, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "bug_t07_target", mode: Tree, rows: two, want: []string{v, v, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "bug_seed_ignored", mode: Tree, rows: two, trials: 8000, want: []string{v, nd, nd}, determinism: v},
+		{script: "tree_verify.py", fn: "target_only", mode: Tree, draft: "topk", rows: "t=0.7,branch=3x2;t=1,top_k=20,gamma=2,seeded;greedy,branch=2", want: []string{nd, nd, nd, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine_step", mode: Step, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine", mode: Verify, rows: "engine", conform: "token", trials: 12000, want: []string{nd, nd, na, nd, nd, na, na}, determinism: nd},
+	} {
+		t.Run(c.fn+"/"+c.mode+"/"+c.rows+"/"+c.conform, func(t *testing.T) {
+			t.Parallel()
+			rep := runRows(t, py, c)
+			got := []string{rep.Verdict}
+			kinds, _ := ParseRows(c.rows)
+			for i, k := range rep.RowKinds {
+				got = append(got, k.Verdict)
+				if g := kinds[i].gammaOf(4); k.MeanEmitted > float64(g+1) || k.Kind != kinds[i].String() {
+					t.Errorf("row kind %q (%q) emits %.3f tokens a step; it drafts %d", k.Kind, kinds[i], k.MeanEmitted, g)
+				}
+				t.Logf("row kind %q: %s, p_holm %.3g, %d trials %s", k.Kind, k.Verdict, k.PHolm, k.Trials, k.Note)
+			}
+			det := ""
+			for _, x := range rep.Components {
+				if x.Name == "determinism" {
+					det = x.Verdict
+				}
+			}
+			t.Logf("%s", rep.Claim)
+			if !slices.Equal(got, c.want) || det != c.determinism {
+				t.Errorf("verdict and row kinds %v, determinism %q; want %v, %q", got, det, c.want, c.determinism)
+			}
+			if c.conform != "" && (len(rep.Notes) == 0 || !strings.Contains(strings.Join(rep.Notes, " "), "left out row kinds")) {
+				t.Errorf("notes %q do not say which kinds the conformance test left out", rep.Notes)
+			}
+		})
+	}
+}
+
+func runRows(t *testing.T, py string, c rowsCase) Report {
+	t.Helper()
+	if c.trials == 0 {
+		c.trials = 20000
+	}
+	src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ParseRows(c.rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), src, RunConfig{
+		Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", c.script) + ":" + c.fn,
+			Env: pyEnv(t), Mode: c.mode, Timeout: time.Minute, Rows: rows},
+		Check:   check.Config{Gamma: 4, Trials: c.trials, Seed: 1, Batch: 500},
+		Conform: c.conform, TreeDraft: c.draft,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -727,6 +727,10 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 		}
 	}
 	if rn.marg && w.pool != nil {
+		// oneHot: every target row of the tested contexts has one token
+		// (greedy row kinds); a table then has one possible cell per
+		// group and tests that nothing impossible was emitted
+		oneHot := true
 		for i := 0; i <= g; i++ {
 			tb := &stattest.Table{}
 			for c := 0; c < w.nc; c++ {
@@ -737,8 +741,9 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 				if err := tb.Add(t.pos[k:k+w.bins], w.binP[k:k+w.bins]); err != nil {
 					return nil, err
 				}
+				oneHot = oneHot && slices.IndexFunc(w.binP[k:k+w.bins], func(x float64) bool { return x > 0 && x < 1 }) < 0
 			}
-			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb,
+			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
 				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, ncs),
 				cell: func(c, b int) string {
 					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, ctxOf(c), b+1, w.bins)
@@ -771,7 +776,7 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 				return nil, err
 			}
 		}
-		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb,
+		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
 			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, ncs),
 			cell: func(c, code int) string {
 				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, ctxOf(c), digits(code, w.jb, g+1, 1), w.jb)
