@@ -77,7 +77,7 @@ func TestExactLossless(t *testing.T) {
 	}
 }
 
-// TestSeedExample: seed 003's example, p = (1/3, 2/3), q = (2/3, 1/3),
+// TestSeedExample: the example of Leviathan's post "Fixing a 'Bug' in Speculative Decoding" (2024), p = (1/3, 2/3), q = (2/3, 1/3),
 // γ = 2: token verification accepts α + α² = 2/3 + 4/9 = 10/9 draft tokens
 // per step and emits 19/9 (Leviathan Eq. 1 with α = 2/3, as the pair is
 // context-free).

@@ -9,7 +9,7 @@ import (
 
 // Block is block verification, Sun, Mendlovic, Leviathan, Aharoni, Ro,
 // Beirami and Suresh, "Block Verification Accelerates Speculative
-// Decoding" (arXiv 2403.10444, ICLR 2025; formulas as in REFERENCES §2.1).
+// Decoding" (arXiv 2403.10444, ICLR 2025, Algorithm 2).
 // Rows are 0-based here: P[i], Q[i] are the target and draft rows after i
 // accepted tokens, x_{i+1} = Tokens[i].
 //

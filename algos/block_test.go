@@ -14,7 +14,7 @@ import (
 // ratBlockEmitted computes E[emitted tokens per step] of block
 // verification on a context-free pair (the same p, q at every position) in
 // exact rational arithmetic, by enumerating the V^γ drafts: for each draft
-// it forms w_i, Z_i and h_i (REFERENCES §2.1) as fractions and adds
+// it forms w_i, Z_i and h_i (Sun et al., arXiv 2403.10444, Algorithm 2) as fractions and adds
 // Pr(draft)·(1 + E[τ]). It shares no code with Block.
 func ratBlockEmitted(p, q []*big.Rat, gamma int) *big.Rat {
 	v := len(p)
@@ -73,7 +73,8 @@ func ratBlockEmitted(p, q []*big.Rat, gamma int) *big.Rat {
 	return total
 }
 
-// TestBlockSeedExample checks the two-token example of seed 003 (p = (1/3,
+// TestBlockSeedExample checks the two-token example of Leviathan's post "Fixing a 'Bug' in
+// Speculative Decoding" (2024) (p = (1/3,
 // 2/3), q = (2/3, 1/3), so α = Σmin(p, q) = 2/3) exactly. Token values are
 // Eq. 1, (1 - α^(G+1))/(1 - α); block values were derived by hand for G = 2
 // (drafts AA, AB, BA, BB with q-probabilities 4/9, 2/9, 2/9, 1/9 keep on
@@ -379,7 +380,7 @@ func TestBlockRegistered(t *testing.T) {
 	}
 }
 
-// ExampleBlock verifies one draft of the two-token example of seed 003 and
+// ExampleBlock verifies one draft of the two-token example of Leviathan's post (2024) and
 // prints the exact tokens per step of block and token verification.
 func ExampleBlock() {
 	p, q := []float64{1.0 / 3, 2.0 / 3}, []float64{2.0 / 3, 1.0 / 3}

@@ -9,8 +9,8 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// The optimal multi-draft acceptance (REFERENCES §5, §10 item 2). At one
-// position a drafter proposes a random set S of tokens with law Q; a valid
+// The optimal multi-draft acceptance (docs/rules.md, "Tree (multi-draft)
+// rules"; Hu et al., arXiv 2502.18779). At one position a drafter proposes a random set S of tokens with law Q; a valid
 // verifier emits Y ~ p exactly; its acceptance is Pr(Y ∈ S). The best
 // achievable acceptance is the value of a transport problem (SpecTr's
 // OTM, Sun et al. arXiv 2310.15141) and, by max-flow/min-cut (Hu et al.,

@@ -20,8 +20,8 @@ func randDist(t *testing.T, seed uint64, v int, a float64) []float64 {
 	return p
 }
 
-// k = 1: α* = Σ min(p, q) = β (Leviathan Thm 3.5; REFERENCES §5 "k = 1
-// gives sum min(p,q)"), by both methods and both draft laws.
+// k = 1: α* = Σ min(p, q) = β (Leviathan et al., arXiv 2211.17192,
+// Thm 3.5), by both methods and both draft laws.
 func TestOptimalAcceptanceK1(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		p, q := randDist(t, seed, 6, 0.5), randDist(t, seed+100, 6, 0.5)

@@ -9,7 +9,7 @@ import (
 
 // Cascade is speculative cascades (Narasimhan, Jitkrittum, Rawat, Kim,
 // Gupta, Menon, Kumar, "Faster Cascades via Speculative Decoding", arXiv
-// 2405.19261, ICLR 2025; REFERENCES §6): at each position a deferral rule
+// 2405.19261, ICLR 2025): at each position a deferral rule
 // r ∈ {0, 1} picks the relaxed target
 //
 //	π = (1 - r)·q + r·p,

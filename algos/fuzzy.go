@@ -9,7 +9,7 @@ import (
 
 // Fuzzy is fuzzy speculative decoding (Holsman, Huang, Dhingra, "Fuzzy
 // Speculative Decoding for a Tunable Accuracy-Runtime Tradeoff", arXiv
-// 2502.20704, ACL Findings 2025; REFERENCES §6), with the Jensen–Shannon
+// 2502.20704, ACL Findings 2025), with the Jensen–Shannon
 // divergence as its divergence: at each position
 //
 //	if JSD(p_i, q_i) < T:  accept x_i unconditionally,

@@ -7,7 +7,7 @@ import (
 )
 
 // Lenience is Leviathan's lenient speculative sampling (Leviathan, Kalman
-// and Matias, arXiv 2211.17192, App. A.5; REFERENCES §1.4): the draft token
+// and Matias, arXiv 2211.17192, App. A.5): the draft token
 // x_i is accepted while
 //
 //	u_i < p_i(x_i) / (l·q_i(x_i)),   l ∈ (0, 1],

@@ -6,8 +6,7 @@ import (
 )
 
 // The closed forms of Leviathan, Kalman and Matias, "Fast Inference from
-// Transformers via Speculative Decoding" (arXiv 2211.17192, §3;
-// REFERENCES §1.2), for token verification under the i.i.d. assumption
+// Transformers via Speculative Decoding" (arXiv 2211.17192, §3), for token verification under the i.i.d. assumption
 // that every position is accepted with the same probability α = E[β],
 // β = Σ_x min(p(x), q(x)).
 

@@ -9,7 +9,7 @@ import (
 )
 
 // TestLeviathanTable1 reproduces Table 1 of Leviathan et al. (arXiv
-// 2211.17192; REFERENCES §1.3), c = ĉ = 0, to its printed precision (two
+// 2211.17192), c = ĉ = 0, to its printed precision (two
 // decimals).
 func TestLeviathanTable1(t *testing.T) {
 	for _, r := range []struct {
@@ -51,9 +51,9 @@ func TestLeviathanFormulas(t *testing.T) {
 	near("E(1, 7)", e, 8)
 	e, _ = ExpectedTokens(0, 7)
 	near("E(0, 7)", e, 1)
-	e, _ = ExpectedTokens(2.0/3, 2) // seed 003: (1 - (2/3)^3)/(1/3) = 19/9
+	e, _ = ExpectedTokens(2.0/3, 2) // Leviathan's post (2024): (1 - (2/3)^3)/(1/3) = 19/9
 	near("E(2/3, 2)", e, 19.0/9)
-	// REFERENCES §1.3: S(0.75, 7, 0.02) = (1 - 0.75^8)/(0.25·1.14) ≈ 3.2 (Table 2).
+	// Leviathan et al. Eq. 2: S(0.75, 7, 0.02) = (1 - 0.75^8)/(0.25·1.14) ≈ 3.2 (Table 2).
 	s, _ := WalltimeImprovement(0.75, 7, 0.02)
 	near("S(0.75, 7, 0.02)", s, (1-math.Pow(0.75, 8))/(0.25*1.14))
 	if fmt.Sprintf("%.1f", s) != "3.2" {

@@ -23,8 +23,8 @@ type OptimumSearch struct {
 // SearchAcceptance maximises the acceptance R = Σ q·r over every
 // single-position verification rule (r, s) subject to KL(p‖π) ≤ d,
 // π = q·r + (1 - R)·s, numerically and independently of mentored
-// decoding's closed form: the independent optimality check of REFERENCES
-// §3. It is meant for small vocabularies (V ≤ 8).
+// decoding's closed form: an optimality check independent of
+// Tran-Thien's derivation. It is meant for small vocabularies (V ≤ 8).
 //
 // Parameterisation without box constraints: r = sin²θ, s = φ²/Σφ²
 // (squares rather than sigmoid/softmax, whose gradients vanish once a

@@ -13,7 +13,7 @@ import (
 )
 
 // Mentored is mentored decoding (Vivien Tran-Thien, "A provably optimal
-// lossy variant of speculative decoding", 2023, seed 000; REFERENCES §3):
+// lossy variant of speculative decoding", blog post, September 2023):
 // at each position it accepts as often as possible subject to a KL budget
 // D on the emitted law π,
 //

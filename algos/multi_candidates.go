@@ -8,7 +8,7 @@ import (
 )
 
 // This file holds the candidate-list verifiers of the fms-extras design
-// note (seed 002; foundation-model-stack/fms-extras issue 12 and PR 17):
+// note (foundation-model-stack/fms-extras issue 12 and PR 17):
 // they need no draft probabilities.
 
 // BatchTreeAlgorithm verifies a batch of trees (one per batch row) in one
@@ -18,7 +18,7 @@ type BatchTreeAlgorithm interface {
 }
 
 // SharedUniform is the fms-extras "consistent multinomial" sampling
-// (REFERENCES §4.1; fms_extras/utils/generation.py __generate_targets on
+// (fms_extras/utils/generation.py __generate_targets on
 // branch speculative_sample): one uniform u_j per position j is shared by
 // all candidates, each candidate's ground truth at position j is the
 // inverse-CDF sample y_j = min{v : CDF_{p(.|c_<j)}(v) > u_j}, and the
@@ -72,7 +72,7 @@ func (SharedUniform) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 
 // SharedUniformBatch is a mutant: SharedUniform with the uniforms also
 // shared across batch rows, as fms-extras does (key = torch.rand(1, 1,
-// 1+h, 1), REFERENCES §4.1 caveat 1 and §10 item 7). Each row alone is
+// 1+h, 1)). Each row alone is
 // exactly SharedUniform, so its marginal law is the target's and the exact
 // engine calls it lossless; two identical prompts in one batch, however,
 // emit identical tokens. It is flagged by the cross-row correlation check
@@ -102,8 +102,8 @@ func candPath(dst []int, t *sim.Tree, e int) []int {
 	return dst
 }
 
-// Naive is the naive multi-candidate scheme of seed 002 (fms-extras issue
-// 12, REFERENCES §4 and §7.6 item 10): every candidate c draws its own
+// Naive is the naive multi-candidate scheme of the fms-extras design note
+// (foundation-model-stack/fms-extras issue 12): every candidate c draws its own
 // independent target samples y^(c)_j ~ p(.|c_<j), its verified length n_c
 // is the longest prefix with c_j = y^(c)_j, the candidate with the largest
 // n_c wins (ties to the lowest index) and emits c_1..c_{n_c} and
@@ -217,7 +217,7 @@ func (Naive) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 // BestCandidate verifies only the candidate with the longest expected
 // verified length under the target, E|c| = Σ_j Π_{i≤j} p(c_i|c_<i) (ties
 // to the lowest index), by sampled exact match along it (the fix the
-// fms-extras note considers and rejects as inefficient, seed 002): at each
+// fms-extras note considers and rejects as inefficient): at each
 // position draw y ~ p(.|c_<j); keep c_j if equal, else emit y; after the
 // whole candidate emit the bonus sample. Lossless (the candidate is chosen
 // from the tree, not from the samples), but its acceptance is only

@@ -7,7 +7,7 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// This file holds the tree (multi-draft) verifiers of REFERENCES §5.1 that
+// This file holds the tree (multi-draft) verifiers of docs/rules.md, "Tree (multi-draft) rules", that
 // decide node by node: at the current node they either accept one child
 // (and move there) or emit a token and stop; at a leaf they emit the bonus
 // token from the leaf's target row. A shared driver walks the tree
@@ -223,7 +223,7 @@ func (s SpecInfer) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw
 //
 // after m rejections it emits a token from r_{m+1}. Lossless for
 // children drawn without replacement from q; applied to deterministic
-// top-k children it is biased (the mutant topk-ratio, REFERENCES §5.1).
+// top-k children it is biased (the mutant topk-ratio).
 // Randomness: one uniform per examined draw and one for the emitted token.
 type RRSWithout struct{}
 

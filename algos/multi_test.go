@@ -138,7 +138,7 @@ func TestTreeRulesBelowBound(t *testing.T) {
 				}
 				switch e.Name {
 				case "kseq":
-					// SpecTr: a draft is accepted w.p. 1 - (1 - b(ρ*))^k (REFERENCES §10 item 2).
+					// SpecTr: a draft is accepted w.p. 1 - (1 - b(ρ*))^k (Sun et al., arXiv 2310.15141).
 					_, b := KSeqRho(sim.F64(p), sim.F64(q), k)
 					if want := 1 - math.Pow(1-b, float64(k)); math.Abs(res.FirstAccepted-want) > 1e-12 {
 						t.Errorf("kseq seed %d k=%d: drafted token accepted w.p. %.15g, closed form %.15g", seed, k, res.FirstAccepted, want)
@@ -210,7 +210,7 @@ func TestTreeRulesSamplerMatchesLaw(t *testing.T) {
 
 // The batch mutant: two identical prompts in one batch. With fresh
 // uniforms per row the first tokens are independent p-samples and agree
-// with probability Σ p(x)² (REFERENCES §4.1 caveat 1); sharing the uniform
+// with probability Σ p(x)² (fms-extras shares them: key = torch.rand(1, 1, 1+h, 1)); sharing the uniform
 // across rows makes them agree always. The correct batching must land in
 // the 1 - 1e-6 Wilson interval around the exact agreement, the mutant far
 // outside it.

@@ -8,11 +8,11 @@ import (
 )
 
 // This file holds the mutants: token verification with one planted bug
-// each, taken from bugs found in public samplers (REFERENCES §7.6). They
+// each, taken from bugs found in public samplers (docs/rules.md lists each with its thread). They
 // are negative controls: every check in this harness must flag them.
 
 // ResampleP resamples from p_{n+1} instead of the residual after a
-// rejection, the classic bug of REFERENCES §1.1 ("biases towards p's mode").
+// rejection, the classic bug that biases the emitted law towards p's mode.
 type ResampleP struct{}
 
 // Accept runs one step.

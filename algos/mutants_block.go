@@ -7,8 +7,7 @@ import (
 )
 
 // BlockTokenwise is the bad port of block verification reported in
-// vllm-project/vllm-ascend issue 7807 (fixed by PR 7808; REFERENCES §7.6
-// item 4): "block verify" that keeps the longest passing prefix but tests
+// vllm-project/vllm-ascend issue 7807 (fixed by PR 7808): "block verify" that keeps the longest passing prefix but tests
 // each prefix with the token-wise criterion applied to the cumulative ratio
 // (vllm-ascend PR 7603: "cumprod(target_probs / draft_probs) for joint
 // acceptance"), and then draws the correction from the unchanged token

@@ -105,7 +105,7 @@ func (r Greedy) Law(b *sim.Block, dst *sim.Law) error {
 }
 
 // ExactMatch is the naive "sampled exact match" of the fms-extras design
-// note (seed 002; foundation-model-stack/fms-extras issue 12): at each
+// note (foundation-model-stack/fms-extras issue 12): at each
 // position draw a ground-truth token y_i ~ p_i independently of the draft,
 // keep x_i iff x_i = y_i, and otherwise emit y_i and stop; the bonus token
 // is y_{γ+1} ~ p_{γ+1}. On one chain every emitted token is a p-sample, so

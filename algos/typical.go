@@ -9,8 +9,7 @@ import (
 
 // Typical is Medusa's typical acceptance on a single draft chain (Cai et
 // al., "Medusa", arXiv 2401.10774, §2.3.1; FasterDecoding/Medusa
-// medusa/model/utils.py; vLLM's TypicalAcceptanceSampler; REFERENCES
-// §5.4): the draft token x_i is kept while
+// medusa/model/utils.py; vLLM's TypicalAcceptanceSampler): the draft token x_i is kept while
 //
 //	p_i(x_i) > τ_i = min(ε, δ·exp(-H(p_i))),   H(p) = -Σ p log p (nats),
 //
@@ -51,7 +50,7 @@ func init() {
 			{Name: "delta", Default: 0.3, Min: 0, Max: math.Inf(1), MaxOpen: true, Doc: "entropy-scaled threshold delta >= 0 (Medusa: about sqrt(eps))"},
 		},
 		// No strict point: eps = delta = 0 still keeps every draft token
-		// with p > 0. Medusa recommends delta = sqrt(eps) (REFERENCES §5.4).
+		// with p > 0. Medusa recommends delta = sqrt(eps) (Cai et al., arXiv 2401.10774, §2.3.1).
 		Frontier: &Sweep{Param: "eps", Values: []float64{0.01, 0.03, 0.09, 0.2, 0.5},
 			Extra: func(v float64) Params { return Params{"delta": math.Sqrt(v)} }}},
 		New: func(ps Params) (sim.Algorithm, error) { return Typical{Eps: ps["eps"], Delta: ps["delta"]}, nil }})

@@ -19,7 +19,7 @@ func treeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "k", Value: 1, Usage: "number of draft candidates (tree rules; > 1 needs a tree rule such as specinfer)"},
 		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind " + draftKinds("|") + " (default: the rule's own)"},
-		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma)"},
+		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma); drafts " + strings.Join(draft.BranchingNames(), ", ") + " only (others refuse it)"},
 	}
 }
 
@@ -107,8 +107,8 @@ func exactTree(c *cli.Context) error {
 	}
 	var branch []int
 	if c.IsSet("branch") {
-		if kind == sim.DraftIID {
-			return diag.Usage(fmt.Errorf("--branch applies to tree drafts (wor, topk, greedy); iid drafts are k chains of length --gamma"))
+		if !draft.Branches(kind.String()) {
+			return diag.Usage(draft.BranchError(kind.String()))
 		}
 		if branch, err = parseBranch(c.String("branch")); err != nil {
 			return diag.Usage(err)

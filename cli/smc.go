@@ -13,7 +13,7 @@ import (
 func init() { register(smcCommand) }
 
 // smcCommand is 'simulate smc': SMC steering (Lew et al. arXiv 2306.03081,
-// Algorithm 5 of seed 004) on a Feynman–Kac model over a model pair,
+// Algorithm 5) on a Feynman–Kac model over a model pair,
 // judged against exact enumeration (package smc).
 func smcCommand() *cli.Command {
 	return &cli.Command{

@@ -303,7 +303,8 @@ func TestStartContextMean(t *testing.T) {
 	t.Logf("mean E[emitted] replay %.5f, exact %.5f; sampled %.4f %v", rr.MeanEmittedExact, ex.ExpectedEmitted, rr.MeanEmittedSampled, rr.EmittedCI95)
 }
 
-// TestTransformBugsCaught is REFERENCES §7.6 items 1 and 2: a log of raw
+// TestTransformBugsCaught plants the published p/q processing
+// mismatches (vllm-project/vllm issue 9834): a log of raw
 // logits with temperature and top-k, replayed with p and q processed
 // identically, passes the losslessness check; with p left raw (vLLM 9834)
 // or q left raw (transformers 47932) it fails.

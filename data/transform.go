@@ -11,7 +11,7 @@ import (
 // holds raw logits, Apply turns each row into the law the run drew from;
 // speculative sampling is lossless for the processed target only if the
 // same transform is applied to p and q before verification (Leviathan et
-// al., arXiv 2211.17192, §2.2 "standardized sampling"; REFERENCES §1.1).
+// al., arXiv 2211.17192, §2.2 "standardized sampling").
 //
 // The order of the filters follows Hugging Face transformers'
 // generate() (TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper,
@@ -200,7 +200,7 @@ func grow64(dst []float64, n int) []float64 {
 }
 
 // Bug plants one of the published p/q processing mismatches in replay
-// (REFERENCES §7.6): the draft tokens stay those the logged run drew from
+// (docs/rules.md lists their threads): the draft tokens stay those the logged run drew from
 // the correctly processed q, but the rows handed to the rule are
 // processed wrongly. Replay's losslessness check must flag every bug
 // other than BugNone on logs whose transform is not the identity. Bugs
@@ -214,7 +214,7 @@ const (
 	// BugPRaw leaves the target rows unprocessed (softmax at T = 1, no
 	// filters) while q is processed: sampling parameters not applied to
 	// the target probabilities (vllm-project/vllm issue 9834, fixed by
-	// PR 10198; REFERENCES §7.6 item 2).
+	// PR 10198).
 	BugPRaw Bug = "p-raw"
 	// BugQRaw hands the rule the raw draft law softmax(l) while the draft
 	// was sampled from the processed one: "q returned ≠ q sampled"

@@ -16,7 +16,7 @@ import (
 	"github.com/specsim/specsim/table"
 )
 
-// The fms-extras scenarios of seed 002 (foundation-model-stack/fms-extras
+// The fms-extras scenarios of the fms-extras design note (foundation-model-stack/fms-extras
 // issue 12). Vocabulary (9 tokens): a b c d e f g h z = 0 1 2 3 4 5 6 7 8.
 //
 // fms-example: candidates "a b", "a c", "a d", "e f"; target
@@ -212,7 +212,7 @@ func init() {
 		Name:    ScenariosName,
 		Main:    72,
 		Section: "Multi-candidate bias (fms-extras scenarios)",
-		Summary: "the fms-extras scenarios (seed 002) with the naive scheme and the fixed-candidate tree rules: exact first-token law and simulation",
+		Summary: "the fms-extras scenarios (fms-extras issue 12) with the naive scheme and the fixed-candidate tree rules: exact first-token law and simulation",
 		Whole:   scenarioRows,
 		Tables:  []Table{{Name: ScenariosName, Make: scenarioTable}},
 		Numbers: []table.Number{
@@ -244,7 +244,7 @@ func scenarioRows(ctx context.Context, cfg Config) ([]Row, error) {
 
 // scenarioTable is fms-scenarios' table.
 func scenarioTable(rows []Row) table.Text {
-	t := table.Text{Caption: "Multi-candidate bias (seed 002's fms-extras scenarios): fms-example reports P(first token = a) (target ½), fms-coverage the probability that the first token is accepted as drafted (first_accepted); exact value, simulation with its 1−10⁻⁶ interval, and the exact TV of the first token's law to p.",
+	t := table.Text{Caption: "Multi-candidate bias (the fms-extras scenarios, fms-extras issue 12): fms-example reports P(first token = a) (target ½), fms-coverage the probability that the first token is accepted as drafted (first_accepted); exact value, simulation with its 1−10⁻⁶ interval, and the exact TV of the first token's law to p.",
 		Header: []string{"scenario", "algorithm", "measure", "exact", "simulated", "interval", "first-token TV", "lossless"}, Right: table.RightCols(8, 3, 4, 6)}
 	for _, r := range rows {
 		m := "p_first_a"

@@ -42,7 +42,7 @@ var table1 = []struct {
 	alpha      float64
 	gamma      int
 	ops, speed string
-}{ // Leviathan et al. Table 1 (REFERENCES §1.3)
+}{ // Leviathan et al. Table 1 (arXiv 2211.17192)
 	{0.6, 2, "1.53X", "1.96X"}, {0.7, 3, "1.58X", "2.53X"}, {0.8, 2, "1.23X", "2.44X"},
 	{0.8, 5, "1.63X", "3.69X"}, {0.9, 2, "1.11X", "2.71X"}, {0.9, 10, "1.60X", "6.86X"},
 }

@@ -30,7 +30,7 @@ func num(t *testing.T, r Row, k string) float64 {
 }
 
 // TestLeviathanTable1Experiment: every cell of Leviathan et al. Table 1
-// (REFERENCES §1.3) is reproduced to the printed precision.
+// (arXiv 2211.17192) is reproduced to the printed precision.
 func TestLeviathanTable1Experiment(t *testing.T) {
 	rows := runNamed(t, "leviathan-table1", Config{Seed: 1})
 	want := map[[2]float64][2]string{ // (alpha, gamma) → (ops, speed), Table 1

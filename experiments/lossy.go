@@ -397,8 +397,7 @@ func frontierMarkov(ctx context.Context, v int, quality float64, seed uint64) ([
 	})
 }
 
-// Table5 holds Leviathan et al.'s Table 5 (arXiv 2211.17192, App. A.5;
-// REFERENCES §1.4): α for l = 1, 0.5, 0.3, 0.1, T5-XXL EnDe target at
+// Table5 holds Leviathan et al.'s Table 5 (arXiv 2211.17192, App. A.5): α for l = 1, 0.5, 0.3, 0.1, T5-XXL EnDe target at
 // t = 1, by draft model.
 var Table5 = map[string][4]float64{
 	"unigram":     {0.07, 0.10, 0.11, 0.16},

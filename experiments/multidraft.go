@@ -16,7 +16,7 @@ import (
 
 // multidraft: acceptance and E[emitted tokens] per step against the number
 // of drafts k = 1..8 for every lossless tree rule (each with the draft kind
-// it is registered for) and the optimal bound α* of REFERENCES §5.
+// it is registered for) and the optimal bound α* (algos.OptimalAcceptance).
 //
 // Pairs:
 //   - khisti-q2=X: the three-symbol toy of Khisti et al. (arXiv 2410.18234,

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// fms-example (seed 002): the naive scheme's exact P(first = a). Each
+// fms-example (fms-extras issue 12): the naive scheme's exact P(first = a). Each
 // a-candidate independently verifies 0, 1, 2 tokens with probabilities
 // 1/2, 1/2·3/4, 1/2·1/4; "e f" with 1/2, 1/4, 1/4. 'a' comes first iff the
 // best a-candidate verified 2 tokens, or 1 while "e f" verified ≤ 1 (ties
@@ -38,7 +38,7 @@ func TestFMSExample(t *testing.T) {
 	}
 }
 
-// fms-coverage (seed 002's second example): verifying only the best
+// fms-coverage (the fms-extras note's second example): verifying only the best
 // candidate accepts the first token w.p. p(a) = 1/4; shared-uniform
 // sampling w.p. p({a, c, e, g}) = 1 (to 1e-12: the law is a sum of masses).
 func TestFMSCoverage(t *testing.T) {

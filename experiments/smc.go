@@ -13,7 +13,7 @@ import (
 )
 
 // smc-steering measures SMC steering (Lew et al. arXiv 2306.03081,
-// Algorithm 5 of seed 004; package smc) against exact enumeration on the
+// Algorithm 5; package smc) against exact enumeration on the
 // three standard Feynman–Kac models (smc.StandardModels): for every
 // resampling scheme and expansion factor K, the relative variance
 // Var(Ẑ)/Z² of the evidence estimate and the total variation between the

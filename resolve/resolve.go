@@ -176,6 +176,9 @@ func Run(ctx context.Context, req Request) (Report, error) {
 			return usage(diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K))
 		}
 		k, branch := req.K, req.Branch
+		if len(branch) > 0 && !draft.Branches(kind.String()) {
+			return usage(draft.BranchError(kind.String()))
+		}
 		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: k, Branch: branch, LawName: e.Name,
 			Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
 				return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch})

@@ -166,7 +166,7 @@ func withoutResidue(pi, p []float64) []float64 {
 // probability Π q_i(x_i), combines it with the rule's Law, continues with
 // the target after the step, and compares the law of the first L emitted
 // tokens with the target's. This is the zero-noise losslessness oracle of
-// the harness (REFERENCES §10 item 1).
+// the harness (docs/architecture.md).
 func Exact(pair Pair, rule Lawer, cfg ExactConfig) (ExactResult, error) {
 	return ExactContext(context.Background(), pair, rule, cfg)
 }

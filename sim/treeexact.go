@@ -41,7 +41,7 @@ type TreeExactResult struct {
 // weighs each by its probability, fills the target rows of m, combines the
 // tree with the rule's TreeLaw, continues with the target after the step,
 // and compares the law of the first L emitted tokens with the target's:
-// the tree form of Exact (REFERENCES §10 item 1).
+// the tree form of Exact (docs/architecture.md).
 func ExactTree(m Model, d Drafter, rule TreeLawer, cfg TreeExactConfig) (TreeExactResult, error) {
 	return ExactTreeContext(context.Background(), m, d, rule, cfg)
 }

@@ -20,7 +20,7 @@
 //  2. Enumerate computes Z, P and the filtering posteriors P_t exactly on
 //     small V and T.
 //
-//  3. A Sampler runs Algorithm 5 of seed 004 (smc_steer): N particles, each
+//  3. A Sampler runs Algorithm 5 of Lew et al., arXiv 2306.03081 (smc_steer): N particles, each
 //     unfinished one extended into K children weighted
 //     w_i·G_t·N'/(K·N), finished ones carried with w_i·N'/N, then the N'
 //     children resampled to N and multiplied by N/N'; Ẑ = (1/N)·Σ_i w_i.

@@ -14,7 +14,10 @@
 // Every drafter has its own constructor; New builds one from a Config by
 // name, for callers that name drafters by string (Names lists them; a new
 // drafter file registers itself in init and is then nameable everywhere).
-// NewTree builds the tree drafter of a sim.DraftKind.
+// NewTree builds the tree drafter of a sim.DraftKind. A drafter declares
+// the optional fields it reads when it registers (registerBranching for
+// Config.Branch), and New refuses a Branch given to one that would ignore
+// it, so a flag never goes silently unused.
 //
 // The round loop (package sim/run) takes drafters through adapters:
 // ChainRounds and TreeRounds draft each round after a context the caller

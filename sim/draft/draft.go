@@ -58,6 +58,9 @@ type Config struct {
 // builders maps a drafter name to its constructor from a Config.
 var builders = map[string]func(Config) (Drafter, error){}
 
+// branchers holds the names of the drafters that read Config.Branch.
+var branchers = map[string]bool{}
+
 // register adds the drafter name, built by build; each drafter file
 // registers itself in init.
 func register(name string, build func(Config) (Drafter, error)) {
@@ -65,6 +68,29 @@ func register(name string, build func(Config) (Drafter, error)) {
 		panic("draft: drafter " + name + " registered twice")
 	}
 	builders[name] = build
+}
+
+// registerBranching adds the drafter name, which reads Config.Branch, as
+// register does.
+func registerBranching(name string, build func(Config) (Drafter, error)) {
+	register(name, build)
+	branchers[name] = true
+}
+
+// Branches reports whether the drafter name shapes its trees by
+// Config.Branch (children per depth); New refuses a Branch for any other.
+func Branches(name string) bool { return branchers[name] }
+
+// BranchingNames lists the drafters that read Config.Branch, in
+// alphabetical order.
+func BranchingNames() []string {
+	var names []string
+	for _, n := range Names() {
+		if branchers[n] {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // Names lists the drafters New builds, in alphabetical order.
@@ -83,7 +109,17 @@ func New(c Config) (Drafter, error) {
 	if !ok {
 		return Drafter{}, fmt.Errorf("drafter %q: unknown; use one of %s", c.Name, strings.Join(Names(), ", "))
 	}
+	if len(c.Branch) > 0 && !branchers[c.Name] {
+		return Drafter{}, BranchError(c.Name)
+	}
 	return build(c)
+}
+
+// BranchError is the error of a branching (children per depth) given to
+// drafter name, which does not read one.
+func BranchError(name string) error {
+	return fmt.Errorf("drafter %s: a branching (--branch) does not apply: %s does not shape its trees by children per depth; drop --branch, or use a drafter that does (%s)",
+		name, name, strings.Join(BranchingNames(), ", "))
 }
 
 // NewTree returns the tree drafter of kind, built from c (c.Name is set

@@ -415,3 +415,39 @@ func TestNewTree(t *testing.T) {
 		t.Error("NewTree of an unknown kind accepted")
 	}
 }
+
+// A branching is read by exactly the drafters that declare it: for every
+// registered drafter, New with Branch either builds a tree of that shape
+// (Branches) or refuses with the reason, never ignoring it.
+func TestBranchAppliesOrIsRefused(t *testing.T) {
+	q := sim.Fixed{0.25, 0.25, 0.25, 0.25}
+	branch := []int{3, 2}
+	for _, name := range draft.Names() {
+		d, err := draft.New(draft.Config{Name: name, Q: q, Heads: []sim.Model{q, q}, K: 2, Depth: 2, Branch: branch,
+			Cands: [][]int{{1, 2}}, MaxNgram: 2})
+		if !draft.Branches(name) {
+			if err == nil || !strings.Contains(err.Error(), "--branch") || !strings.Contains(err.Error(), "does not apply") {
+				t.Errorf("%s ignores Branch but New(Branch=%v) = %v; want it refused", name, branch, err)
+			}
+			continue
+		}
+		if err != nil || d.Tree == nil {
+			t.Fatalf("%s reads Branch but New(Branch=%v) = %v", name, branch, err)
+		}
+		tr := &sim.Tree{}
+		d.Tree.Draft(sim.NewRand(1, 2), nil, tr)
+		var children []int
+		for n := range tr.Nodes {
+			if c := len(tr.Nodes[n].Kids); c > 0 {
+				children = append(children, c)
+			}
+		}
+		// The root gets 3 children and each of them 2 leaves.
+		if want := []int{3, 2, 2, 2}; !slices.Equal(children, want) {
+			t.Errorf("%s with Branch %v drew children %v, want %v", name, branch, children, want)
+		}
+	}
+	if len(draft.BranchingNames()) == 0 {
+		t.Error("no drafter reads Branch")
+	}
+}
