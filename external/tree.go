@@ -53,7 +53,6 @@ func (im *Impl) treeKinds(o batchOpts, ts []*sim.Tree) (kinds []int, gammas, see
 }
 
 func (im *Impl) treeSteps(o batchOpts, ts []*sim.Tree, outs []sim.TreeOutcome) error {
-	seed := o.seed
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	if im.err != nil {
@@ -62,16 +61,49 @@ func (im *Impl) treeSteps(o batchOpts, ts []*sim.Tree, outs []sim.TreeOutcome) e
 	if im.cfg.Mode != Tree {
 		panic("external: trees sent to an implementation in " + im.cfg.Mode + " mode")
 	}
-	b, g, v := len(ts), im.cfg.Gamma, im.cfg.V
+	b := len(ts)
 	k, first, where := im.next(b)
 	if b == 0 {
 		return nil
 	}
-	n, kd := 1, 1
+	n, kd, rows := im.treeLayout(ts)
+	if rows == "inline" {
+		if err := sim.CheckMem(treeWhat(b, n, im.cfg.V), TreeBytes(b, n, im.cfg.V), im.cfg.MemBudget, "lower the batch size"); err != nil {
+			return im.fail(fmt.Errorf("external: %s: %s: %w", im.name, where, err))
+		}
+	}
+	kinds, gammas, seeds := im.treeKinds(o, ts)
+	im.fillTrees(ts, n, kd, rows)
+	h := header{Op: "batch", Batch: k, First: first, Size: b, Seed: o.seed, Coins: o.coins, Rows: rows,
+		Arrays: []string{"parent", "token", "draws", "nodes", "prow", "qrow"}}
+	if rows == "inline" {
+		h.Arrays = append(h.Arrays, "p", "q")
+	}
+	h.Arrays = append(h.Arrays, perRowArrays(im.cfg.Rows)...)
+	err := im.p.send(h, func(w io.Writer) error {
+		if err := im.writeTrees(w, b, n, kd, rows == "inline"); err != nil {
+			return err
+		}
+		if len(im.cfg.Rows) > 0 {
+			return im.writePerRow(w, kinds, gammas, seeds)
+		}
+		return nil
+	})
+	if err != nil {
+		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
+	}
+	return im.readTrees(o, ts, outs, k, first, where, seeds)
+}
+
+// treeLayout returns a tree batch's widest tree n (nodes), most draws of
+// a node kd, and how its rows travel: "pool" (every tree in a context of
+// the implementation's pool), "markov" or "inline".
+func (im *Impl) treeLayout(ts []*sim.Tree) (n, kd int, rows string) {
+	n, kd = 1, 1
 	pooled := im.pool != nil
 	for _, t := range ts {
-		if t.V != v {
-			panic(fmt.Sprintf("external: a tree over V = %d; the implementation was started with V = %d", t.V, v))
+		if t.V != im.cfg.V {
+			panic(fmt.Sprintf("external: a tree over V = %d; the implementation was started with V = %d", t.V, im.cfg.V))
 		}
 		n = max(n, len(t.Nodes))
 		for j := range t.Nodes {
@@ -81,19 +113,19 @@ func (im *Impl) treeSteps(o batchOpts, ts []*sim.Tree, outs []sim.TreeOutcome) e
 			pooled = false
 		}
 	}
-	kinds, gammas, seeds := im.treeKinds(o, ts)
-	rows := "inline"
 	switch {
 	case pooled:
-		rows = "pool"
+		return n, kd, "pool"
 	case im.mp != nil:
-		rows = "markov"
+		return n, kd, "markov"
 	}
-	if rows == "inline" {
-		if err := sim.CheckMem(treeWhat(b, n, v), TreeBytes(b, n, v), im.cfg.MemBudget, "lower the batch size"); err != nil {
-			return im.fail(fmt.Errorf("external: %s: %s: %w", im.name, where, err))
-		}
-	}
+	return n, kd, "inline"
+}
+
+// fillTrees writes the trees' arrays into im.tb: b trees padded to n
+// nodes of kd draws, rows by index (pool, markov) or inline.
+func (im *Impl) fillTrees(ts []*sim.Tree, n, kd int, rows string) {
+	b, g, v := len(ts), im.cfg.Gamma, im.cfg.V
 	tb := &im.tb
 	fill := func(s []int64, m int) []int64 {
 		s = s[:0]
@@ -143,44 +175,40 @@ func (im *Impl) treeSteps(o batchOpts, ts []*sim.Tree, outs []sim.TreeOutcome) e
 			}
 		}
 		if rows == "inline" {
-			for j := len(t.Nodes); j < n; j++ {
-				clear(tb.tabP[(i*n+j)*v : (i*n+j+1)*v])
-				clear(tb.tabQ[(i*n+j)*v : (i*n+j+1)*v])
-			}
+			clear(tb.tabP[(i*n+len(t.Nodes))*v : (i+1)*n*v])
+			clear(tb.tabQ[(i*n+len(t.Nodes))*v : (i+1)*n*v])
 		}
 	}
-	h := header{Op: "batch", Batch: k, First: first, Size: b, Seed: seed, Coins: o.coins, Rows: rows,
-		Arrays: []string{"parent", "token", "draws", "nodes", "prow", "qrow"}}
-	if rows == "inline" {
-		h.Arrays = append(h.Arrays, "p", "q")
+}
+
+// writeTrees writes im.tb's arrays of b trees of n nodes and kd draws
+// (and their inline rows).
+func (im *Impl) writeTrees(w io.Writer, b, n, kd int, inline bool) error {
+	tb := &im.tb
+	var err error
+	for _, a := range []struct {
+		x     []int64
+		shape []int
+	}{{tb.parent, []int{b, n}}, {tb.token, []int{b, n}}, {tb.draws, []int{b, n, kd}}, {tb.nodes, []int{b}}, {tb.prow, []int{b, n}}, {tb.qrow, []int{b, n}}} {
+		if im.scratch, err = writeI64(w, a.shape, a.x, im.scratch); err != nil {
+			return err
+		}
 	}
-	composed := len(im.cfg.Rows) > 0
-	h.Arrays = append(h.Arrays, perRowArrays(im.cfg.Rows)...)
-	err := im.p.send(h, func(w io.Writer) error {
-		var err error
-		for _, a := range []struct {
-			x     []int64
-			shape []int
-		}{{tb.parent, []int{b, n}}, {tb.token, []int{b, n}}, {tb.draws, []int{b, n, kd}}, {tb.nodes, []int{b}}, {tb.prow, []int{b, n}}, {tb.qrow, []int{b, n}}} {
-			if im.scratch, err = writeI64(w, a.shape, a.x, im.scratch); err != nil {
+	if inline {
+		for _, x := range [][]float32{tb.tabP, tb.tabQ} {
+			if im.scratch, err = writeF32(w, []int{b * n, im.cfg.V}, x, im.scratch); err != nil {
 				return err
 			}
 		}
-		if rows == "inline" {
-			for _, x := range [][]float32{tb.tabP, tb.tabQ} {
-				if im.scratch, err = writeF32(w, []int{b * n, v}, x, im.scratch); err != nil {
-					return err
-				}
-			}
-		}
-		if composed {
-			return im.writePerRow(w, kinds, gammas, seeds)
-		}
-		return nil
-	})
-	if err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
+	return nil
+}
+
+// readTrees reads the answer to tree batch k (its first step first) and
+// decodes each tree's emitted row into outs; seeded trees (seeds >= 0)
+// are kept for the determinism replay when o.record is set.
+func (im *Impl) readTrees(o batchOpts, ts []*sim.Tree, outs []sim.TreeOutcome, k int, first int64, where string, seeds []int64) error {
+	b, g, v := len(ts), im.cfg.Gamma, im.cfg.V
 	rh, err := im.p.recv([]string{"emitted"}, []*array{&im.emitted}, []int{b, g + 1})
 	if err == nil && (rh.Op != "result" || rh.Batch != k) {
 		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
