@@ -2,12 +2,14 @@ package check_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // byKind verifies the blocks of even contexts (row kind 0 of two) with
@@ -122,5 +124,33 @@ func TestRowKindsLawOff(t *testing.T) {
 	cfg.LawKindsOff = []string{""}
 	if _, err := check.Check(context.Background(), src, r, cfg); err == nil {
 		t.Error("one law-kinds-off entry for two kinds accepted")
+	}
+}
+
+// BenchmarkRowKinds times a whole check (trials, tests and verdict) of
+// token verification through a Stepper on a 48-context pool, without
+// row kinds and with 2 and 6 (the per-kind report): the cost of the
+// report per trial, in process CPU time (cpu-ns/trial). Run with
+// -bench RowKinds -benchtime 5x.
+func BenchmarkRowKinds(b *testing.B) {
+	pl := pool(b, "dirichlet:V=100,contexts=48", 4)
+	src := sim.Source{Spec: pl.Name, BlockSource: pl}
+	e, _ := algos.Lookup("token")
+	a, _ := e.New(nil)
+	const trials = 100000
+	for _, kinds := range [][]string{nil, {"a", "b"}, {"a", "b", "c", "d", "e", "f"}} {
+		b.Run(fmt.Sprintf("kinds=%d", len(kinds)), func(b *testing.B) {
+			r := check.Rule{Name: "token", Steps: check.AlgorithmStepper{A: a}, Law: a.(sim.Lawer)}
+			cfg := check.Config{Trials: trials, Seed: 1, Batch: 1024, Workers: 1, CrossRow: true, LawEvery: 1, RowKinds: kinds}
+			cpu0 := run.ProcessCPU()
+			for b.Loop() {
+				if _, err := check.Check(context.Background(), src, r, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// CPU time, not wall time: on a loaded machine the wall
+			// clock measures the other processes too
+			b.ReportMetric(float64((run.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N)/trials, "cpu-ns/trial")
+		})
 	}
 }
