@@ -74,7 +74,7 @@ func (im *Impl) Determinism() (check.Component, bool, error) {
 		}
 		nbad++
 		if len(bad) < maxExamples {
-			ex := fmt.Sprintf("step %d (seed %d): emitted %v, then %v", r.step, r.seed, trim(r.emitted), trim(emitted))
+			ex := fmt.Sprintf("step %d (%sseed %d): emitted %v, then %v", r.step, im.kindName(r.block.Ctx), r.seed, trim(r.emitted), trim(emitted))
 			if r.drafts != nil && drafts != nil && !slices.Equal(drafts, r.drafts) {
 				ex += fmt.Sprintf(" (drafts %v, then %v)", trim(r.drafts), trim(drafts))
 			}

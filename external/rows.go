@@ -306,3 +306,13 @@ func conformKinds(rows []RowConfig, cp *sim.Pool, law sim.Lawer, name string) ([
 	}
 	return off, fmt.Sprintf("the conformance test to %s left out row kinds %s; their rows are still checked for invalid outcomes (and seeded ones for determinism)", name, strings.Join(left, ", ")), nil
 }
+
+// kindName returns "row kind K, " for a row of a composed run in context
+// ctx (ComposePool's c·R + r), or "" outside one: the determinism
+// component's examples name the kind of the seeded row that failed.
+func (im *Impl) kindName(ctx int) string {
+	if k, _ := im.kindOf(&sim.Block{Ctx: ctx}); k >= 0 {
+		return fmt.Sprintf("row kind %q, ", im.cfg.Rows[k].String())
+	}
+	return ""
+}

@@ -218,6 +218,9 @@ func TestRowKindsExternal(t *testing.T) {
 			for _, x := range rep.Components {
 				if x.Name == "determinism" {
 					det = x.Verdict
+					if det == v && !strings.Contains(x.Detail, `row kind "t=1,seeded", seed`) {
+						t.Errorf("the determinism examples do not name the seeded row kind: %s", x.Detail)
+					}
 				}
 			}
 			t.Logf("%s", rep.Claim)

@@ -350,7 +350,7 @@ func (im *Impl) treeDeterminism() (check.Component, bool, error) {
 		}
 		nbad++
 		if len(bad) < maxExamples {
-			bad = append(bad, fmt.Sprintf("step %d (seed %d): emitted %v, then %v", r.step, r.seed, trim(r.emitted), trim(emitted)))
+			bad = append(bad, fmt.Sprintf("step %d (%sseed %d): emitted %v, then %v", r.step, im.kindName(r.tree.Ctx), r.seed, trim(r.emitted), trim(emitted)))
 		}
 	}}, ts, outs)
 	if err != nil {
