@@ -258,3 +258,26 @@ func runRows(t *testing.T, py string, c rowsCase) Report {
 	}
 	return rep
 }
+
+// TestRowKindsMemory: the per-row-kind counts are held to the memory
+// budget (check.KindBytes), refused before the implementation starts
+// with the fix, while the composed pool itself fits.
+func TestRowKindsMemory(t *testing.T) {
+	t.Parallel()
+	src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ParseRows("engine")
+	need := check.KindBytes(4, 1<<20, len(rows), 1)
+	if need < 1<<20 {
+		t.Fatalf("KindBytes = %d for 6 kinds; the test wants the counts above the 1 MiB budget", need)
+	}
+	_, err = Run(context.Background(), src, RunConfig{
+		Config: Config{Command: "exit 3", Mode: Verify, Rows: rows, MemBudget: 1 << 20},
+		Check:  check.Config{Gamma: 4, Trials: 1000, Seed: 1},
+	})
+	if err == nil || !strings.Contains(err.Error(), "per-row-kind test counts") || !strings.Contains(err.Error(), "fewer row kinds") {
+		t.Errorf("error %v; want the per-row-kind counts refused with the fix", err)
+	}
+}
