@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/specsim/specsim/sim"
@@ -384,4 +385,33 @@ func GreedyDraftSetLaw(q []float64, k int) ([][]int, []float64) {
 		}
 	}
 	return sets, probs
+}
+
+// DrafterSetLaw returns the law of the set of distinct tokens a drafter
+// proposes at the root after ctx, by enumerating its trees (Enumerate):
+// the draft set law of any drafter, for OptimalAcceptanceSets. Give it a
+// drafter of depth 1, or it enumerates whole trees (and merges those with
+// the same root set). It is exact and costs what the drafter's
+// enumeration costs.
+func DrafterSetLaw(d sim.Drafter, ctx []int) ([][]int, []float64, error) {
+	index := map[string]int{}
+	var sets [][]int
+	var probs []float64
+	err := d.Enumerate(ctx, func(t *sim.Tree, w float64) error {
+		set := make([]int, 0, len(t.Nodes[0].Kids))
+		for _, c := range t.Nodes[0].Kids {
+			set = append(set, t.Nodes[c].Token)
+		}
+		slices.Sort(set)
+		key := fmt.Sprint(set)
+		i, ok := index[key]
+		if !ok {
+			i = len(sets)
+			index[key] = i
+			sets, probs = append(sets, set), append(probs, 0)
+		}
+		probs[i] += w
+		return nil
+	})
+	return sets, probs, err
 }

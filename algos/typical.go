@@ -7,9 +7,9 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// Typical is Medusa's typical acceptance on a single draft chain (Cai et
-// al., "Medusa", arXiv 2401.10774, §2.3.1; FasterDecoding/Medusa
-// medusa/model/utils.py; vLLM's TypicalAcceptanceSampler): the draft token x_i is kept while
+// Typical is Medusa's typical acceptance on a single draft chain as the
+// paper writes it (Cai et al., "Medusa", arXiv 2401.10774, §2.3.1): the
+// draft token x_i is kept while
 //
 //	p_i(x_i) > τ_i = min(ε, δ·exp(-H(p_i))),   H(p) = -Σ p log p (nats),
 //
@@ -24,6 +24,12 @@ import (
 // with p̃ the truncated target: lossy with no divergence bound (KL(p‖π) is
 // +Inf as soon as a token with 0 < p ≤ τ exists). No setting reproduces
 // token verification: ε = δ = 0 accepts every token with p > 0.
+//
+// The engines compute it differently: Medusa's code and vLLM's
+// TypicalAcceptanceSampler guard the entropy's logarithm (log(p + 10⁻⁵)),
+// and vLLM emits the argmax at a rejection. Those are the rules
+// typical-medusa and typical-argmax (typical_engines.go), against which a
+// shipped sampler is held with --conform.
 //
 // Randomness: as Token (one uniform per examined position, unused by the
 // deterministic test, and one for the emitted token), so runs stay
@@ -44,7 +50,7 @@ func (r Typical) Law(b *sim.Block, dst *sim.Law) error { return chainLaw(r, b, d
 func init() {
 	Register(Entry{Info: Info{Name: "typical", AllocFree: true, Lossy: true,
 		Summary: "Medusa typical acceptance on one chain: keep x while p(x) > min(eps, delta·exp(-H(p)))",
-		Paper:   "Cai et al. 2024, arXiv 2401.10774 §2.3.1 (FasterDecoding/Medusa utils.py; vLLM TypicalAcceptanceSampler)",
+		Paper:   "Cai et al. 2024, arXiv 2401.10774 §2.3.1 (as the paper writes it; the engines' forms are typical-medusa and typical-argmax)",
 		Params: []Param{
 			{Name: "eps", Default: 0.09, Min: 0, Max: 1, Doc: "posterior threshold eps in [0, 1] (a probability)"},
 			{Name: "delta", Default: 0.3, Min: 0, Max: math.Inf(1), MaxOpen: true, Doc: "entropy-scaled threshold delta >= 0 (Medusa: about sqrt(eps))"},

@@ -136,13 +136,16 @@ func checkFlags() []cli.Flag {
 
 // checkExit is the error, and so the exit code, of a check of name whose
 // report rep is printed: interrupted (ctx cancelled before the trials
-// asked for ran), violated, inconclusive, or nil when preserved.
+// asked for ran), violated, a contract breach, inconclusive, or nil when
+// preserved.
 func checkExit(ctx context.Context, name string, rep resolve.Report, trials int64) error {
 	switch {
 	case ctx.Err() != nil:
 		return diag.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
 	case rep.Verdict == check.Violated:
 		return diag.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
+	case rep.Verdict == check.ContractBreach:
+		return diag.Contract(fmt.Errorf("%s: verdict contract_breach: no test of the law rejected, but the answers broke their contract (see the contract component)", name))
 	case rep.Verdict == check.Inconclusive:
 		return diag.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
 	}

@@ -84,7 +84,8 @@ func checkExternal(c *cli.Context) error {
 			return diag.Usage(err)
 		}
 	}
-	if err := checkBatchMem(src, gamma, c.Int("batch"), memBudget(c)); err != nil {
+	// the edge-case batches have external.EdgeRows rows whatever --batch is
+	if err := checkBatchMem(src, gamma, max(c.Int("batch"), external.EdgeRows), memBudget(c)); err != nil {
 		return diag.Usage(err)
 	}
 	ps, err := parseParams(c.StringSlice("param"))

@@ -100,9 +100,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "nope"}, "unknown experiment"},
 		{[]string{"exact", "--nosuchflag"}, "flag provided but not defined"},
 		{[]string{"scenario", "fms-example", "--algo", "specinfer"}, "needs draft probabilities"},
-		{[]string{"check", "--algo", "specinfer", "--draft", "iid", "--branch", "2,1", "--source", "markov:V=3"}, "--branch) does not apply"},
-		{[]string{"check", "--algo", "specinfer", "--branch", "2,1", "--source", "markov:V=3"}, "--branch) does not apply"},
-		{[]string{"exact", "--algo", "specinfer", "--draft", "iid", "--branch", "2,1", "--p", "1/2,1/2", "--q", "1/2,1/2"}, "--branch) does not apply"},
+		{[]string{"check", "--algo", "specinfer", "--draft", "iid", "--branch", "2,1", "--source", "markov:V=3"}, "--branch does not apply to drafter iid"},
+		{[]string{"check", "--algo", "specinfer", "--branch", "2,1", "--source", "markov:V=3"}, "--branch does not apply to drafter iid"},
+		{[]string{"exact", "--algo", "specinfer", "--draft", "iid", "--branch", "2,1", "--p", "1/2,1/2", "--q", "1/2,1/2"}, "--branch does not apply to drafter iid"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")

@@ -146,6 +146,11 @@ func exactTree(c *cli.Context) error {
 		bound = algos.OptimalAcceptanceSets(p, sets, probs)
 	case sim.DraftTopK:
 		bound = algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
+	default:
+		// A registered kind: its root set law by enumerating its depth-1 trees.
+		if bound, err = drafterBound(kind, pair, p, k, branch); err != nil {
+			return diag.Usage(err)
+		}
 	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
@@ -158,4 +163,23 @@ func exactTree(c *cli.Context) error {
 		fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
 		fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
 	})
+}
+
+// drafterBound is α* for the root drafts of kind with k children (or
+// branch[0]), from the set law of its depth-1 trees: the bound of a draft
+// kind that has no closed form.
+func drafterBound(kind sim.DraftKind, pair sim.Pair, p []float64, k int, branch []int) (float64, error) {
+	var b1 []int
+	if len(branch) > 0 {
+		b1 = branch[:1]
+	}
+	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: 1, Branch: b1})
+	if err != nil {
+		return 0, err
+	}
+	sets, probs, err := algos.DrafterSetLaw(d, nil)
+	if err != nil {
+		return 0, err
+	}
+	return algos.OptimalAcceptanceSets(p, sets, probs), nil
 }

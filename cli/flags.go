@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +96,7 @@ func parseDist(flag, s string, warn io.Writer) ([]float64, error) {
 	parts := strings.Split(s, ",")
 	p := make([]float64, len(parts))
 	for i, part := range parts {
-		v, err := parseNumber(strings.TrimSpace(part))
+		v, err := sim.ParseNumber(strings.TrimSpace(part))
 		if err != nil {
 			return nil, fmt.Errorf("%s entry %d (%q): %v; write a decimal (0.25) or a fraction (1/4)", flag, i, part, err)
 		}
@@ -125,45 +124,11 @@ func pqFlags(c *cli.Context) (p, q []float64, err error) {
 	return p, q, nil
 }
 
-func parseNumber(s string) (float64, error) {
-	if num, den, ok := strings.Cut(s, "/"); ok {
-		a, err1 := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		b, err2 := strconv.ParseFloat(strings.TrimSpace(den), 64)
-		if err1 != nil || err2 != nil {
-			return 0, fmt.Errorf("not a fraction")
-		}
-		if b == 0 {
-			return 0, fmt.Errorf("division by zero")
-		}
-		return a / b, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("not a number")
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return v, nil // sim.Validate names NaN and Inf precisely
-	}
-	return v, nil
-}
-
-// parseParams parses repeated key=value flags.
+// parseParams parses repeated --param key=value flags (algos.ParseParams).
 func parseParams(kvs []string) (algos.Params, error) {
-	ps := algos.Params{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--param %q is not key=value (for example --param D=0.1)", kv)
-		}
-		if _, dup := ps[k]; dup {
-			return nil, fmt.Errorf("--param %s given twice", k)
-		}
-		f, err := parseNumber(v)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("--param %s=%q is not a finite number", k, v)
-		}
-		ps[k] = f
+	ps, err := algos.ParseParams(kvs)
+	if err != nil {
+		return nil, fmt.Errorf("--param %w", err)
 	}
 	return ps, nil
 }

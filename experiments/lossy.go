@@ -31,7 +31,7 @@ type FrontierSweep struct {
 
 // frontierOrder is the order of the rules in lossy-frontier's rows (and so
 // in its published table); a rule not listed comes after them, by name.
-var frontierOrder = []string{"lenience", "lenience-residual-p", "mentored", "typical", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"}
+var frontierOrder = []string{"lenience", "lenience-residual-p", "mentored", "typical", "typical-medusa", "typical-argmax", "cascade-chow", "cascade-diff", "cascade-opt", "fuzzy"}
 
 // FrontierSweeps returns the parameter grids of lossy-frontier: every rule
 // registered with a Frontier, in frontierOrder.

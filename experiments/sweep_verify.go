@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -98,27 +97,18 @@ func floatValue(axis string, v any) (float64, error) {
 	return 0, fmt.Errorf("axis %s: %v is not a number", axis, v)
 }
 
-// parseAlgo parses "name" or "name:k=v,k=v".
+// parseAlgo parses "name" or "name:k=v,k=v" (algos.ParseSpec).
 func parseAlgo(text string) (algos.Entry, algos.Params, error) {
-	name, rest, _ := strings.Cut(strings.TrimSpace(text), ":")
+	name, ps, err := algos.ParseSpec(text)
+	if err != nil {
+		return algos.Entry{}, nil, fmt.Errorf("axis algo: %w", err)
+	}
 	e, err := algos.Lookup(name)
 	if err != nil {
 		return e, nil, fmt.Errorf("axis algo: %w", err)
 	}
-	ps := algos.Params{}
-	if strings.TrimSpace(rest) != "" {
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-			if !ok || k == "" {
-				return e, nil, fmt.Errorf("axis algo: %q: %q is not key=value (write name:key=value,...)", text, kv)
-			}
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return e, nil, fmt.Errorf("axis algo: %q: %s=%q is not a finite number", text, k, v)
-			}
-			ps[k] = f
-		}
+	if ps == nil {
+		ps = algos.Params{}
 	}
 	return e, ps, nil
 }

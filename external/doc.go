@@ -93,9 +93,11 @@
 //     being drawn from the keyed stream package check hands the batch's
 //     steps, so a run is reproducible; k counts the batches sent (a
 //     --seconds budget's pilot batches come first). Coins "zero" and "max"
-//     mark the two edge-case batches (one row each, after the statistical
-//     batches): the generator's random() and uniform() then return exactly
-//     0, or 1 - 2^-53 (see Impl.Edge). Reply {"op":"result","batch":k,
+//     mark the two edge-case batches (16 identical rows each, after the
+//     statistical batches): every coin the function takes (the generator's
+//     random() and uniform(), Batch.uniforms) is then exactly 0, or the
+//     largest value of its dtype below 1 (see Impl.Edge); a client in
+//     another language scripts its own coins the same way. Reply {"op":"result","batch":k,
 //     "arrays":["emitted"]} in verify mode; in step mode
 //     {"op":"result","batch":k,"arrays":["drafts","emitted"]} or
 //     (protocol 2) {"op":"result","batch":k,"arrays":["emitted"]}, with

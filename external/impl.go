@@ -104,6 +104,7 @@ type Impl struct {
 	step    int64 // steps sent so far
 	err     error // the first protocol error; every later call returns it
 	invalid invalidLog
+	broken  contractLog // step-mode answers whose accepted tokens are not their drafts
 	det     determinism
 	// needDrafts refuses step-mode answers without drafts (a conformance
 	// test needs them).

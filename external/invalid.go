@@ -67,3 +67,33 @@ const (
 	invQZero     = "a draft of draft probability 0 (it cannot have been drawn from q)"
 	invNotInTree = "the accepted path is not a path of the tree sent"
 )
+
+// contractLog counts the step-mode answers whose accepted tokens are not
+// the drafts the sampler returned with them. A sampler that returns a path
+// of its tree, or its best beam, as "drafts" breaks the answer's contract
+// but need not be biased: the step's emitted tokens are judged alone (as if
+// it had returned emitted alone) and Run adds the "contract" component,
+// which is not a violation of the law (check.ContractBreach).
+type contractLog struct {
+	n     int64
+	first string
+}
+
+func (l *contractLog) add(step string) {
+	if l.n == 0 {
+		l.first = step
+	}
+	l.n++
+}
+
+// component returns the "contract" component when any answer broke it;
+// sent is the number of steps sent.
+func (l *contractLog) component(sent int64) (check.Component, bool) {
+	if l.n == 0 {
+		return check.Component{}, false
+	}
+	return check.Component{Name: "contract", Verdict: check.ContractBreach, Detail: fmt.Sprintf(
+		"%d of %d steps emitted accepted tokens that are not the drafts the sampler returned (the first: %s); "+
+			"their emitted tokens were judged alone. Fix: a tree or beam sampler returns emitted alone, or (None, emitted); "+
+			"return (drafts, emitted) only when the accepted tokens are a prefix of those drafts", l.n, sent, l.first)}, true
+}

@@ -201,8 +201,8 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if name == "" {
 			name = sim.DraftIID.String()
 		}
-		if !slices.Contains(TreeDrafters, name) {
-			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(TreeDrafters, ", "))
+		if !slices.Contains(draft.TreeNames(), name) {
+			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
 		}
 		if k == 0 {
 			k = 4
@@ -290,15 +290,13 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	}
 	if !res.Interrupted && cfg.Mode != Tree {
 		// The edge cases enter the verdict as check's do for Go rules:
-		// a failure makes it violated whatever the tests said.
-		viol, note, err := im.Edge(s, chainLaw)
+		// a failure makes it violated whatever the tests said; cases
+		// whose scripted coins were not used are not_exercised.
+		verdict, msg, note, err := im.Edge(s, chainLaw)
 		if err != nil {
 			return rep, fmt.Errorf("%v (edge-case batch)", err)
 		}
-		rep.Edge, rep.EdgeMsg = check.Passed, ""
-		if viol != nil {
-			rep.Edge, rep.EdgeMsg, rep.Verdict = check.Violated, viol.Error(), check.Violated
-		}
+		rep.SetEdge(verdict, msg)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
@@ -311,6 +309,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if ok {
 			rep.AddComponent(c)
 		}
+	}
+	if c, ok := im.broken.component(im.Sent()); ok {
+		rep.AddComponent(c)
 	}
 	if err := im.Close(); err != nil {
 		return rep, err
@@ -335,9 +336,6 @@ func kindMem(cfg RunConfig, kinds int) error {
 	need := check.KindBytes(cfg.Gamma, trials, kinds, 1)
 	return sim.CheckMem(fmt.Sprintf("the per-row-kind test counts (%d row kinds)", kinds), need, cfg.MemBudget, "use fewer row kinds")
 }
-
-// TreeDrafters are the drafters of tree mode (RunConfig.TreeDraft).
-var TreeDrafters = []string{"iid", "wor", "topk", "greedy", "dynamic"}
 
 // uniform is the uniform model over its value's tokens (Run builds the
 // tree drafter once on it to refuse bad drafter settings before starting

@@ -3,8 +3,6 @@ package resolve
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/specsim/specsim/algos"
@@ -66,27 +64,11 @@ const LawTestAutoMaxV = 4096
 
 // ParseConform splits a conformance reference "NAME" or
 // "NAME:k=v,k=v" into the rule's name and the parameters it gives (nil
-// when it gives none).
+// when it gives none), with algos.ParseSpec's syntax.
 func ParseConform(spec string) (string, algos.Params, error) {
-	name, rest, hasParams := strings.Cut(strings.TrimSpace(spec), ":")
-	if name == "" {
-		return "", nil, diag.Param("conform", " %q names no rule; write NAME or NAME:k=v,...", spec)
-	}
-	if !hasParams {
-		return name, nil, nil
-	}
-	ps := algos.Params{}
-	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || k == "" || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return "", nil, diag.Param("conform", " %q: %q is not key=number", spec, kv)
-		}
-		if _, dup := ps[k]; dup {
-			return "", nil, diag.Param("conform", " %q gives %s twice", spec, k)
-		}
-		ps[k] = x
+	name, ps, err := algos.ParseSpec(spec)
+	if err != nil {
+		return "", nil, diag.Param("conform", " %v", err)
 	}
 	return name, ps, nil
 }

@@ -293,3 +293,22 @@ func TestWriteReport(t *testing.T) {
 		}
 	}
 }
+
+// The engines' typical rules are told apart by conformance: each conforms
+// to itself, and vLLM's argmax fallback and Medusa's guarded entropy are
+// each violated against the paper's typical (and the other way round),
+// so a shipped sampler is held against the rule it implements.
+func TestTypicalEnginesConform(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ algo, law, want string }{
+		{"typical-argmax", "typical-argmax", check.NotDetected}, {"typical-medusa", "typical-medusa", check.NotDetected},
+		{"typical-argmax", "typical", check.Violated}, {"typical", "typical-argmax", check.Violated},
+		{"typical-medusa", "typical", check.Violated},
+	} {
+		rep := run(t, resolve.Request{Algo: c.algo, Conform: c.law, Source: "dirichlet:V=300,contexts=4,seed=2",
+			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
+		if rep.Verdict != c.want {
+			t.Errorf("%s conform %s: verdict %s (p = %.3g), want %s", c.algo, c.law, rep.Verdict, rep.PValue, c.want)
+		}
+	}
+}

@@ -123,15 +123,13 @@ const Tree = "tree"
 func Drafters() []string { return []string{draft.ChainName, draft.HeadsName, draft.LookupName, Tree} }
 
 // DrafterNames lists the values of Config.Drafter: tree, then the drafters
-// of package sim/draft that draft from the pair (all but fixed, whose
-// candidates a generation has none to give).
+// of package sim/draft that draft from the pair (the chain drafters and
+// the drawn tree drafters: all but fixed, whose candidates a generation
+// has none to give).
 func DrafterNames() []string {
-	names := []string{Tree}
-	for _, n := range draft.Names() {
-		if n != sim.DraftFixed.String() {
-			names = append(names, n)
-		}
-	}
+	names := append([]string{Tree}, draft.ChainNames()...)
+	names = append(names, draft.TreeNames()...)
+	slices.Sort(names[1:])
 	return names
 }
 

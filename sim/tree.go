@@ -360,24 +360,62 @@ const (
 	DraftFixed
 )
 
-var draftNames = []string{"iid", "wor", "topk", "greedy", "fixed"}
+// draftKinds holds the kinds' names and whether a drafter draws them from
+// a draft model, in the order of their values: the constants above, then
+// the kinds RegisterDraftKind adds.
+var draftKinds = []struct {
+	name  string
+	drawn bool
+}{{"iid", true}, {"wor", true}, {"topk", true}, {"greedy", true}, {"fixed", false}}
 
-// String returns the kind's name: iid, wor, topk, greedy or fixed.
+// RegisterDraftKind adds a draft kind named name and returns it, so a
+// drafter of a new kind needs no edit here: its file in package sim/draft
+// registers the kind and the drafter in init. drawn says whether its
+// children come from a draft model (the kinds a name selects); a kind
+// whose candidates are given, like DraftFixed, is not drawn. It panics on
+// an empty or taken name (a programming error at init, as every registry
+// of the project).
+func RegisterDraftKind(name string, drawn bool) DraftKind {
+	if name == "" {
+		panic("sim: a draft kind with no name")
+	}
+	for _, k := range draftKinds {
+		if k.name == name {
+			panic("sim: draft kind " + name + " registered twice")
+		}
+	}
+	draftKinds = append(draftKinds, struct {
+		name  string
+		drawn bool
+	}{name, drawn})
+	return DraftKind(len(draftKinds) - 1)
+}
+
+// String returns the kind's name: iid, wor, topk, greedy, fixed or a
+// registered kind's.
 func (k DraftKind) String() string {
-	if k >= 0 && int(k) < len(draftNames) {
-		return draftNames[k]
+	if k >= 0 && int(k) < len(draftKinds) {
+		return draftKinds[k].name
 	}
 	return fmt.Sprintf("DraftKind(%d)", int(k))
 }
 
 // DraftKinds lists the kinds a drafter draws from a draft model, in the
-// order of their constants: the kinds a name can select (ParseDraftKind).
+// order of their values: the kinds a name can select (ParseDraftKind).
 // DraftFixed is left out: its candidates are given, not drawn.
-func DraftKinds() []DraftKind { return []DraftKind{DraftIID, DraftWOR, DraftTopK, DraftGreedy} }
+func DraftKinds() []DraftKind {
+	var out []DraftKind
+	for i, k := range draftKinds {
+		if k.drawn {
+			out = append(out, DraftKind(i))
+		}
+	}
+	return out
+}
 
 // ParseDraftKind returns the kind of DraftKinds named s.
 func ParseDraftKind(s string) (DraftKind, error) {
-	names := make([]string, 0, len(draftNames))
+	var names []string
 	for _, k := range DraftKinds() {
 		if k.String() == s {
 			return k, nil

@@ -47,7 +47,8 @@ import (
 //     exactly the columns of data.LogRow and the keys of data/results;
 //
 // and runs the README's examples in-process, comparing exit codes and the
-// output shown ('…' in a shown line stands for any text).
+// output shown ('…' in a shown line stands for any text), and the commands
+// of docs/external.md's first block at small sizes (runExternal).
 func TestDocs(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -210,6 +211,10 @@ func TestDocs(t *testing.T) {
 		if got := formats.tableKeys("Result tables"); !slices.Equal(sorted(got), sorted(keys)) {
 			t.Errorf("docs/formats.md, Result tables: the table lists keys %v; data/results has %v", got, keys)
 		}
+	})
+	// Not in parallel: it changes the working directory and PYTHONPATH.
+	t.Run("external", func(t *testing.T) {
+		runExternal(t, r, docNamed(t, docs, "external.md"))
 	})
 	// Last, and not in parallel: it changes the working directory.
 	t.Run("examples", func(t *testing.T) {

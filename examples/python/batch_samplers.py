@@ -26,7 +26,10 @@ from specsim_ext import RowSampling, transform_rows
 
 def _coins(batch, n, share_stream=False, shared=False):
     """Uniforms [B, n]: a seeded row's from its own generator, the others'
-    from the batch's (the keyword arguments plant bugs)."""
+    from the batch's, as batch.uniforms(n) hands them (the keyword
+    arguments plant bugs)."""
+    if not (share_stream or shared):
+        return batch.uniforms(n)
     B = batch.size
     if shared:
         u = np.broadcast_to(batch.rng.random(n), (B, n)).copy()

@@ -16,7 +16,7 @@ model.draft(prefixes, rows)); it returns emitted [B, gamma+1], or
 
 import numpy as np
 
-from numpy_verify import sample_rows
+from numpy_verify import sample_rows, step as _chain_step
 
 
 # ---- a chain sampler that does not expose its drafts ---------------------
@@ -63,6 +63,17 @@ def bug_no_drafts_residual(batch):
     """The residual after a rejection at position n uses the draft row of
     position n+1 (an off-by-one in the draft rows' index)."""
     return _chain(batch, residual_shift=1)
+
+
+def hidden_drafts(p_logits, q_logits, rng):
+    """Correct, in the step form of protocol 1 (p_logits, q_logits, rng),
+    hiding its drafts: returns (None, emitted), judged as emitted alone."""
+    return None, _chain_step(p_logits, q_logits, rng)[1]
+
+
+def emitted_only(p_logits, q_logits, rng):
+    """Correct, in the same form, returning emitted alone."""
+    return _chain_step(p_logits, q_logits, rng)[1]
 
 
 # ---- a beam sampler -------------------------------------------------------
@@ -146,6 +157,17 @@ def _beam(batch, k=3, q_ratio=False):
 def beam(batch):
     """Correct: beams verified with the membership rule: preserved."""
     return _beam(batch)
+
+
+def beam_path_as_drafts(batch):
+    """The correct beam sampler, returning its best beam (a fixed path of
+    its tree) as drafts: the emitted tokens leave that path whenever a
+    child off it is accepted, so its answers break the contract (accepted
+    tokens are the drafts) while its emitted law is right. The harness
+    judges the emitted tokens alone and reports the breach as the contract
+    component: verdict contract_breach, not violated. A tree or beam
+    sampler returns emitted alone."""
+    return _beams(batch, 3)[:, 0, :], _beam(batch)
 
 
 def bug_beam_q_ratio(batch):

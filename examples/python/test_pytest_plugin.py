@@ -1,6 +1,6 @@
 """The pytest fixture specsim_check of the installed specsim_ext package
-(run by TestPipInstall in a virtual environment where the package was
-installed with pip, offline)."""
+(run by TestWheel in a virtual environment where the wheel, simulate
+included, was installed with pip, offline, and Go is off PATH)."""
 
 import pytest
 

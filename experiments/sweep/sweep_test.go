@@ -183,6 +183,8 @@ func TestSpecErrors(t *testing.T) {
 		{"zip unknown", base + "zip = [[\"algo\", \"beta\"]]\n[axes]\nsource = \"markov:V=4\"\nalgo = [\"token\"]\n", `zip group 0 names axis "beta"`},
 		{"bad mode", base + "mode = \"cross\"\n[axes]\nsource = \"markov:V=4\"\nalgo = \"token\"\n", `field mode = "cross"`},
 		{"duplicate value", base + "[axes]\nsource = \"markov:V=4\"\nalgo = [\"token\", \"token\"]\n", "axis algo lists token twice"},
+		{"an algo parameter twice", base + "[axes]\nsource = \"markov:V=4\"\nalgo = \"lenience:l=0.5,l=0.3\"\n", "axis algo: l given twice"},
+		{"an algo parameter that is not a number", base + "[axes]\nsource = \"markov:V=4\"\nalgo = \"lenience:l=Inf\"\n", `axis algo: l="Inf" is not a finite number`},
 		{"quality on zipf", base + "[axes]\nsource = \"zipf:V=100\"\nalgo = \"token\"\nquality = 0.5\n", "axis quality: source kind zipf"},
 	}
 	for _, c := range cases {

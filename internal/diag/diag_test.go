@@ -10,7 +10,7 @@ import (
 
 // The table: each kind's exit code, never renumbered.
 func TestKindCodes(t *testing.T) {
-	want := map[*Kind]int{ErrUsage: 2, ErrViolated: 3, ErrInterrupted: 4, ErrIO: 5, ErrInconclusive: 6}
+	want := map[*Kind]int{ErrUsage: 2, ErrViolated: 3, ErrInterrupted: 4, ErrIO: 5, ErrInconclusive: 6, ErrContract: 7}
 	if len(Kinds) != len(want) {
 		t.Fatalf("%d kinds, want %d", len(Kinds), len(want))
 	}
@@ -41,13 +41,13 @@ func TestKinds(t *testing.T) {
 	if k := KindOf(Interrupted(Usage(base))); k != ErrInterrupted {
 		t.Errorf("outer kind %v, want interrupted", k)
 	}
-	for _, m := range []func(error) error{Usage, IO, Violated, Inconclusive, Interrupted} {
+	for _, m := range []func(error) error{Usage, IO, Violated, Inconclusive, Interrupted, Contract} {
 		if m(nil) != nil {
 			t.Error("marking nil gave an error")
 		}
 	}
-	if !errors.Is(Violated(base), ErrViolated) || !errors.Is(Inconclusive(base), ErrInconclusive) {
-		t.Error("Violated, Inconclusive")
+	if !errors.Is(Violated(base), ErrViolated) || !errors.Is(Inconclusive(base), ErrInconclusive) || !errors.Is(Contract(base), ErrContract) {
+		t.Error("Violated, Inconclusive, Contract")
 	}
 }
 

@@ -2,9 +2,10 @@
 // libraries and the two front ends (cmd/simulate, cmd/report):
 //
 //  1. Kinds of failure (Kind: ErrUsage, ErrIO, ErrViolated,
-//     ErrInterrupted, ErrInconclusive), each with its exit code in one
-//     table (Exit* constants, never renumbered). A library marks an error
-//     with its kind (Usage, IO, Violated, Inconclusive, Interrupted), or
+//     ErrInterrupted, ErrInconclusive, ErrContract), each with its exit
+//     code in one table (Exit* constants, never renumbered). A library
+//     marks an error with its kind (Usage, IO, Violated, Inconclusive,
+//     Contract, Interrupted), or
 //     declares a sentinel that carries one (New); callers test kinds with
 //     errors.Is and KindOf, and internal/cliutil turns the outermost kind
 //     into the exit code. An error of no kind is an internal error.

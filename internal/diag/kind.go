@@ -26,6 +26,11 @@ const (
 	// or too few trials to detect even a total deviation); rerun with more
 	// trials.
 	ExitInconclusive = 6
+	// ExitContract (ErrContract): a check ran, no test of the law found a
+	// deviation, but the implementation broke its answer's contract (an
+	// external sampler's accepted tokens are not the drafts it returned);
+	// fix the answer, not the law.
+	ExitContract = 7
 )
 
 // Kind is a kind of failure. Its exit code is fixed (Code); its message
@@ -55,10 +60,13 @@ var (
 	// ErrInconclusive: a check ran and found no violation, but some of its
 	// tests had no power to detect one.
 	ErrInconclusive = &Kind{"check inconclusive", ExitInconclusive}
+	// ErrContract: a check ran and found no deviation of the law, but the
+	// implementation's answers broke their contract.
+	ErrContract = &Kind{"contract breach", ExitContract}
 )
 
 // Kinds lists every kind, in the order of their exit codes.
-var Kinds = []*Kind{ErrUsage, ErrViolated, ErrInterrupted, ErrIO, ErrInconclusive}
+var Kinds = []*Kind{ErrUsage, ErrViolated, ErrInterrupted, ErrIO, ErrInconclusive, ErrContract}
 
 // marked is err marked with a kind; its message is err's alone.
 type marked struct {
@@ -94,6 +102,10 @@ func Violated(err error) error { return mark(ErrViolated, err) }
 // Inconclusive marks err as a check whose tests could not decide
 // (ErrInconclusive).
 func Inconclusive(err error) error { return mark(ErrInconclusive, err) }
+
+// Contract marks err as a check whose implementation broke its answer's
+// contract while no test of the law rejected (ErrContract).
+func Contract(err error) error { return mark(ErrContract, err) }
 
 // Interrupted marks err as a run stopped by a signal (ErrInterrupted).
 func Interrupted(err error) error { return mark(ErrInterrupted, err) }

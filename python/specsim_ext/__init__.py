@@ -32,8 +32,9 @@ Run a function under the harness with
 
 from a test suite with specsim_ext.check(...), or from pytest with the
 fixture specsim_check (installed with the package). The package needs only
-NumPy: install it with `python3 -m pip install --no-index
---no-build-isolation ./python`, or put python/ on PYTHONPATH.
+NumPy. Its wheel (`python3 -m pip wheel --no-index --no-build-isolation
+--no-deps ./python`, Go on PATH) carries the simulate binary, which the
+package then uses; or put python/ on PYTHONPATH and simulate on PATH.
 """
 
 import json
@@ -72,11 +73,38 @@ def _spec(func):
     return "%s:%s" % (mod, func.__qualname__)
 
 
+def _installed_binary():
+    """The simulate binary that the wheel installed with this copy of the
+    package (a script of its distribution's RECORD), or None: a package put
+    on PYTHONPATH, or installed without the binary, has none."""
+    try:
+        from importlib import metadata
+    except ImportError:  # Python < 3.8
+        return None
+    here = os.path.realpath(os.path.abspath(__file__))
+    for name in ("specsim-ext", "specsim_ext"):
+        try:
+            files = metadata.distribution(name).files or []
+        except Exception:  # not installed, or unreadable metadata
+            continue
+        if not any(f.name == "__init__.py" and os.path.realpath(str(f.locate())) == here for f in files):
+            continue  # another copy of the package is installed; this one was imported from elsewhere
+        for f in files:
+            if f.name in ("simulate", "simulate.exe") and f.parent.name in ("bin", "Scripts"):
+                path = os.path.abspath(str(f.locate()))
+                if os.path.isfile(path) and os.access(path, os.X_OK):
+                    return path
+    return None
+
+
 def _binary(binary):
-    b = binary or os.environ.get("SPECSIM_SIMULATE") or shutil.which("simulate")
+    """The harness binary: binary=, then $SPECSIM_SIMULATE, then the one
+    installed with this package (the wheel's), then simulate on PATH."""
+    b = binary or os.environ.get("SPECSIM_SIMULATE") or _installed_binary() or shutil.which("simulate")
     if not b:
-        raise CheckError("no harness binary: pass binary=, set SPECSIM_SIMULATE, or put 'simulate' on PATH "
-                         "(go build -o simulate ./cmd/simulate in the specsim repository)")
+        raise CheckError("no harness binary: pass binary=, set SPECSIM_SIMULATE, install the specsim-ext wheel "
+                         "(it ships simulate), or put 'simulate' on PATH (go build -o simulate ./cmd/simulate "
+                         "in the specsim repository)")
     return b
 
 
@@ -93,8 +121,8 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
     dynamic); rows composes batches like a serving engine's ("engine" or
     kinds such as "greedy;t=0.7,top_k=50,seeded"); seconds, when given, is
     a time budget that replaces trials; conform names a rule whose exact
-    law the steps are tested against instead of losslessness. A violated or
-    inconclusive verdict is returned, not raised; CheckError is raised
+    law the steps are tested against instead of losslessness. A violated,
+    contract_breach or inconclusive verdict is returned, not raised; CheckError is raised
     when no verdict could be reached.
 
         r = specsim_ext.check(mymodule.verify)
@@ -123,7 +151,7 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     res = subprocess.run(argv, capture_output=True, text=True, env=env)
     lines = [l for l in res.stderr.strip().splitlines() if l.startswith("simulate:")]
-    if res.returncode not in (0, 3, 6) or not res.stdout.strip():
+    if res.returncode not in (0, 3, 6, 7) or not res.stdout.strip():
         raise CheckError(lines[-1] if lines else res.stderr.strip() or "exit status %d" % res.returncode)
     r = json.loads(res.stdout)
     if res.returncode != 0 and lines:
@@ -142,8 +170,8 @@ def describe(r):
     for c in r.get("components") or []:
         if c["verdict"] != "not_detected":
             out.append("component %s: %s (%s)" % (c["name"], c["verdict"], c.get("detail", "")))
-    if r.get("edge_verdict") == "violated":
-        out.append("edge cases: %s" % r.get("edge_message", ""))
+    if r.get("edge_verdict") in ("violated", "not_exercised"):
+        out.append("edge cases %s: %s" % (r["edge_verdict"], r.get("edge_message", "")))
     if r.get("invalid_outcomes"):
         out.append("invalid outcomes: %d" % r["invalid_outcomes"])
     return "\n".join(out)

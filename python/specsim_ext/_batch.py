@@ -127,6 +127,10 @@ class Batch:
     rng         numpy.random.Generator for the batch (in the edge-case
                 batches one whose random() and uniform() return a scripted
                 value)
+    uniforms(*shape, device=None, dtype=None)
+                the coins the harness owns: take every random number of the
+                step from here (see the method), so that the edge cases can
+                script them
     p, q        chain modes: the rows, [B, gamma+1, V] and [B, gamma, V]
                 (probabilities in verify mode, logits in step mode; None in
                 step mode on a model pair: draft from `model`); tree mode:
@@ -148,7 +152,8 @@ class Batch:
     Return int64 emitted [B, gamma+1]: the accepted tokens (drafts or the
     accepted path of a tree), then the correction or bonus token, then -1
     padding. In step mode you may return (drafts, emitted) instead; then the
-    accepted tokens must be the drafts.
+    accepted tokens must be the drafts (a tree or beam sampler returns
+    emitted alone, or (None, emitted)).
     """
 
     def __init__(self, **kw):
@@ -159,6 +164,7 @@ class Batch:
         self._tp = self._tq = self._prow = self._qrow = None
         self.gammas = None
         self.coins = "random"
+        self._row_gens = {}
         for k, v in kw.items():
             setattr(self, k, v)
         if self.gammas is None and self.size is not None:
@@ -202,10 +208,45 @@ class Batch:
         return self._gather(self._tq, idx)
 
     def row_rng(self, b):
-        """A Generator seeded with row b's seed (None for unseeded rows)."""
+        """Row b's Generator, seeded with its seed (None for unseeded rows):
+        one per row and batch, the stream uniforms() draws the row's coins
+        from too, so the two never repeat each other's numbers."""
         if self.seeds is None or self.seeds[b] < 0:
             return None
-        return np.random.Generator(np.random.PCG64(int(self.seeds[b])))
+        g = self._row_gens.get(b)
+        if g is None:
+            g = self._row_gens[b] = np.random.Generator(np.random.PCG64(int(self.seeds[b])))
+        return g
+
+    def uniforms(self, *shape, device=None, dtype=None):
+        """Uniform coins in [0, 1), [B, *shape]: fresh ones at every call.
+
+        This is how a sampler takes its randomness. Row b's coins come from
+        row_rng(b) when the row is seeded, else from the batch's rng; in the
+        harness's edge-case batches every coin is exactly 0, or the largest
+        value below 1 of the dtype (1 - 2**-53 in float64). A sampler that
+        draws from a generator of its own (seeded from rng.integers, say)
+        never sees those coins, and its edge cases are reported
+        not_exercised.
+
+        dtype is float64 (default) or float32, as a NumPy or torch dtype or
+        its name. device (torch only: "cpu", "cuda", "cuda:1", a
+        torch.device) returns a torch tensor on that device; the coins are
+        the same numbers as without it.
+        """
+        name = str(dtype or "float64").replace("torch.", "")
+        if name not in ("float32", "float64"):
+            raise ValueError("uniforms: dtype %s; use float64 or float32" % name)
+        dt = np.dtype(name)
+        size = (self.size,) + tuple(int(n) for n in shape)
+        u = self.rng.random(size, dtype=dt)
+        if self.coins == "random" and self.seeds is not None:
+            for b in np.flatnonzero(self.seeds >= 0):
+                u[b] = self.row_rng(b).random(size[1:], dtype=dt)
+        if device is None:
+            return u
+        import torch  # the caller asked for a torch tensor
+        return torch.from_numpy(u).to(device)
 
     def __repr__(self):
         return "Batch(mode=%s, index=%s, size=%s, gamma=%s, vocab=%s)" % (

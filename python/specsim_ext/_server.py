@@ -19,26 +19,35 @@ PROTOCOL = 2
 
 class ScriptedGenerator:
     """Stands in for numpy.random.Generator in the harness's edge-case
-    batches: every random() draw is exactly `value` (0.0, or 1 - 2**-53),
-    uniform(low, high) is low + (high - low) * value; every other method is
-    a seeded Generator's. A rule that compares coin <= p/q inclusively
-    accepts a draft with p = 0 when the coin is exactly 0 (sglang #35771).
+    batches: every random() draw is exactly 0, or (top) the largest value
+    of its dtype below 1 (1 - 2**-53 in float64, 1 - 2**-24 in float32);
+    uniform(low, high) is low + (high - low) * that float64 value; every
+    other method is a seeded Generator's (its draws are not scripted: a
+    sampler that seeds a generator of its own from integers() is not
+    exercised by the edge cases, and the harness says so). A rule that
+    compares coin <= p/q inclusively accepts a draft with p = 0 when the
+    coin is exactly 0 (sglang #35771).
     """
 
-    def __init__(self, value, seed):
-        self._value = value
+    def __init__(self, top, seed):
+        self._top = bool(top)
         self._rng = np.random.Generator(np.random.PCG64(seed))
 
+    def _value(self, dtype):
+        t = np.dtype(dtype).type
+        return np.nextafter(t(1), t(0)) if self._top else t(0)
+
     def random(self, size=None, dtype=np.float64, out=None):
-        if size is None and out is None:
-            return dtype(self._value) if isinstance(dtype, type) else np.dtype(dtype).type(self._value)
+        v = self._value(dtype if out is None else out.dtype)
         if out is not None:
-            out[...] = self._value
+            out[...] = v
             return out
-        return np.full(size, self._value, dtype=dtype)
+        if size is None:
+            return v
+        return np.full(size, v, dtype=dtype)
 
     def uniform(self, low=0.0, high=1.0, size=None):
-        v = low + (high - low) * self._value
+        v = low + (high - low) * self._value(np.float64)
         if size is None:
             return v
         return np.full(size, v)
@@ -144,7 +153,7 @@ class Server:
 
     def __init__(self, f, name):
         self.f, self.name = f, name
-        self.mode, self.hello = "verify", {}
+        self.mode, self.hello, self.version = "verify", {}, PROTOCOL
         self.sampling, self.with_sampling, self.batch_form = None, False, False
         self.pool_p = self.pool_q = None
         self.model = None  # (order, p, q) of a Markov pair
@@ -159,7 +168,7 @@ class Server:
         self.with_sampling = takes_sampling(self.f, self.mode)
         s = h.get("sampling")
         self.sampling = Sampling(**s) if s else None
-        version = min(PROTOCOL, h.get("protocol", 1))
+        version = self.version = min(PROTOCOL, h.get("protocol", 1))
         need = None
         if self.mode == "tree":
             need = "tree mode"
@@ -200,7 +209,7 @@ class Server:
         if coins == "random":
             rng = np.random.Generator(np.random.PCG64(h.get("seed", 0)))
         else:
-            rng = ScriptedGenerator(0.0 if coins == "zero" else 1.0 - 2.0 ** -53, h.get("seed", 0))
+            rng = ScriptedGenerator(coins != "zero", h.get("seed", 0))
         B, G, V = h["size"], self.hello.get("gamma"), self.hello.get("vocab")
         kw = dict(mode=self.mode, index=h["batch"], size=B, gamma=G, vocab=V, rng=rng, coins=coins)
         logits = self.mode == "step"
@@ -253,17 +262,27 @@ class Server:
             if self.with_sampling:
                 args.append(self.sampling or Sampling())
             res = self.f(*args)
-        if self.mode == "step" and isinstance(res, tuple):
-            if len(res) != 2:
-                raise TypeError("a step function returns emitted or (drafts, emitted), got a tuple of %d" % len(res))
-            out = {"drafts": np.asarray(res[0]), "emitted": np.asarray(res[1])}
-        elif self.mode == "step" and not self.batch_form:
-            raise TypeError("a step function of (p_logits, q_logits, rng) returns (drafts, emitted), got %s" % type(res).__name__)
-        else:
-            out = {"emitted": np.asarray(res)}
+        out = self.step_result(res) if self.mode == "step" else {"emitted": np.asarray(res)}
         for v in out.values():
             if v.dtype.hasobject:
                 raise TypeError("the function returned an array of dtype object")
+        return out
+
+    def step_result(self, res):
+        """The reply arrays of a step-mode answer, from every function form:
+        (drafts, emitted), or emitted alone as (None, emitted) or emitted
+        (a tree or beam sampler, or one that hides its drafts)."""
+        drafts, emitted = None, res
+        if isinstance(res, tuple):
+            if len(res) != 2:
+                raise TypeError("a step function returns emitted, (None, emitted) or (drafts, emitted), got a tuple of %d" % len(res))
+            drafts, emitted = res
+        if drafts is None and self.version < 2:
+            raise TypeError("this harness speaks protocol 1, whose step mode needs (drafts, emitted); "
+                            "a newer harness also takes emitted alone")
+        out = {"emitted": np.asarray(emitted)}
+        if drafts is not None:
+            out = {"drafts": np.asarray(drafts), "emitted": out["emitted"]}
         return out
 
     def serve(self, stdin, stdout):

@@ -31,6 +31,16 @@ const (
 	// NotApplicable is the edge verdict of rules EdgeCheck cannot drive
 	// (tree rules, external Steppers).
 	NotApplicable = "n/a"
+	// NotExercised is the edge verdict of an implementation whose outcomes
+	// show that it did not use the scripted coins (identical rows under
+	// identical scripted coins gave different outcomes): the cases did not
+	// test it, so they neither passed nor failed.
+	NotExercised = "not_exercised"
+	// ContractBreach is the verdict of a check whose tests of the emitted
+	// law found nothing but whose implementation broke the answer's
+	// contract (the contract component: accepted tokens that are not the
+	// drafts it returned); a test that rejects makes it Violated.
+	ContractBreach = "contract_breach"
 )
 
 // Config configures a statistical check.
@@ -170,7 +180,8 @@ type Result struct {
 	// Verdict combines every test, the outcome invariants and the edge
 	// cases: violated if any fails, inconclusive if none fails but some
 	// test had no power, else not_detected (never "preserved": a check
-	// only bounds what it could have missed).
+	// only bounds what it could have missed); contract_breach when no test
+	// rejected but a ContractBreach component was added.
 	Verdict string `json:"verdict"`
 	// Mode is "lossless" (tests against the target law) or
 	// "conform:<rule>" (tests outcomes against a rule's exact conditional
@@ -278,7 +289,8 @@ type Fit struct {
 // Component is one part of a verdict beyond the statistical tests.
 type Component struct {
 	// Name says what was checked ("determinism"), Verdict what was found
-	// (NotDetected, Violated, Inconclusive or NotApplicable) and Detail why,
+	// (NotDetected, Violated, Inconclusive, NotApplicable or
+	// ContractBreach) and Detail why,
 	// with examples where it failed.
 	Name    string `json:"name"`
 	Verdict string `json:"verdict"`
@@ -288,13 +300,30 @@ type Component struct {
 // AddComponent adds c to the result and folds it into the verdict: a
 // violated component makes the result violated, an inconclusive one makes
 // a preserved result inconclusive.
+//
+// A ContractBreach component makes a result that is not violated a
+// contract breach: the answers broke their contract while no test of the
+// law rejected.
 func (r *Result) AddComponent(c Component) {
 	r.Components = append(r.Components, c)
 	switch {
 	case c.Verdict == Violated:
 		r.Verdict = Violated
+	case c.Verdict == ContractBreach && r.Verdict != Violated:
+		r.Verdict = ContractBreach
 	case c.Verdict == Inconclusive && r.Verdict == NotDetected:
 		r.Verdict = Inconclusive
+	}
+	r.claim()
+}
+
+// SetEdge sets the edge cases' verdict and message, folds a violation
+// into the verdict and rewrites the claim (which names edge cases that
+// were not exercised, and how to let them be).
+func (r *Result) SetEdge(verdict, msg string) {
+	r.Edge, r.EdgeMsg = verdict, msg
+	if verdict == Violated {
+		r.Verdict = Violated
 	}
 	r.claim()
 }
@@ -549,7 +578,7 @@ func (r *Result) nTests() int {
 // preserved.
 func (r *Result) claim() {
 	var why []string
-	if r.PValue < r.Level {
+	if r.PValue < r.Level && r.nTests() > 0 {
 		name, t := r.firstRejecting()
 		why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g; its quantity: %s)", name, t.PHolm, r.Level, t.Quantity))
 	}
@@ -570,6 +599,12 @@ func (r *Result) claim() {
 			why = append(why, fmt.Sprintf("component %s failed: %s", c.Name, c.Detail))
 		}
 	}
+	var breach []string
+	for _, c := range r.Components {
+		if c.Verdict == ContractBreach {
+			breach = append(breach, fmt.Sprintf("component %s: %s", c.Name, c.Detail))
+		}
+	}
 	what := "the target law"
 	if r.Mode != "lossless" {
 		what = "the outcome law of " + strings.TrimPrefix(r.Mode, "conform:") + " given the drafts"
@@ -578,6 +613,8 @@ func (r *Result) claim() {
 	switch r.Verdict {
 	case Violated:
 		r.Claim = "violated: " + strings.Join(why, "; ")
+	case ContractBreach:
+		r.Claim = fmt.Sprintf("contract breach, not a deviation of the law: no test of %s rejected (%d tests at family-wise level %g), but %s", what, r.nTests(), r.Level, strings.Join(breach, "; "))
 	case Inconclusive:
 		for _, t := range r.Tests {
 			if !(t.MinDetTV < 1) {
@@ -596,5 +633,8 @@ func (r *Result) claim() {
 	default:
 		r.Claim = fmt.Sprintf("no deviation from %s detected by %d tests at family-wise level %g; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s); each test names its own quantity and detectable deviation",
 			what, r.nTests(), r.Level, r.FinestTest, r.Power, r.Level/float64(max(r.nTests(), 1)), r.MinDetectableTV, r.MinDetectableQuantity)
+	}
+	if r.Edge == NotExercised {
+		r.Claim += "; component edge cases not exercised: " + r.EdgeMsg
 	}
 }

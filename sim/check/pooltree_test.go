@@ -46,9 +46,9 @@ func TestPoolTreeVerdicts(t *testing.T) {
 	}
 }
 
-// A component folds into the verdict: violated wins, inconclusive turns a
-// preserved result inconclusive, a preserved or n/a component changes
-// nothing.
+// A component folds into the verdict: violated wins, a contract breach
+// turns any other verdict contract_breach, inconclusive turns a preserved
+// result inconclusive, a preserved or n/a component changes nothing.
 func TestAddComponent(t *testing.T) {
 	for _, c := range []struct{ before, comp, after string }{
 		{check.NotDetected, check.NotDetected, check.NotDetected},
@@ -58,11 +58,33 @@ func TestAddComponent(t *testing.T) {
 		{check.Inconclusive, check.Violated, check.Violated},
 		{check.Violated, check.Inconclusive, check.Violated},
 		{check.Violated, check.NotDetected, check.Violated},
+		{check.NotDetected, check.ContractBreach, check.ContractBreach},
+		{check.Inconclusive, check.ContractBreach, check.ContractBreach},
+		{check.Violated, check.ContractBreach, check.Violated},
+		{check.ContractBreach, check.Inconclusive, check.ContractBreach},
+		{check.ContractBreach, check.Violated, check.Violated},
 	} {
 		r := check.Result{Verdict: c.before}
 		r.AddComponent(check.Component{Name: "x", Verdict: c.comp})
 		if r.Verdict != c.after || len(r.Components) != 1 {
 			t.Errorf("%s + component %s = %s, want %s", c.before, c.comp, r.Verdict, c.after)
+		}
+	}
+}
+
+// SetEdge folds a violated edge verdict into the verdict and the claim; a
+// not_exercised one leaves the verdict and says so, with its fix, in the
+// claim; a passed one changes neither.
+func TestSetEdge(t *testing.T) {
+	for _, c := range []struct{ edge, verdict, claim string }{
+		{check.Passed, check.NotDetected, "no deviation from the target law detected by 0 tests"},
+		{check.Violated, check.Violated, "violated: a scripted edge case failed: MSG"},
+		{check.NotExercised, check.NotDetected, "; component edge cases not exercised: MSG"},
+	} {
+		r := check.Result{Verdict: check.NotDetected, Mode: "lossless", Level: 0.01, PValue: 1}
+		r.SetEdge(c.edge, "MSG")
+		if r.Verdict != c.verdict || r.Edge != c.edge || !strings.Contains(r.Claim, c.claim) || (c.edge == check.Passed) == strings.Contains(r.Claim, "MSG") {
+			t.Errorf("edge %s: verdict %s, claim %q; want %s, a claim with %q", c.edge, r.Verdict, r.Claim, c.verdict, c.claim)
 		}
 	}
 }

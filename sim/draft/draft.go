@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 )
 
@@ -58,11 +59,21 @@ type Config struct {
 // builders maps a drafter name to its constructor from a Config.
 var builders = map[string]func(Config) (Drafter, error){}
 
-// branchers holds the names of the drafters that read Config.Branch.
-var branchers = map[string]bool{}
+// A tree drafter declares, when it registers, what New needs to know
+// without building it.
+type treeTraits struct {
+	// branches: it shapes its trees by Config.Branch (children per depth).
+	branches bool
+	// drawn: it drafts from the draft model (every tree drafter but fixed,
+	// whose candidates are given).
+	drawn bool
+}
+
+// trees holds the traits of the tree drafters, by name.
+var trees = map[string]treeTraits{}
 
 // register adds the drafter name, built by build; each drafter file
-// registers itself in init.
+// registers itself in init (a tree drafter with registerTree).
 func register(name string, build func(Config) (Drafter, error)) {
 	if _, dup := builders[name]; dup {
 		panic("draft: drafter " + name + " registered twice")
@@ -70,23 +81,40 @@ func register(name string, build func(Config) (Drafter, error)) {
 	builders[name] = build
 }
 
-// registerBranching adds the drafter name, which reads Config.Branch, as
-// register does.
-func registerBranching(name string, build func(Config) (Drafter, error)) {
+// registerTree adds the tree drafter name with its traits, as register
+// does.
+func registerTree(name string, tr treeTraits, build func(Config) (Drafter, error)) {
 	register(name, build)
-	branchers[name] = true
+	trees[name] = tr
 }
 
 // Branches reports whether the drafter name shapes its trees by
 // Config.Branch (children per depth); New refuses a Branch for any other.
-func Branches(name string) bool { return branchers[name] }
+func Branches(name string) bool { return trees[name].branches }
 
 // BranchingNames lists the drafters that read Config.Branch, in
 // alphabetical order.
-func BranchingNames() []string {
+func BranchingNames() []string { return treeNames(func(tr treeTraits) bool { return tr.branches }) }
+
+// TreeNames lists the tree drafters that draft from a draft model (all
+// but fixed), in alphabetical order: the drafters a tree check can name.
+func TreeNames() []string { return treeNames(func(tr treeTraits) bool { return tr.drawn }) }
+
+// ChainNames lists the chain drafters, in alphabetical order.
+func ChainNames() []string {
 	var names []string
 	for _, n := range Names() {
-		if branchers[n] {
+		if _, tree := trees[n]; !tree {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func treeNames(keep func(treeTraits) bool) []string {
+	var names []string
+	for _, n := range Names() {
+		if tr, ok := trees[n]; ok && keep(tr) {
 			names = append(names, n)
 		}
 	}
@@ -109,17 +137,18 @@ func New(c Config) (Drafter, error) {
 	if !ok {
 		return Drafter{}, fmt.Errorf("drafter %q: unknown; use one of %s", c.Name, strings.Join(Names(), ", "))
 	}
-	if len(c.Branch) > 0 && !branchers[c.Name] {
+	if len(c.Branch) > 0 && !trees[c.Name].branches {
 		return Drafter{}, BranchError(c.Name)
 	}
 	return build(c)
 }
 
 // BranchError is the error of a branching (children per depth) given to
-// drafter name, which does not read one.
+// drafter name, which does not read one: a ParamError naming the field
+// branch (a front end shows its flag).
 func BranchError(name string) error {
-	return fmt.Errorf("drafter %s: a branching (--branch) does not apply: %s does not shape its trees by children per depth; drop --branch, or use a drafter that does (%s)",
-		name, name, strings.Join(BranchingNames(), ", "))
+	return diag.Param("branch", " does not apply to drafter %s: it does not shape its trees by children per depth; drop it, or use a drafter that does (%s)",
+		name, strings.Join(BranchingNames(), ", "))
 }
 
 // NewTree returns the tree drafter of kind, built from c (c.Name is set

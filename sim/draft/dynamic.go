@@ -45,7 +45,7 @@ func NewDynamic(q sim.Model, k, depth int) (*Dynamic, error) {
 const DynamicName = "dynamic"
 
 func init() {
-	register(DynamicName, func(c Config) (Drafter, error) {
+	registerTree(DynamicName, treeTraits{drawn: true}, func(c Config) (Drafter, error) {
 		d, err := NewDynamic(c.Q, c.K, c.Depth)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

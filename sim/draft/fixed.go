@@ -43,7 +43,7 @@ func NewFixed(cands [][]int) (*Fixed, error) {
 }
 
 func init() {
-	register(sim.DraftFixed.String(), func(c Config) (Drafter, error) {
+	registerTree(sim.DraftFixed.String(), treeTraits{}, func(c Config) (Drafter, error) {
 		d, err := NewFixed(c.Cands)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

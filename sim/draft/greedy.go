@@ -31,7 +31,7 @@ func NewGreedy(q sim.Model, k, depth int, branch []int) (*Greedy, error) {
 }
 
 func init() {
-	registerBranching(sim.DraftGreedy.String(), func(c Config) (Drafter, error) {
+	registerTree(sim.DraftGreedy.String(), treeTraits{branches: true, drawn: true}, func(c Config) (Drafter, error) {
 		d, err := NewGreedy(c.Q, c.K, c.Depth, c.Branch)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

@@ -28,7 +28,7 @@ func NewTopK(q sim.Model, k, depth int, branch []int) (*TopK, error) {
 }
 
 func init() {
-	registerBranching(sim.DraftTopK.String(), func(c Config) (Drafter, error) {
+	registerTree(sim.DraftTopK.String(), treeTraits{branches: true, drawn: true}, func(c Config) (Drafter, error) {
 		d, err := NewTopK(c.Q, c.K, c.Depth, c.Branch)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

@@ -389,7 +389,7 @@ func TestTreeDrafterErrors(t *testing.T) {
 		{draft.Config{Name: "fixed", Cands: [][]int{{1, -1}}}, "negative token -1"},
 		{draft.Config{Name: draft.DynamicName, Q: q, K: 65, Depth: 2}, "k = 65"},
 		{draft.Config{Name: draft.DynamicName, Q: q, K: 2, Depth: 17}, "depth = 17"},
-		{draft.Config{Name: "nope"}, "unknown; use one of chain, dynamic"},
+		{draft.Config{Name: "nope"}, "unknown; use one of " + strings.Join(draft.Names(), ", ")},
 	} {
 		if _, err := draft.New(c.c); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want it to say %q", c.c, err, c.want)
@@ -426,7 +426,7 @@ func TestBranchAppliesOrIsRefused(t *testing.T) {
 		d, err := draft.New(draft.Config{Name: name, Q: q, Heads: []sim.Model{q, q}, K: 2, Depth: 2, Branch: branch,
 			Cands: [][]int{{1, 2}}, MaxNgram: 2})
 		if !draft.Branches(name) {
-			if err == nil || !strings.Contains(err.Error(), "--branch") || !strings.Contains(err.Error(), "does not apply") {
+			if err == nil || !strings.HasPrefix(err.Error(), "branch does not apply to drafter "+name) {
 				t.Errorf("%s ignores Branch but New(Branch=%v) = %v; want it refused", name, branch, err)
 			}
 			continue
@@ -449,5 +449,36 @@ func TestBranchAppliesOrIsRefused(t *testing.T) {
 	}
 	if len(draft.BranchingNames()) == 0 {
 		t.Error("no drafter reads Branch")
+	}
+}
+
+// The registry's shape lists agree with what New builds: every drafter is
+// a chain (ChainNames) or a tree, TreeNames are the trees drawn from a
+// draft model (their kind is among sim.DraftKinds), and every tree
+// drafter's kind is a registered kind.
+func TestRegistryShapes(t *testing.T) {
+	q := sim.Fixed{0.25, 0.25, 0.25, 0.25}
+	drawn := map[string]bool{}
+	for _, k := range sim.DraftKinds() {
+		drawn[k.String()] = true
+	}
+	for _, name := range draft.Names() {
+		d, err := draft.New(draft.Config{Name: name, Q: q, Heads: []sim.Model{q, q}, K: 2, Depth: 2, Cands: [][]int{{1, 2}}, MaxNgram: 2})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		isChain := slices.Contains(draft.ChainNames(), name)
+		if isChain != (d.Chain != nil) || isChain == (d.Tree != nil) {
+			t.Errorf("%s: listed as chain %v, built chain %v tree %v", name, isChain, d.Chain != nil, d.Tree != nil)
+		}
+		if d.Tree == nil {
+			continue
+		}
+		if k := d.Tree.Kind(); k.String() != strings.TrimSpace(k.String()) || strings.HasPrefix(k.String(), "DraftKind(") {
+			t.Errorf("%s: unregistered kind %v", name, k)
+		}
+		if slices.Contains(draft.TreeNames(), name) != drawn[d.Tree.Kind().String()] {
+			t.Errorf("%s: in TreeNames %v, but its kind %s drawn %v", name, slices.Contains(draft.TreeNames(), name), d.Tree.Kind(), drawn[d.Tree.Kind().String()])
+		}
 	}
 }

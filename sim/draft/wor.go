@@ -30,7 +30,7 @@ func NewWOR(q sim.Model, k, depth int, branch []int) (*WOR, error) {
 }
 
 func init() {
-	registerBranching(sim.DraftWOR.String(), func(c Config) (Drafter, error) {
+	registerTree(sim.DraftWOR.String(), treeTraits{branches: true, drawn: true}, func(c Config) (Drafter, error) {
 		d, err := NewWOR(c.Q, c.K, c.Depth, c.Branch)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})
