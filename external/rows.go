@@ -179,9 +179,9 @@ func checkRows(rows []RowConfig, gamma int, tree bool) error {
 		}
 		switch d := len(c.Branch); {
 		case d > 0 && !tree:
-			return fmt.Errorf("rows: kind %d: branch= shapes the trees of --mode tree; drop it in chain modes", i+1)
+			return fmt.Errorf("rows: kind %d: branch= shapes the trees of tree mode; drop it in chain modes (verify, step)", i+1)
 		case d > gamma:
-			return fmt.Errorf("rows: kind %d: branch= is %d deep; the run's trees are at most %d deep (raise --gamma or --branch)", i+1, d, gamma)
+			return fmt.Errorf("rows: kind %d: branch= is %d deep; the run's trees are at most %d deep (raise the run's gamma or branching)", i+1, d, gamma)
 		case d > 0 && c.Gamma > 0 && c.Gamma != d:
 			return fmt.Errorf("rows: kind %d: gamma = %d but branch= is %d deep; give one of them (a branching's length is its depth)", i+1, c.Gamma, d)
 		}
@@ -300,7 +300,7 @@ func conformKinds(rows []RowConfig, cp *sim.Pool, law sim.Lawer, name string) ([
 	}
 	switch {
 	case len(left) == len(rows):
-		return nil, "", fmt.Errorf("--conform %s tests no row kind: %s; give row kinds that draft the run's gamma %d", name, strings.Join(left, "; "), g)
+		return nil, "", fmt.Errorf("conformance to %s tests no row kind: %s; give row kinds that draft the run's gamma %d", name, strings.Join(left, "; "), g)
 	case len(left) == 0:
 		return nil, "", nil
 	}
