@@ -159,6 +159,13 @@ func printCheck(w io.Writer, o checkJSON) {
 	if o.Mode != "lossless" {
 		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, o.EdgeMsg, o.EdgeConform, o.EdgeConformMsg)
 	}
+	for _, k := range o.RowKinds {
+		tests := fmt.Sprintf("smallest Holm-adjusted p = %.4g, finest min TV %.4g over its %d tests", k.PHolm, k.MinDetTV, len(k.Tests))
+		if len(k.Tests) == 0 {
+			tests = "no test: " + k.Note
+		}
+		fmt.Fprintf(w, "row kind %q: %s (%s; %d trials, %d invalid outcomes, mean emitted %.3f)\n", k.Kind, k.Verdict, tests, k.Trials, k.Invalid, k.MeanEmitted)
+	}
 	for _, s := range nextSteps(o.Report, o.Elapsed) {
 		fmt.Fprintf(w, "next: %s\n", s)
 	}

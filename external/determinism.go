@@ -25,7 +25,8 @@ type replayRow struct {
 
 // determinism keeps the first maxReplay seeded rows of a composed run.
 type determinism struct {
-	rows []replayRow
+	rows  []replayRow
+	trees []replayTree // tree mode's
 }
 
 func (d *determinism) keep(b sim.Block, seed, step int64, emitted, drafts []int64) {
@@ -44,6 +45,9 @@ func (d *determinism) keep(b sim.Block, seed, step int64, emitted, drafts []int6
 // generator. It returns the "determinism" component, or false when the
 // run had no seeded rows.
 func (im *Impl) Determinism() (check.Component, bool, error) {
+	if im.cfg.Mode == Tree {
+		return im.treeDeterminism()
+	}
 	rows := im.det.rows
 	if len(rows) == 0 {
 		return check.Component{}, false, nil
@@ -70,7 +74,7 @@ func (im *Impl) Determinism() (check.Component, bool, error) {
 		}
 		nbad++
 		if len(bad) < maxExamples {
-			ex := fmt.Sprintf("step %d (seed %d): emitted %v, then %v", r.step, r.seed, trim(r.emitted), trim(emitted))
+			ex := fmt.Sprintf("step %d (%sseed %d): emitted %v, then %v", r.step, im.kindName(r.block.Ctx), r.seed, trim(r.emitted), trim(emitted))
 			if r.drafts != nil && drafts != nil && !slices.Equal(drafts, r.drafts) {
 				ex += fmt.Sprintf(" (drafts %v, then %v)", trim(r.drafts), trim(drafts))
 			}
@@ -80,11 +84,17 @@ func (im *Impl) Determinism() (check.Component, bool, error) {
 	if err != nil {
 		return check.Component{}, false, fmt.Errorf("%v (determinism replay)", err)
 	}
+	return determinismComponent(len(rows), nbad, bad), true, nil
+}
+
+// determinismComponent is the determinism component of a replay of n
+// seeded rows of which nbad answered otherwise (bad: examples).
+func determinismComponent(n, nbad int, bad []string) check.Component {
 	c := check.Component{Name: "determinism", Verdict: check.NotDetected,
-		Detail: fmt.Sprintf("%d seeded rows sent again in one batch (reversed, each next to an unseeded copy of itself, another batch seed) gave the same tokens", len(rows))}
+		Detail: fmt.Sprintf("%d seeded rows sent again in one batch (reversed, each next to an unseeded copy of itself, another batch seed) gave the same tokens", n)}
 	if nbad > 0 {
 		c.Verdict = check.Violated
-		c.Detail = fmt.Sprintf("%d of %d seeded rows sent again in one batch (reversed, each next to an unseeded copy of itself, another batch seed) gave other tokens: the output of a seeded row depends on more than its inputs and seed; e.g. %s", nbad, len(rows), strings.Join(bad, "; "))
+		c.Detail = fmt.Sprintf("%d of %d seeded rows sent again in one batch (reversed, each next to an unseeded copy of itself, another batch seed) gave other tokens: the output of a seeded row depends on more than its inputs and seed; e.g. %s", nbad, n, strings.Join(bad, "; "))
 	}
-	return c, true, nil
+	return c
 }

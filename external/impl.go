@@ -152,7 +152,7 @@ func StartContext(ctx context.Context, cfg Config) (*Impl, error) {
 	case cfg.Source != SourcePool && cfg.Source != SourceMarkov && cfg.Source != SourceInline:
 		return nil, fmt.Errorf("external: source %q; use %q, %q or %q", cfg.Source, SourcePool, SourceMarkov, SourceInline)
 	}
-	if err := checkRows(cfg.Rows, cfg.Gamma); err != nil {
+	if err := checkRows(cfg.Rows, cfg.Gamma, cfg.Mode == Tree); err != nil {
 		return nil, fmt.Errorf("external: %v", err)
 	}
 	if cfg.Timeout <= 0 {

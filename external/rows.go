@@ -26,6 +26,10 @@ type RowConfig struct {
 	// others): their output must be a function of their inputs and seed,
 	// whatever else is in the batch (the determinism component).
 	Seeded bool
+	// Branch, in tree mode, is the row kind's children per depth (the
+	// run's drafter with this branching; its length is the kind's tree
+	// depth); nil: the run's --branch or k and γ.
+	Branch []int
 }
 
 // samplingOff is the sampling that changes nothing.
@@ -52,6 +56,13 @@ func (c RowConfig) String() string {
 	if c.Gamma > 0 {
 		parts = append(parts, "gamma="+strconv.Itoa(c.Gamma))
 	}
+	if len(c.Branch) > 0 {
+		b := make([]string, len(c.Branch))
+		for i, x := range c.Branch {
+			b[i] = strconv.Itoa(x)
+		}
+		parts = append(parts, "branch="+strings.Join(b, "x"))
+	}
 	if c.Seeded {
 		parts = append(parts, "seeded")
 	}
@@ -65,22 +76,33 @@ const EngineRows = "greedy;greedy,gamma=2,seeded;t=0.7,top_k=50,seeded;t=1;t=1,t
 
 // ParseRows reads a batch composition: "engine" (EngineRows) or row kinds
 // separated by ';', each a ','-separated list of greedy, seeded,
-// t=T (temperature), top_k=K, top_p=P, min_p=M and gamma=G, e.g.
-// "greedy;t=0.7,top_k=50,seeded;t=1,gamma=2". Unset parameters are off
-// (temperature 1).
+// t=T (temperature), top_k=K, top_p=P, min_p=M, gamma=G and (tree mode)
+// branch=B1xB2x..., e.g. "greedy;t=0.7,top_k=50,seeded;t=1,gamma=2".
+// Unset parameters are off (temperature 1). A key given twice in one kind
+// ("t=0.7,t=1", or greedy with t) is refused, as are two kinds alike.
 func ParseRows(spec string) ([]RowConfig, error) {
 	if strings.TrimSpace(spec) == "engine" {
 		spec = EngineRows
 	}
 	var out []RowConfig
+	seen := map[string]int{}
 	for i, kind := range strings.Split(spec, ";") {
 		c := RowConfig{Sampling: samplingOff}
+		keys := map[string]string{}
 		for _, f := range strings.Split(kind, ",") {
 			f = strings.TrimSpace(f)
 			key, val, hasVal := strings.Cut(f, "=")
 			bad := func(err error) error {
-				return fmt.Errorf("rows: kind %d (%q): %s: %v; keys are greedy, seeded, t, top_k, top_p, min_p, gamma", i+1, kind, f, err)
+				return fmt.Errorf("rows: kind %d (%q): %s: %v; keys are greedy, seeded, t, top_k, top_p, min_p, gamma, branch", i+1, kind, f, err)
 			}
+			canon := rowKeys[key]
+			if canon == "" && !hasVal {
+				canon = rowKeys[f]
+			}
+			if prev, dup := keys[canon]; dup && canon != "" {
+				return nil, bad(fmt.Errorf("%s is set twice in one kind (also %q); give each key once, or separate kinds with ';'", canon, prev))
+			}
+			keys[canon] = f
 			var err error
 			switch {
 			case f == "greedy":
@@ -101,6 +123,8 @@ func ParseRows(spec string) ([]RowConfig, error) {
 				c.Gamma, err = strconv.Atoi(val)
 			case key == "seeded":
 				c.Seeded, err = strconv.ParseBool(val)
+			case key == "branch":
+				c.Branch, err = parseBranch(val)
 			default:
 				return nil, bad(fmt.Errorf("unknown key"))
 			}
@@ -111,19 +135,55 @@ func ParseRows(spec string) ([]RowConfig, error) {
 		if err := c.Sampling.Validate(); err != nil {
 			return nil, fmt.Errorf("rows: kind %d (%q): %v", i+1, kind, err)
 		}
+		if j, dup := seen[c.String()]; dup {
+			return nil, fmt.Errorf("rows: kinds %d and %d are both %q; give each kind once (the batch cycles through the kinds)", j+1, i+1, c.String())
+		}
+		seen[c.String()] = i
 		out = append(out, c)
 	}
 	return out, nil
 }
 
-// checkRows checks a composition against the run's γ.
-func checkRows(rows []RowConfig, gamma int) error {
+// rowKeys maps each key of ParseRows (and its aliases) to the parameter
+// it sets: greedy sets the temperature as t does.
+var rowKeys = map[string]string{"greedy": "t", "t": "t", "temperature": "t", "seeded": "seeded",
+	"top_k": "top_k", "top_p": "top_p", "min_p": "min_p", "gamma": "gamma", "branch": "branch"}
+
+// parseBranch reads a row kind's branching, children per depth joined by
+// 'x' ("3x2x1").
+func parseBranch(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, "x") {
+		b, err := strconv.Atoi(part)
+		if err != nil || b < 1 || b > sim.MaxTreeNodes {
+			return nil, fmt.Errorf("%q is not a branching: give children per depth joined by 'x', each 1..%d (e.g. branch=3x2x1)", s, sim.MaxTreeNodes)
+		}
+		out = append(out, b)
+	}
+	if len(out) > sim.MaxTreeDepth {
+		return nil, fmt.Errorf("branching %q is %d deep; use at most %d depths", s, len(out), sim.MaxTreeDepth)
+	}
+	return out, nil
+}
+
+// checkRows checks a composition against the run's γ (the trees' depth
+// in tree mode, where tree says so): branch= only in tree mode, no
+// deeper than γ, and not beside a gamma= it contradicts.
+func checkRows(rows []RowConfig, gamma int, tree bool) error {
 	for i, c := range rows {
 		if err := c.Sampling.Validate(); err != nil {
 			return fmt.Errorf("rows: kind %d: %v", i+1, err)
 		}
 		if c.Gamma < 0 || c.Gamma > gamma {
 			return fmt.Errorf("rows: kind %d: gamma = %d; use 1..%d (0: the run's gamma)", i+1, c.Gamma, gamma)
+		}
+		switch d := len(c.Branch); {
+		case d > 0 && !tree:
+			return fmt.Errorf("rows: kind %d: branch= shapes the trees of tree mode; drop it in chain modes (verify, step)", i+1)
+		case d > gamma:
+			return fmt.Errorf("rows: kind %d: branch= is %d deep; the run's trees are at most %d deep (raise the run's gamma or branching)", i+1, d, gamma)
+		case d > 0 && c.Gamma > 0 && c.Gamma != d:
+			return fmt.Errorf("rows: kind %d: gamma = %d but branch= is %d deep; give one of them (a branching's length is its depth)", i+1, c.Gamma, d)
 		}
 	}
 	return nil
@@ -137,10 +197,14 @@ func perRowArrays(rows []RowConfig) []string {
 	return []string{"temperature", "top_k", "top_p", "min_p", "gamma", "seed"}
 }
 
-// gammaOf returns the draft length of rows of kind c in a run of γ = g.
+// gammaOf returns the draft length (tree depth) of rows of kind c in a
+// run of γ = g.
 func (c RowConfig) gammaOf(g int) int {
-	if c.Gamma > 0 {
+	switch {
+	case c.Gamma > 0:
 		return c.Gamma
+	case len(c.Branch) > 0:
+		return len(c.Branch)
 	}
 	return g
 }
@@ -155,7 +219,7 @@ func ComposePool(pl *sim.Pool, rows []RowConfig) (*sim.Pool, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("rows: no row kinds")
 	}
-	if err := checkRows(rows, pl.Gamma); err != nil {
+	if err := checkRows(rows, pl.Gamma, true); err != nil {
 		return nil, err
 	}
 	g, v, r := pl.Gamma, pl.V, len(rows)
@@ -193,4 +257,62 @@ func ComposePool(pl *sim.Pool, rows []RowConfig) (*sim.Pool, error) {
 		}
 	}
 	return sim.PoolFromRows(pl.Name+" | rows "+strings.Join(names, ";"), g, p, q)
+}
+
+// branchOf returns the branching of rows of kind c in a run whose
+// branching is branch (nil: none) and whose depth is depth: the kind's
+// own, else the run's cut to the kind's depth.
+func (c RowConfig) branchOf(branch []int, depth int) []int {
+	if len(c.Branch) > 0 {
+		return c.Branch
+	}
+	if len(branch) > 0 {
+		return branch[:min(len(branch), c.gammaOf(depth))]
+	}
+	return nil
+}
+
+// conformKinds returns, per row kind, why a conformance test to the rule
+// law (named name) leaves it out ("" for the kinds it tests: one entry
+// per kind, nil when it tests every kind), and the note that says which
+// it left out. A kind is left out when its rows draft fewer tokens than
+// the run's γ (the law given γ drafts is not the law of a shorter chain)
+// or when the law refuses its rows (a block of context 0 under the
+// kind's sampling, from cp, the composed pool). No kind left: an error.
+func conformKinds(rows []RowConfig, cp *sim.Pool, law sim.Lawer, name string) ([]string, string, error) {
+	off := make([]string, len(rows))
+	var left []string
+	g := cp.Gamma
+	rng := sim.NewRand(1, 0)
+	var b sim.Block
+	var l sim.Law
+	for k, c := range rows {
+		cp.Fill(rng, k, &b)
+		switch err := law.Law(&b, &l); {
+		case c.gammaOf(g) < g:
+			off[k] = fmt.Sprintf("its rows draft %d tokens and %s's law is given the run's %d drafts", c.gammaOf(g), name, g)
+		case err != nil:
+			off[k] = fmt.Sprintf("%s's law refuses its rows: %v", name, err)
+		}
+		if off[k] != "" {
+			left = append(left, fmt.Sprintf("%q (%s)", c.String(), off[k]))
+		}
+	}
+	switch {
+	case len(left) == len(rows):
+		return nil, "", fmt.Errorf("conformance to %s tests no row kind: %s; give row kinds that draft the run's gamma %d", name, strings.Join(left, "; "), g)
+	case len(left) == 0:
+		return nil, "", nil
+	}
+	return off, fmt.Sprintf("the conformance test to %s left out row kinds %s; their rows are still checked for invalid outcomes (and seeded ones for determinism)", name, strings.Join(left, ", ")), nil
+}
+
+// kindName returns "row kind K, " for a row of a composed run in context
+// ctx (ComposePool's c·R + r), or "" outside one: the determinism
+// component's examples name the kind of the seeded row that failed.
+func (im *Impl) kindName(ctx int) string {
+	if k, _ := im.kindOf(&sim.Block{Ctx: ctx}); k >= 0 {
+		return fmt.Sprintf("row kind %q, ", im.cfg.Rows[k].String())
+	}
+	return ""
 }

@@ -1,10 +1,16 @@
 package external
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/source"
 )
 
 // TestParseRows reads compositions and refuses bad kinds with the key.
@@ -16,7 +22,7 @@ func TestParseRows(t *testing.T) {
 	}
 	for i, r := range rows {
 		back, err := ParseRows(r.String())
-		if err != nil || len(back) != 1 || back[0] != r {
+		if err != nil || len(back) != 1 || back[0].String() != r.String() {
 			t.Errorf("kind %d %q does not read back: %+v %v", i, r.String(), back, err)
 		}
 	}
@@ -24,13 +30,42 @@ func TestParseRows(t *testing.T) {
 	if err != nil || len(rows) != 3 || !rows[0].Sampling.Greedy() || !rows[1].Seeded || rows[1].Sampling.TopK != 50 || rows[2].Gamma != 2 || rows[2].Sampling.MinP != 0.05 {
 		t.Errorf("parsed %+v, %v", rows, err)
 	}
-	for _, bad := range []string{"t=-1", "top_p=0", "foo=1", "gamma=x", "t"} {
+	for _, bad := range []string{"t=-1", "top_p=0", "foo=1", "gamma=x", "t", "branch=2x0", "branch=3,2"} {
 		if _, err := ParseRows(bad); err == nil || !strings.Contains(err.Error(), "rows: kind 1") {
 			t.Errorf("%q: error %v", bad, err)
 		}
 	}
-	if err := checkRows([]RowConfig{{Sampling: samplingOff, Gamma: 5}}, 4); err == nil {
-		t.Error("gamma 5 in a run of gamma 4 accepted")
+	// A key twice in one kind is refused naming the key; so are two kinds
+	// alike.
+	for bad, want := range map[string]string{
+		"t=0.7,t=1":                 "t is set twice",
+		"greedy,t=0.5":              "t is set twice",
+		"t=1,temperature=1":         "t is set twice",
+		"t=1;top_k=5,top_k=6":       "rows: kind 2",
+		"seeded,gamma=2,seeded":     "seeded is set twice",
+		"t=0.7,seeded;t=0.7,seeded": "kinds 1 and 2 are both",
+	} {
+		if _, err := ParseRows(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", bad, err, want)
+		}
+	}
+	rows, err = ParseRows("t=0.7,branch=3x2;greedy,gamma=2")
+	if err != nil || len(rows[0].Branch) != 2 || rows[0].Branch[0] != 3 || rows[0].gammaOf(4) != 2 || rows[0].String() != "t=0.7,branch=3x2" {
+		t.Errorf("branch: %+v %v", rows, err)
+	}
+	for _, c := range []struct {
+		rows []RowConfig
+		tree bool
+		want string
+	}{
+		{[]RowConfig{{Sampling: samplingOff, Gamma: 5}}, false, "gamma = 5"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2}}}, false, "branch= shapes the trees"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2, 2, 2, 2, 2}}}, true, "5 deep"},
+		{[]RowConfig{{Sampling: samplingOff, Branch: []int{2, 2}, Gamma: 3}}, true, "gamma = 3 but branch="},
+	} {
+		if err := checkRows(c.rows, 4, c.tree); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.rows, err, c.want)
+		}
 	}
 }
 
@@ -127,5 +162,122 @@ func TestDecodeTree(t *testing.T) {
 	}
 	if _, _, err := decodeTree(&tr, []int64{-1, 2, -1}, 5); err == nil {
 		t.Error("a token after padding accepted")
+	}
+}
+
+// rowsCase is one run of TestRowKindsExternal: a function of
+// examples/python/<script>, its mode, batch composition and --conform.
+type rowsCase struct {
+	script, fn, mode, rows, conform, draft string
+	trials                                 int64
+	// want: the verdict, then each row kind's; determinism the
+	// component's ("" for none).
+	want        []string
+	determinism string
+}
+
+// TestRowKindsExternal: per-request sampling checked through the
+// protocol, in chain and tree mode, each row kind judged against its own
+// transformed law and reported apart (Report.RowKinds). A sampler whose
+// t = 0.7 rows are verified against their untransformed target rows (the
+// planted bug bug_t07_target) names that kind violated and the seeded
+// t = 1 kind not detected, in verify, step-free chain and tree mode; the
+// correct samplers leave every kind not detected and their seeded rows
+// deterministic; a tree sampler whose seeded rows draw from the batch's
+// generator fails the determinism replay of seeded trees; --conform with
+// --rows engine tests the kinds that draft the run's γ and says it left
+// the others out. Seeds are fixed (check seed 1): the verdicts are
+// deterministic; the level is 0.01.
+func TestRowKindsExternal(t *testing.T) {
+	py := numpyPython(t)
+	nd, v, na := check.NotDetected, check.Violated, check.NotApplicable
+	two := "t=0.7;t=1,seeded"
+	for _, c := range []rowsCase{
+		{script: "batch_samplers.py", fn: "bug_t07_target", mode: Verify, rows: two, want: []string{v, v, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine", mode: Verify, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "specinfer", mode: Tree, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "bug_t07_target", mode: Tree, rows: two, want: []string{v, v, nd}, determinism: nd},
+		{script: "tree_verify.py", fn: "bug_seed_ignored", mode: Tree, rows: two, trials: 8000, want: []string{v, nd, nd}, determinism: v},
+		{script: "tree_verify.py", fn: "target_only", mode: Tree, draft: "topk", rows: "t=0.7,branch=3x2;t=1,top_k=20,gamma=2,seeded;greedy,branch=2", want: []string{nd, nd, nd, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine_step", mode: Step, rows: two, want: []string{nd, nd, nd}, determinism: nd},
+		{script: "batch_samplers.py", fn: "engine", mode: Verify, rows: "engine", conform: "token", trials: 12000, want: []string{nd, nd, na, nd, nd, na, na}, determinism: nd},
+	} {
+		t.Run(c.fn+"/"+c.mode+"/"+c.rows+"/"+c.conform, func(t *testing.T) {
+			t.Parallel()
+			rep := runRows(t, py, c)
+			got := []string{rep.Verdict}
+			kinds, _ := ParseRows(c.rows)
+			for i, k := range rep.RowKinds {
+				got = append(got, k.Verdict)
+				if g := kinds[i].gammaOf(4); k.MeanEmitted > float64(g+1) || k.Kind != kinds[i].String() {
+					t.Errorf("row kind %q (%q) emits %.3f tokens a step; it drafts %d", k.Kind, kinds[i], k.MeanEmitted, g)
+				}
+				t.Logf("row kind %q: %s, p_holm %.3g, %d trials %s", k.Kind, k.Verdict, k.PHolm, k.Trials, k.Note)
+			}
+			det := ""
+			for _, x := range rep.Components {
+				if x.Name == "determinism" {
+					det = x.Verdict
+					if det == v && !strings.Contains(x.Detail, `row kind "t=1,seeded", seed`) {
+						t.Errorf("the determinism examples do not name the seeded row kind: %s", x.Detail)
+					}
+				}
+			}
+			t.Logf("%s", rep.Claim)
+			if !slices.Equal(got, c.want) || det != c.determinism {
+				t.Errorf("verdict and row kinds %v, determinism %q; want %v, %q", got, det, c.want, c.determinism)
+			}
+			if c.conform != "" && (len(rep.Notes) == 0 || !strings.Contains(strings.Join(rep.Notes, " "), "left out row kinds")) {
+				t.Errorf("notes %q do not say which kinds the conformance test left out", rep.Notes)
+			}
+		})
+	}
+}
+
+func runRows(t *testing.T, py string, c rowsCase) Report {
+	t.Helper()
+	if c.trials == 0 {
+		c.trials = 20000
+	}
+	src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ParseRows(c.rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), src, RunConfig{
+		Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", c.script) + ":" + c.fn,
+			Env: pyEnv(t), Mode: c.mode, Timeout: time.Minute, Rows: rows},
+		Check:   check.Config{Gamma: 4, Trials: c.trials, Seed: 1, Batch: 500},
+		Conform: c.conform, TreeDraft: c.draft,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRowKindsMemory: the per-row-kind counts are held to the memory
+// budget (check.KindBytes), refused before the implementation starts
+// with the fix, while the composed pool itself fits.
+func TestRowKindsMemory(t *testing.T) {
+	t.Parallel()
+	src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ParseRows("engine")
+	need := check.KindBytes(4, 1<<20, len(rows), 1)
+	if need < 1<<20 {
+		t.Fatalf("KindBytes = %d for 6 kinds; the test wants the counts above the 1 MiB budget", need)
+	}
+	_, err = Run(context.Background(), src, RunConfig{
+		Config: Config{Command: "exit 3", Mode: Verify, Rows: rows, MemBudget: 1 << 20},
+		Check:  check.Config{Gamma: 4, Trials: 1000, Seed: 1},
+	})
+	if err == nil || !strings.Contains(err.Error(), "per-row-kind test counts") || !strings.Contains(err.Error(), "fewer row kinds") {
+		t.Errorf("error %v; want the per-row-kind counts refused with the fix", err)
 	}
 }

@@ -116,8 +116,6 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		return rep, usage(fmt.Errorf("sampling parameters and a batch composition (rows) both given; give each row kind its own parameters in rows"))
 	case (s != nil || len(cfg.Rows) > 0) && pool == nil:
 		return rep, usage(fmt.Errorf("sampling parameters and batch compositions need a pool source (dirichlet:, temperature:, zipf:)"))
-	case len(cfg.Rows) > 0 && cfg.Mode == Tree:
-		return rep, usage(fmt.Errorf("batch compositions (rows) apply to chain modes (verify, step), not to tree mode"))
 	case s != nil && cfg.Mode == Tree:
 		return rep, usage(fmt.Errorf("sampling parameters apply to chain modes (verify, step), not to tree mode"))
 	}
@@ -133,6 +131,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			}
 			checked = sim.Source{Spec: src.Spec, BlockSource: tp}
 		case len(cfg.Rows) > 0:
+			if err := checkRows(cfg.Rows, pool.Gamma, cfg.Mode == Tree); err != nil {
+				return rep, usage(err)
+			}
 			need := sim.MulBytes(int64(pool.Contexts), int64(len(cfg.Rows)), int64(2*pool.Gamma+1), int64(pool.V), 4, 2)
 			if err := sim.CheckMem(fmt.Sprintf("the composed pool (%d contexts × %d row kinds × %d rows × V = %d)", pool.Contexts, len(cfg.Rows), 2*pool.Gamma+1, pool.V), need, cfg.MemBudget, "use fewer contexts or row kinds"); err != nil {
 				return rep, usage(err)
@@ -146,7 +147,10 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			for _, r := range cfg.Rows {
 				kinds = append(kinds, r.String())
 			}
-			rep.Rows = strings.Join(kinds, ";")
+			rep.Rows, cfg.Check.RowKinds = strings.Join(kinds, ";"), kinds
+			if err := kindMem(cfg, len(kinds)); err != nil {
+				return rep, usage(err)
+			}
 		}
 	case isPair:
 		if err := pair.Check(); err != nil {
@@ -178,9 +182,15 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 				return rep, usage(err)
 			}
 			rule.Law, rule.LawName, chainLaw = lw, name, lw
-			for _, r := range cfg.Rows {
-				if r.Gamma > 0 && r.Gamma < cfg.Gamma {
-					return rep, usage(fmt.Errorf("conformance to %s needs every row's draft length to be the run's gamma %d; rows of kind %q draft %d", cfg.Conform, cfg.Gamma, r.String(), r.Gamma))
+			if len(cfg.Rows) > 0 {
+				cp, _ := sim.PoolOf(checked.BlockSource)
+				off, note, err := conformKinds(cfg.Rows, cp, lw, name)
+				if err != nil {
+					return rep, usage(err)
+				}
+				cfg.Check.LawKindsOff = off
+				if note != "" {
+					rep.Notes = append(rep.Notes, note)
 				}
 			}
 		}
@@ -212,14 +222,21 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		}
 		rule.K, rule.Branch, cfg.Draft, rep.K, rep.Draft = k, branch, name, k, name
 		rule.Drafter = func(q sim.Model, depth int) (sim.Drafter, error) {
-			d, err := draft.New(draft.Config{Name: name, Q: q, K: k, Depth: depth, Branch: branch})
-			if err == nil && d.Tree == nil {
-				err = fmt.Errorf("drafter %s drafts chains, not trees; use iid, wor, topk, greedy or dynamic", name)
-			}
-			return d.Tree, err
+			return treeDrafter(name, q, k, depth, branch)
 		}
 		if _, err := rule.Drafter(uniform(cfg.V), cfg.Gamma); err != nil {
 			return rep, usage(err)
+		}
+		if rows := cfg.Rows; len(rows) > 0 {
+			rule.DrafterAt = func(c int, q sim.Model, depth int) (sim.Drafter, error) {
+				kr := rows[c%len(rows)]
+				return treeDrafter(name, q, k, kr.gammaOf(depth), kr.branchOf(branch, depth))
+			}
+			for i, kr := range rows {
+				if _, err := rule.DrafterAt(i, uniform(cfg.V), cfg.Gamma); err != nil {
+					return rep, usage(fmt.Errorf("rows: kind %d (%s): %v", i+1, kr, err))
+				}
+			}
 		}
 	}
 	im, err := StartContext(ctx, cfg.Config)
@@ -300,6 +317,24 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// treeDrafter builds tree mode's drafter name over q (k candidates,
+// depth, branching branch).
+func treeDrafter(name string, q sim.Model, k, depth int, branch []int) (sim.Drafter, error) {
+	d, err := draft.New(draft.Config{Name: name, Q: q, K: k, Depth: depth, Branch: branch})
+	if err == nil && d.Tree == nil {
+		err = fmt.Errorf("drafter %s drafts chains, not trees; use iid, wor, topk, greedy or dynamic", name)
+	}
+	return d.Tree, err
+}
+
+// kindMem refuses per-row-kind reports whose counts (check.KindBytes)
+// would not fit the memory budget.
+func kindMem(cfg RunConfig, kinds int) error {
+	trials := max(cfg.Check.Trials, 1<<20)
+	need := check.KindBytes(cfg.Gamma, trials, kinds, 1)
+	return sim.CheckMem(fmt.Sprintf("the per-row-kind test counts (%d row kinds)", kinds), need, cfg.MemBudget, "use fewer row kinds")
 }
 
 // uniform is the uniform model over its value's tokens (Run builds the

@@ -13,7 +13,8 @@ import (
 )
 
 // WriteReport writes a check's report as a small page in dir: check.md
-// (the claim, the verdict, where the emitted law departs most from the
+// (the claim, the verdict, each row kind's verdict (Result.RowKinds),
+// where the emitted law departs most from the
 // hypothesis, the tests with their detectable TVs, and the rules the
 // outcomes look like) and, for a losslessness check with a profile, the
 // figure check-profile.{png,svg,pdf} of observed against expected mass
@@ -30,6 +31,13 @@ func WriteReport(dir string, rep Report) ([]string, error) {
 	fmt.Fprintf(&b, "Verdict: `%s` (smallest Holm-adjusted p = %.4g at level %g; invalid outcomes %d; edge cases %s).\n\n", rep.Verdict, rep.PValue, rep.Level, rep.Invalid, rep.Edge)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(&b, "Assumption not met: %s.\n\n", md(a))
+	}
+	if len(rep.RowKinds) > 0 {
+		b.WriteString("## Row kinds\n\nEvery test again on each row kind's trials, in one Holm family with the pooled tests.\n\n| row kind | verdict | smallest Holm p | detects TV ≥ | trials | invalid | note |\n|---|---|---:|---:|---:|---:|---|\n")
+		for _, k := range rep.RowKinds {
+			fmt.Fprintf(&b, "| %s | %s | %.3g | %.3g | %d | %d | %s |\n", md(k.Kind), k.Verdict, k.PHolm, k.MinDetTV, k.Trials, k.Invalid, md(k.Note))
+		}
+		b.WriteString("\n")
 	}
 	if len(rep.Where) > 0 {
 		b.WriteString("## Where\n\nThe cells of the rejecting tests whose counts depart most from the hypothesis (z: standardised residual).\n\n| test | cell | observed | expected | z |\n|---|---|---:|---:|---:|\n")

@@ -278,8 +278,19 @@ func TestWriteReport(t *testing.T) {
 		t.Errorf("wrote %v, want check.md and the figure in three formats", files)
 	}
 	md, err := os.ReadFile(files[0])
-	if err != nil || !strings.Contains(string(md), "## Where") || !strings.Contains(string(md), "check-profile.png") {
+	if err != nil || !strings.Contains(string(md), "## Where") || !strings.Contains(string(md), "check-profile.png") || strings.Contains(string(md), "## Row kinds") {
 		t.Errorf("check.md: %v\n%s", err, md)
+	}
+	// a check with row kinds lists each kind's verdict
+	rep.RowKinds = []check.KindResult{{Kind: "t=0.7", Verdict: check.Violated, PHolm: 1e-9, MinDetTV: 0.05, Trials: 100}, {Kind: "t=1|x", Verdict: check.NotDetected, PHolm: 0.5, MinDetTV: 0.05, Trials: 100}}
+	if files, err = resolve.WriteReport(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(files[0])
+	for _, want := range []string{"## Row kinds", "| t=0.7 | violated | 1e-09 | 0.05 | 100 | 0 |  |", `| t=1\|x | not_detected |`} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("check.md lacks %q:\n%s", want, md)
+		}
 	}
 }
 

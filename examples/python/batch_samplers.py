@@ -61,12 +61,20 @@ def _rows(batch, logits):
     return transform_rows(lp, batch.sampling), transform_rows(lq, batch.sampling)
 
 
-def _engine(batch, step=False, mixed_bug=False, share_stream=False, shared=False, greedy_bug=False):
+def _engine(batch, step=False, mixed_bug=False, share_stream=False, shared=False, greedy_bug=False, t07_bug=False):
     if greedy_bug and batch.sampling is not None:
         s = batch.sampling
         t = np.where(s.temperature == 0, 1.0, s.temperature)
         batch.sampling = RowSampling(t, s.top_k, s.top_p, s.min_p)
     pt, qt = _rows(batch, logits=step)
+    if t07_bug and batch.sampling is not None:
+        s = batch.sampling
+        hit = np.flatnonzero(s.temperature == 0.7)
+        if hit.size:
+            s1 = RowSampling(np.ones(hit.size), s.top_k[hit], s.top_p[hit], s.min_p[hit])
+            with np.errstate(divide="ignore"):
+                lp = batch.p[hit] if step else np.log(batch.p[hit])
+            pt[hit] = transform_rows(lp, s1)
     B, G1, V = pt.shape
     G = G1 - 1
     rows = np.arange(B)
@@ -138,6 +146,14 @@ def bug_shared_uniforms(batch):
     but rows are not independent; only a cross-row independence test can
     see it."""
     return _engine(batch, shared=True)
+
+
+def bug_t07_target(batch):
+    """A per-request temperature looked up in a table keyed by the exact
+    float: 0.7 misses, and those rows' target rows fall back to
+    temperature 1 (their draft rows keep 0.7). Only the t = 0.7 rows are
+    wrong: a composed batch names that row kind violated, the others not."""
+    return _engine(batch, t07_bug=True)
 
 
 def bug_greedy_sampled(batch):

@@ -31,18 +31,60 @@ model pair every node has its own rows, so each changes the emitted law.
 import numpy as np
 
 from numpy_verify import sample_rows
+from specsim_ext import RowSampling, transform_rows
 
 
-def _verify(batch, rule="specinfer", row_of=None, sibling_order=None, bonus_node=None):
+def _laws(batch, t07_bug=False):
+    """The target and draft laws of a composed batch's rows (--rows): each
+    row's rows through its own sampling (batch.sampling); the raw rows
+    otherwise. t07_bug plants a bug: rows of temperature 0.7 keep their
+    raw target rows."""
+    s = batch.sampling
+
+    def law(x, target):
+        x = x.astype(np.float64)
+        if s is None:
+            return x
+        rs = s
+        if t07_bug and target:
+            rs = RowSampling(np.where(s.temperature == 0.7, 1.0, s.temperature), s.top_k, s.top_p, s.min_p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return transform_rows(np.log(x), rs)
+    return law
+
+
+def _coins(batch, unseeded=False):
+    """uniforms(n, live): n uniforms from the batch's generator, where
+    entry i of the live rows (an index array; entry i belongs to row
+    live[i], or to row i when n is the batch size) is replaced for a
+    seeded row (batch.seeds >= 0) by a draw from the row's own generator,
+    so a seeded row's answer depends on its own tree and seed only."""
+    gens = {}
+    if batch.seeds is not None and not unseeded:
+        gens = {int(b): np.random.Generator(np.random.PCG64(int(batch.seeds[b]))) for b in np.flatnonzero(batch.seeds >= 0)}
+
+    def uniforms(n, live):
+        u = batch.rng.random(n)
+        for i, b in enumerate(live):
+            g = gens.get(int(b))
+            if g is not None:
+                u[b if n == batch.size else i] = g.random()
+        return u
+    return uniforms
+
+
+def _verify(batch, rule="specinfer", row_of=None, sibling_order=None, bonus_node=None, t07_bug=False, unseeded=False):
     """The shared walk; the keyword arguments plant bugs.
 
     row_of(batch, node): the node whose target row verifies node's children.
     sibling_order(kids, tokens): a permutation of each row's draws.
     bonus_node(batch, node): the node whose row the bonus token comes from.
+    A composed batch (--rows) verifies each row under its own sampling and
+    draws a seeded row's coins from its own generator.
     """
     B, D = batch.size, batch.gamma
     rows = np.arange(B)
-    rng = batch.rng
+    law, uniforms = _laws(batch, t07_bug), _coins(batch, unseeded)
     node = np.zeros(B, dtype=np.int64)
     out = np.full((B, D + 1), -1, dtype=np.int64)
     active = np.ones(B, dtype=bool)
@@ -53,11 +95,11 @@ def _verify(batch, rule="specinfer", row_of=None, sibling_order=None, bonus_node
         kids = batch.draws[rows, node]                      # [B, K], -1 padded
         leaf = kids[:, 0] < 0
         src = node if row_of is None else row_of(batch, node)
-        r = batch.p_at(src).astype(np.float64)
+        r = law(batch.p_at(src), True)
         if bonus_node is not None:
             bn = bonus_node(batch, node)
-            r[leaf] = batch.p_at(bn)[leaf]
-        q = batch.q_at(node).astype(np.float64)
+            r[leaf] = law(batch.p_at(bn), True)[leaf]
+        q = law(batch.q_at(node), False)
         toks = batch.token[rows[:, None], np.maximum(kids, 0)]
         if sibling_order is not None:
             perm = sibling_order(kids, toks)
@@ -69,7 +111,7 @@ def _verify(batch, rule="specinfer", row_of=None, sibling_order=None, bonus_node
             live = active & (c >= 0) & (chosen < 0)
             if not live.any():
                 continue
-            u = rng.random(B)
+            u = uniforms(B, np.flatnonzero(live))
             rx = r[rows, x]
             if rule == "specinfer":
                 ok = live & (u * q[rows, x] < rx)
@@ -90,7 +132,7 @@ def _verify(batch, rule="specinfer", row_of=None, sibling_order=None, bonus_node
         out[rows[moved], depth] = batch.token[rows[moved], chosen[moved]]
         stop = np.flatnonzero(active & ~moved)
         if stop.size:
-            out[stop, depth] = sample_rows(r[stop], rng.random(stop.size))
+            out[stop, depth] = sample_rows(r[stop], uniforms(stop.size, stop))
         node = np.where(moved, chosen, node)
         active = moved
     return out
@@ -107,6 +149,20 @@ def target_only(batch):
 
 
 # ---- planted bugs ---------------------------------------------------------
+
+def bug_seed_ignored(batch):
+    """Seeded rows draw their coins from the batch's generator like the
+    others: every row's law is right, but a seeded row's answer changes
+    with the batch (the determinism component)."""
+    return _verify(batch, unseeded=True)
+
+
+def bug_t07_target(batch):
+    """In a composed batch, rows of temperature 0.7 are verified against
+    their raw target rows (a per-request temperature looked up by the
+    exact float, 0.7 missing): only that row kind is wrong."""
+    return _verify(batch, t07_bug=True)
+
 
 def _previous_node(batch, node):
     """Node n-1 of the flattened tree for every non-root node."""

@@ -93,6 +93,17 @@ type Config struct {
 	// its only test) and for external implementations (whose steps cost
 	// far more than the law).
 	LawEvery int64
+	// RowKinds names the row kinds of a composed pool (an external
+	// implementation's batch composition): context c is of kind
+	// c mod len(RowKinds). With two or more on a pool, every test is also
+	// run on each kind's trials (Result.RowKinds), in one Holm family
+	// with the pooled tests.
+	RowKinds []string
+	// LawKindsOff, when set (one entry per row kind), leaves the kinds
+	// with a non-empty entry out of the law test; the entry says why (a
+	// conformance test to a rule whose draft length those rows do not
+	// use, say).
+	LawKindsOff []string
 }
 
 // lawEveryScale is the row entries of law per step that AutoLawEvery
@@ -248,6 +259,10 @@ type Result struct {
 	// not see, added by the caller with AddComponent (the determinism of
 	// an external implementation's seeded rows, say).
 	Components []Component `json:"components,omitempty"`
+	// RowKinds (with Config.RowKinds) reports every test again per row
+	// kind, and each kind's verdict: the kinds that fail are those named
+	// violated.
+	RowKinds []KindResult `json:"row_kinds,omitempty"`
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless
@@ -339,6 +354,8 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("check: power = %g; use a power in (level, 1)", c.Power)
 	case c.Gamma < 1 || c.Gamma > sim.MaxGamma:
 		return fmt.Errorf("check: gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
+	case c.LawKindsOff != nil && len(c.LawKindsOff) != len(c.RowKinds):
+		return fmt.Errorf("check: %d law-kinds-off entries for %d row kinds; give one per kind", len(c.LawKindsOff), len(c.RowKinds))
 	}
 	return nil
 }
@@ -395,79 +412,57 @@ const (
 )
 
 // finish runs the tests and turns them into the verdict: Holm's
-// correction across them, each test's minimum detectable TV at its share
-// Level/m of the level (Holm's first step, the most any single test gets
-// before another has rejected), and the combined verdict.
-func finish(r *Result, cfg Config, tests []pending) error {
-	m := len(tests)
-	share := cfg.Level / float64(max(m, 1))
-	ps := make([]float64, m)
-	for i, pt := range tests {
-		t := Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share}
-		if pt.het != nil {
-			h := pt.het
-			t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = h.Stat, h.DF, h.PValue, h.Cells, h.Pooled, h.N
-			t.MinDetTV = h.MinDetectableTV(share, cfg.Power)
-			if h.Impossible > 0 {
-				t.Warnings = append(t.Warnings, fmt.Errorf("%d outcomes of probability zero under the rule's law", h.Impossible))
-			}
-		} else {
-			res, err := pt.table.Test(stattest.DefaultMinExpected)
-			if err != nil {
-				return err
-			}
-			t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = res.Stat, res.DF, res.PValue, res.Cells, res.Pooled, res.N
-			switch {
-			case res.DF > 0:
-				t.MinDetTV = stattest.MinDetectableTV(res.N, res.DF, share, cfg.Power)
-			case pt.oneHot && res.N > 0:
-				// Any mass ε off the one possible cell is seen with
-				// probability 1-(1-ε)^N (the test then rejects at any
-				// level): ε = 1-(1-power)^(1/N).
-				t.MinDetTV = -math.Expm1(math.Log1p(-cfg.Power) / float64(res.N))
-			default:
-				t.MinDetTV = math.Inf(1)
-			}
-			t.Warnings = append(t.Warnings, res.Warnings...)
+// correction across them and every row kind's tests (one family), each
+// test's minimum detectable TV at its share Level/m of the level
+// (Holm's first step, the most any single test gets before another has
+// rejected), and the combined verdict.
+func finish(r *Result, cfg Config, tests []pending, kinds ...kindTests) error {
+	all := slices.Clone(tests)
+	labels := make([]string, len(tests))
+	for _, k := range kinds {
+		all = append(all, k.tests...)
+		for range k.tests {
+			labels = append(labels, k.name+": ")
 		}
-		r.Tests = append(r.Tests, t)
-		ps[i] = t.PValue
+	}
+	m := len(all)
+	share := cfg.Level / float64(max(m, 1))
+	ts := make([]Test, m)
+	ps := make([]float64, m)
+	for i, pt := range all {
+		t, err := evalTest(pt, share, cfg.Power)
+		if err != nil {
+			return err
+		}
+		ts[i], ps[i] = t, t.PValue
 	}
 	adj := stattest.Holm(ps)
 	r.PValue = 1
-	powerless := false
-	for i := range r.Tests {
-		r.Tests[i].PHolm = adj[i]
+	for i := range ts {
+		ts[i].PHolm = adj[i]
 		r.PValue = math.Min(r.PValue, adj[i])
-		if !(r.Tests[i].MinDetTV < 1) {
-			powerless = true
-		}
+	}
+	n0 := len(tests)
+	r.Tests = append(r.Tests, ts[:n0]...)
+	per, at := make([][]Test, len(kinds)), n0
+	for k := range kinds {
+		per[k] = ts[at : at+len(kinds[k].tests)]
+		at += len(kinds[k].tests)
+	}
+	kindResults(r, cfg.Level, kinds, per)
+	powerless := false
+	for _, t := range r.Tests {
+		powerless = powerless || !(t.MinDetTV < 1)
 	}
 	switch {
 	case r.PValue < cfg.Level || r.Invalid > 0 || r.Edge == Violated && r.Mode == "lossless" || r.EdgeConform == Violated:
 		r.Verdict = Violated
-	case powerless || m == 0:
+	case powerless || n0 == 0:
 		r.Verdict = Inconclusive
 	default:
 		r.Verdict = NotDetected
 	}
-	for i, pt := range tests {
-		if r.Tests[i].PHolm >= cfg.Level || pt.cell == nil {
-			continue
-		}
-		var top []stattest.Residual
-		switch {
-		case pt.table != nil:
-			top = pt.table.TopResiduals(whereTop)
-		case pt.hetero != nil:
-			top = pt.hetero.TopResiduals(whereTop)
-		}
-		for _, res := range top {
-			r.Where = append(r.Where, Deviation{Test: pt.name, Where: pt.cell(res.Group, res.Cell), Observed: res.Obs, Expected: res.Exp, Z: res.Z})
-		}
-	}
-	slices.SortStableFunc(r.Where, func(a, b Deviation) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
-	r.Where = r.Where[:min(len(r.Where), maxWhere)]
+	r.where(cfg.Level, all, ts, labels)
 	for i, pt := range tests {
 		if pt.independence && r.Tests[i].PHolm < cfg.Level {
 			r.Assumptions = append(r.Assumptions, fmt.Sprintf("the rows of a batch are not independent (%s: Holm-adjusted p = %.3g); every other test assumes independent rows, so their p-values are not valid", pt.name, r.Tests[i].PHolm))
@@ -478,7 +473,7 @@ func finish(r *Result, cfg Config, tests []pending) error {
 			}
 		}
 	}
-	if m > 0 {
+	if n0 > 0 {
 		f := r.Tests[0]
 		for _, t := range r.Tests[1:] {
 			if t.MinDetTV < f.MinDetTV {
@@ -494,21 +489,101 @@ func finish(r *Result, cfg Config, tests []pending) error {
 	return nil
 }
 
+// evalTest runs one pending test, its minimum detectable TV at level
+// share share with power power.
+func evalTest(pt pending, share, power float64) (Test, error) {
+	t := Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share}
+	if pt.het != nil {
+		h := pt.het
+		t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = h.Stat, h.DF, h.PValue, h.Cells, h.Pooled, h.N
+		t.MinDetTV = h.MinDetectableTV(share, power)
+		if h.Impossible > 0 {
+			t.Warnings = append(t.Warnings, fmt.Errorf("%d outcomes of probability zero under the rule's law", h.Impossible))
+		}
+		return t, nil
+	}
+	res, err := pt.table.Test(stattest.DefaultMinExpected)
+	if err != nil {
+		return t, err
+	}
+	t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = res.Stat, res.DF, res.PValue, res.Cells, res.Pooled, res.N
+	switch {
+	case res.DF > 0:
+		t.MinDetTV = stattest.MinDetectableTV(res.N, res.DF, share, power)
+	case pt.oneHot && res.N > 0:
+		// Any mass ε off the one possible cell is seen with probability
+		// 1-(1-ε)^N (the test then rejects at any level):
+		// ε = 1-(1-power)^(1/N).
+		t.MinDetTV = -math.Expm1(math.Log1p(-power) / float64(res.N))
+	default:
+		t.MinDetTV = math.Inf(1)
+	}
+	t.Warnings = append(t.Warnings, res.Warnings...)
+	return t, nil
+}
+
+// where lists, for the tests that rejected (ts[i] of all[i], named with
+// labels[i] before: a row kind's), the cells that depart most.
+func (r *Result) where(level float64, all []pending, ts []Test, labels []string) {
+	for i, pt := range all {
+		if ts[i].PHolm >= level || pt.cell == nil {
+			continue
+		}
+		var top []stattest.Residual
+		switch {
+		case pt.table != nil:
+			top = pt.table.TopResiduals(whereTop)
+		case pt.hetero != nil:
+			top = pt.hetero.TopResiduals(whereTop)
+		}
+		for _, res := range top {
+			r.Where = append(r.Where, Deviation{Test: labels[i] + pt.name, Where: pt.cell(res.Group, res.Cell), Observed: res.Obs, Expected: res.Exp, Z: res.Z})
+		}
+	}
+	slices.SortStableFunc(r.Where, func(a, b Deviation) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
+	r.Where = r.Where[:min(len(r.Where), maxWhere)]
+}
+
+// firstRejecting returns the test with the smallest Holm-adjusted p,
+// pooled or a row kind's (its name then says which).
+func (r *Result) firstRejecting() (string, Test) {
+	name, best := "", Test{PHolm: math.Inf(1)}
+	for _, t := range r.Tests {
+		if t.PHolm < best.PHolm {
+			name, best = t.Name, t
+		}
+	}
+	for _, k := range r.RowKinds {
+		for _, t := range k.Tests {
+			if t.PHolm < best.PHolm {
+				name, best = fmt.Sprintf("row kind %q: %s", k.Kind, t.Name), t
+			}
+		}
+	}
+	return name, best
+}
+
+// nTests is the number of tests of the family: pooled and per row kind.
+func (r *Result) nTests() int {
+	n := len(r.Tests)
+	for _, k := range r.RowKinds {
+		n += len(k.Tests)
+	}
+	return n
+}
+
 // claim writes r.Claim, the one sentence that says what the check showed:
 // which test rejected, or that none did and how large a deviation the
 // finest test would have detected. It never says that the law is
 // preserved.
 func (r *Result) claim() {
 	var why []string
-	if r.PValue < r.Level && len(r.Tests) > 0 {
-		first := 0 // the test with the smallest Holm-adjusted p
-		for i, t := range r.Tests {
-			if t.PHolm < r.Tests[first].PHolm {
-				first = i
-			}
-		}
-		t := r.Tests[first]
-		why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g; its quantity: %s)", t.Name, t.PHolm, r.Level, t.Quantity))
+	if r.PValue < r.Level && r.nTests() > 0 {
+		name, t := r.firstRejecting()
+		why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g; its quantity: %s)", name, t.PHolm, r.Level, t.Quantity))
+	}
+	if ks := r.violatedKinds(); ks != "" {
+		why = append(why, "the row kinds that fail: "+ks)
 	}
 	if r.Invalid > 0 {
 		why = append(why, fmt.Sprintf("%d invalid outcomes (out of range, emitting nothing, a token of target probability 0, or not the drafts sent)", r.Invalid))
@@ -539,7 +614,7 @@ func (r *Result) claim() {
 	case Violated:
 		r.Claim = "violated: " + strings.Join(why, "; ")
 	case ContractBreach:
-		r.Claim = fmt.Sprintf("contract breach, not a deviation of the law: no test of %s rejected (%d tests at family-wise level %g), but %s", what, len(r.Tests), r.Level, strings.Join(breach, "; "))
+		r.Claim = fmt.Sprintf("contract breach, not a deviation of the law: no test of %s rejected (%d tests at family-wise level %g), but %s", what, r.nTests(), r.Level, strings.Join(breach, "; "))
 	case Inconclusive:
 		for _, t := range r.Tests {
 			if !(t.MinDetTV < 1) {
@@ -557,7 +632,7 @@ func (r *Result) claim() {
 		}
 	default:
 		r.Claim = fmt.Sprintf("no deviation from %s detected by %d tests at family-wise level %g; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s); each test names its own quantity and detectable deviation",
-			what, len(r.Tests), r.Level, r.FinestTest, r.Power, r.Level/float64(max(len(r.Tests), 1)), r.MinDetectableTV, r.MinDetectableQuantity)
+			what, r.nTests(), r.Level, r.FinestTest, r.Power, r.Level/float64(max(r.nTests(), 1)), r.MinDetectableTV, r.MinDetectableQuantity)
 	}
 	if r.Edge == NotExercised {
 		r.Claim += "; component edge cases not exercised: " + r.EdgeMsg

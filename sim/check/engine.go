@@ -37,6 +37,9 @@ type Rule struct {
 	// are Tree's.
 	TreeSteps sim.TreeStepper
 	Drafter   func(q sim.Model, depth int) (sim.Drafter, error)
+	// DrafterAt, when set, builds the drafter of pool context c instead
+	// of Drafter (the row kinds of a composed pool draft their own trees).
+	DrafterAt func(c int, q sim.Model, depth int) (sim.Drafter, error)
 	Draft     sim.DraftKind
 	K         int
 	Branch    []int
@@ -245,6 +248,10 @@ type tally struct {
 	prevU     []float64
 	prevTrial int64
 	sc        *scratch
+	// kinds are the per-row-kind counts (Config.RowKinds): with them,
+	// pit and het point at the current round's kind's during the run,
+	// and hold the pooled sums once it is merged (poolKinds).
+	kinds []kindTally
 }
 
 // scratch is the per-chunk working storage of the recorder (not merged).
@@ -273,7 +280,9 @@ func merge(dst, src *tally) {
 	for i, v := range src.joint {
 		dst.joint[i] += v
 	}
-	if dst.het != nil {
+	if dst.kinds != nil {
+		mergeKinds(dst, src)
+	} else if dst.het != nil {
 		dst.het.Merge(src.het)
 	}
 	dst.accepted += src.accepted
@@ -281,7 +290,7 @@ func merge(dst, src *tally) {
 	dst.emitted += src.emitted
 	dst.emitSq += src.emitSq
 	dst.invalid += src.invalid
-	if dst.pit != nil {
+	if dst.pit != nil && dst.kinds == nil {
 		dst.pit.merge(src.pit)
 	}
 	for i, v := range src.fit {
@@ -359,6 +368,7 @@ func (rn *runner) newTally() *tally {
 	if rn.lawOn {
 		t.het = stattest.NewHetero(rn.lawCells())
 	}
+	rn.newKinds(t)
 	return t
 }
 
@@ -407,7 +417,11 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 	}
 	ds := make([]sim.Drafter, len(qs))
 	for i, q := range qs {
-		d, err := r.Drafter(q, w.g)
+		mk := r.Drafter
+		if r.DrafterAt != nil {
+			mk = func(q sim.Model, depth int) (sim.Drafter, error) { return r.DrafterAt(i, q, depth) }
+		}
+		d, err := mk(q, w.g)
 		if err != nil {
 			return nil, err
 		}
@@ -417,8 +431,8 @@ func (rn *runner) newLoop() (*run.Loop, error) {
 	return l, nil
 }
 
-// record checks and counts one round.
-func (rn *runner) record(t *tally, r *run.Round) error {
+// record1 checks and counts one round into t.
+func (rn *runner) record1(t *tally, r *run.Round) error {
 	if t.sc == nil {
 		t.sc = rn.getScratch()
 	}
@@ -460,7 +474,7 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 		}
 		t.fitN++
 	}
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 {
+	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
 		rn.rule.Law.Law(b, &sc.law)
 		clear(sc.mass)
 		for a := 0; a <= g; a++ {
@@ -541,7 +555,7 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		emitted++
 	}
 	t.record(depth, min(depth+1, w.g), emitted)
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 {
+	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
 		rn.rule.TreeLaw.TreeLaw(tree, &sc.tlaw)
 		clear(sc.mass)
 		for nd := range tree.Nodes {
@@ -686,32 +700,62 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 		// a drafter's, the rule's or the recorder's error
 		return nil, 0, fmt.Errorf("check: %s: %w", rn.rule.Name, err)
 	}
+	if tot != nil {
+		rn.poolKinds(tot)
+	}
 	return tot, done, err
 }
 
-// tests turns the merged tally into the pending tests.
-func (rn *runner) tests(t *tally) ([]pending, error) {
+// tests turns the merged tally into the pending tests: of every trial
+// (kind -1), or of row kind kind's (the pool's contexts of that kind, and
+// t holding the kind's PIT and law counts; no cross-row test).
+func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 	w, g := rn.w, rn.w.g
 	var out []pending
+	of := func(c int) bool { return kind < 0 || c%len(rn.cfg.RowKinds) == kind }
+	// ctxOf maps a table's group (its contexts in order) to the context
+	ctxOf := func(gr int) int {
+		if kind < 0 {
+			return gr
+		}
+		return gr*len(rn.cfg.RowKinds) + kind
+	}
+	ncs := 0
+	for c := 0; c < w.nc; c++ {
+		if of(c) {
+			ncs++
+		}
+	}
 	if rn.marg && w.pool != nil {
+		// oneHot: every target row of the tested contexts has one token
+		// (greedy row kinds); a table then has one possible cell per
+		// group and tests that nothing impossible was emitted
+		oneHot := true
 		for i := 0; i <= g; i++ {
 			tb := &stattest.Table{}
 			for c := 0; c < w.nc; c++ {
+				if !of(c) {
+					continue
+				}
 				k := w.poolIdx(c, i) * w.bins
 				if err := tb.Add(t.pos[k:k+w.bins], w.binP[k:k+w.bins]); err != nil {
 					return nil, err
 				}
+				oneHot = oneHot && slices.IndexFunc(w.binP[k:k+w.bins], func(x float64) bool { return x > 0 && x < 1 }) < 0
 			}
-			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb,
-				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, w.nc),
+			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
+				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, ncs),
 				cell: func(c, b int) string {
-					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, c, b+1, w.bins)
+					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, ctxOf(c), b+1, w.bins)
 				}})
 		}
 		tb := &stattest.Table{}
 		cells := pow(w.jb, g+1)
 		probs := make([]float64, cells)
 		for c := 0; c < w.nc; c++ {
+			if !of(c) {
+				continue
+			}
 			for code := range probs {
 				pr, x := 1.0, code
 				for i := g; i >= 0; i-- {
@@ -732,10 +776,10 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 				return nil, err
 			}
 		}
-		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb,
-			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, w.nc),
+		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
+			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, ncs),
 			cell: func(c, code int) string {
-				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, c, digits(code, w.jb, g+1, 1), w.jb)
+				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, ctxOf(c), digits(code, w.jb, g+1, 1), w.jb)
 			}})
 	}
 	if rn.marg && w.pair != nil {
@@ -766,9 +810,13 @@ func (rn *runner) tests(t *tally) ([]pending, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pt...)
+		for _, p := range pt {
+			if kind < 0 || !p.independence {
+				out = append(out, p)
+			}
+		}
 	}
-	if rn.lawOn {
+	if rn.lawOn && t.het != nil {
 		h := t.het.Test(stattest.DefaultMinExpected)
 		name, what := "sampler vs own law", "the rule's own exact law"
 		if rn.rule.Conform {

@@ -145,11 +145,15 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if cfg.Profile && tot.pit != nil {
 		res.Profile = rn.pit.profile(tot.pit)
 	}
-	tests, terr := rn.tests(tot)
+	tests, terr := rn.tests(tot, -1)
 	if terr != nil {
 		return res, terr
 	}
-	if ferr := finish(&res, cfg, tests); ferr != nil {
+	kinds, terr := rn.kindPending(tot)
+	if terr != nil {
+		return res, terr
+	}
+	if ferr := finish(&res, cfg, tests, kinds...); ferr != nil {
 		return res, ferr
 	}
 	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {

@@ -2,6 +2,7 @@ package stattest
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -125,6 +126,41 @@ func RequiredNoncentrality(df int, level, power float64) float64 {
 	if power <= level {
 		return 0
 	}
+	key := ncKey{df, level, power}
+	ncMemo.Lock()
+	lambda, ok := ncMemo.m[key]
+	ncMemo.Unlock()
+	if !ok {
+		lambda = requiredNoncentrality(df, level, power)
+		ncMemo.Lock()
+		if len(ncMemo.m) >= ncMemoSize {
+			clear(ncMemo.m)
+		}
+		ncMemo.m[key] = lambda
+		ncMemo.Unlock()
+	}
+	return lambda
+}
+
+// ncMemo memoises RequiredNoncentrality, a root search over the
+// noncentral chi-squared survival (milliseconds): a check asks it for
+// every test, and tests share their degrees of freedom and level share
+// (a per-row-kind report asks again for each kind). It holds at most
+// ncMemoSize entries (cleared when full).
+var ncMemo = struct {
+	sync.Mutex
+	m map[ncKey]float64
+}{m: map[ncKey]float64{}}
+
+const ncMemoSize = 1 << 14
+
+type ncKey struct {
+	df           int
+	level, power float64
+}
+
+// requiredNoncentrality computes RequiredNoncentrality.
+func requiredNoncentrality(df int, level, power float64) float64 {
 	c := distuv.ChiSquared{K: float64(df)}.Quantile(1 - level)
 	pow := func(lambda float64) float64 { return NoncentralChiSquaredSurvival(c, df, lambda) }
 	lo, hi := 0.0, 1.0

@@ -1,0 +1,156 @@
+package check_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/run"
+)
+
+// byKind verifies the blocks of even contexts (row kind 0 of two) with
+// bad and the others with good.
+type byKind struct{ bad, good sim.Algorithm }
+
+func (s byKind) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	for i := range bs {
+		a := s.good
+		if bs[i].Ctx%2 == 0 {
+			a = s.bad
+		}
+		outs[i] = a.Accept(rng, &bs[i])
+	}
+	return nil
+}
+
+func rule(t *testing.T, name string) sim.Algorithm {
+	t.Helper()
+	e, err := algos.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestRowKinds: on a pool whose even contexts are row kind "a" and odd
+// ones kind "b", a sampler wrong on kind a only (the resample-from-p
+// mutant) is violated and names kind a violated and kind b not detected;
+// token verification on both is not detected in both. The pooled tests'
+// statistics equal those of the same check without row kinds exactly
+// (the pooled counts are the kinds' sums); only their Holm share differs,
+// the family holding every kind's tests too. Seeds are fixed, so the
+// verdicts are deterministic; the level is 0.01.
+func TestRowKinds(t *testing.T) {
+	t.Parallel()
+	pl := pool(t, "dirichlet:V=64,contexts=8", 3)
+	src := sim.Source{Spec: pl.Name, BlockSource: pl}
+	token := rule(t, "token")
+	cfg := check.Config{Trials: 20000, Seed: 3, Batch: 16, CrossRow: true, RowKinds: []string{"a", "b"}}
+	for _, c := range []struct {
+		bad  string
+		want [3]string // pooled, a, b
+	}{
+		{"mutant-resample-p", [3]string{check.Violated, check.Violated, check.NotDetected}},
+		{"token", [3]string{check.NotDetected, check.NotDetected, check.NotDetected}},
+	} {
+		r := check.Rule{Name: c.bad, Steps: byKind{bad: rule(t, c.bad), good: token}}
+		res, err := check.Check(context.Background(), src, r, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.RowKinds) != 2 {
+			t.Fatalf("%s: %d row kinds, want 2", c.bad, len(res.RowKinds))
+		}
+		got := [3]string{res.Verdict, res.RowKinds[0].Verdict, res.RowKinds[1].Verdict}
+		t.Logf("%s: %v; %s", c.bad, got, res.Claim)
+		if got != c.want {
+			t.Errorf("%s: verdicts (pooled, a, b) %v, want %v", c.bad, got, c.want)
+		}
+		if n := res.RowKinds[0].Trials + res.RowKinds[1].Trials; n != res.Trials {
+			t.Errorf("%s: the kinds hold %d trials of %d", c.bad, n, res.Trials)
+		}
+		m := len(res.Tests) + len(res.RowKinds[0].Tests) + len(res.RowKinds[1].Tests)
+		if want := len(res.Tests) + 2*(len(res.Tests)-1); m != want {
+			t.Errorf("%s: %d tests in the family, want %d (every test but the cross-row one per kind)", c.bad, m, want)
+		}
+		plain := cfg
+		plain.RowKinds = nil
+		ref, err := check.Check(context.Background(), src, r, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range ref.Tests {
+			y := res.Tests[i]
+			if x.Name != y.Name || x.Stat != y.Stat || x.DF != y.DF || x.PValue != y.PValue || x.N != y.N {
+				t.Errorf("%s: pooled test %q: X2 %g df %d p %g n %d with row kinds, X2 %g df %d p %g n %d without", c.bad, x.Name, y.Stat, y.DF, y.PValue, y.N, x.Stat, x.DF, x.PValue, x.N)
+			}
+			if y.LevelShare != 0.01/float64(m) {
+				t.Errorf("%s: %q at level share %g, want 0.01/%d", c.bad, y.Name, y.LevelShare, m)
+			}
+		}
+	}
+}
+
+// TestRowKindsLawOff: a conformance check that leaves kind b out tests
+// kind a's steps only (its law test's count is kind a's trials), and
+// reports kind b n/a with the reason given.
+func TestRowKindsLawOff(t *testing.T) {
+	t.Parallel()
+	pl := pool(t, "dirichlet:V=64,contexts=8", 3)
+	src := sim.Source{Spec: pl.Name, BlockSource: pl}
+	token := rule(t, "token")
+	r := check.ChainRule("token", token)
+	r.Conform, r.Edge = true, nil
+	cfg := check.Config{Trials: 8000, Seed: 3, Batch: 16, RowKinds: []string{"a", "b"}, LawKindsOff: []string{"", "draft length 2"}}
+	res, err := check.Check(context.Background(), src, r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.RowKinds[0], res.RowKinds[1]
+	if res.Verdict != check.NotDetected || a.Verdict != check.NotDetected || b.Verdict != check.NotApplicable || b.Note != "draft length 2" || len(b.Tests) != 0 {
+		t.Errorf("verdicts %s, a %s, b %s (%q, %d tests); want not_detected, not_detected, n/a with the reason", res.Verdict, a.Verdict, b.Verdict, b.Note, len(b.Tests))
+	}
+	if len(res.Tests) != 1 || res.Tests[0].N != a.Trials || a.Trials != 4000 {
+		t.Errorf("pooled law test over %d steps, kind a %d trials; want kind a's 4000 only", res.Tests[0].N, a.Trials)
+	}
+	cfg.LawKindsOff = []string{""}
+	if _, err := check.Check(context.Background(), src, r, cfg); err == nil {
+		t.Error("one law-kinds-off entry for two kinds accepted")
+	}
+}
+
+// BenchmarkRowKinds times a whole check (trials, tests and verdict) of
+// token verification through a Stepper on a 48-context pool, without
+// row kinds and with 2 and 6 (the per-kind report): the cost of the
+// report per trial, in process CPU time (cpu-ns/trial). Run with
+// -bench RowKinds -benchtime 5x.
+func BenchmarkRowKinds(b *testing.B) {
+	pl := pool(b, "dirichlet:V=100,contexts=48", 4)
+	src := sim.Source{Spec: pl.Name, BlockSource: pl}
+	e, _ := algos.Lookup("token")
+	a, _ := e.New(nil)
+	const trials = 100000
+	for _, kinds := range [][]string{nil, {"a", "b"}, {"a", "b", "c", "d", "e", "f"}} {
+		b.Run(fmt.Sprintf("kinds=%d", len(kinds)), func(b *testing.B) {
+			r := check.Rule{Name: "token", Steps: check.AlgorithmStepper{A: a}, Law: a.(sim.Lawer)}
+			cfg := check.Config{Trials: trials, Seed: 1, Batch: 1024, Workers: 1, CrossRow: true, LawEvery: 1, RowKinds: kinds}
+			cpu0 := run.ProcessCPU()
+			for b.Loop() {
+				if _, err := check.Check(context.Background(), src, r, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// CPU time, not wall time: on a loaded machine the wall
+			// clock measures the other processes too
+			b.ReportMetric(float64((run.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N)/trials, "cpu-ns/trial")
+		})
+	}
+}
