@@ -363,7 +363,7 @@ func (c *Config) defaults() error {
 // pending is one test before the multiple-testing correction.
 type pending struct {
 	name, quantity string
-	table          *stattest.Table
+	table          tabler
 	het            *stattest.HeteroResult
 	// oneHot: every group's target has a single possible cell, so the test
 	// is "no impossible observation" and has power 1-(1-TV)^N.
@@ -375,6 +375,13 @@ type pending struct {
 	// Hetero accumulator hetero), for the report of where it deviates.
 	cell   func(g, c int) string
 	hetero *stattest.Hetero
+}
+
+// tabler is a chi-squared test over a table of counts: goodness of fit
+// (*stattest.Table) or independence (stattest.Independence).
+type tabler interface {
+	Test(minExpected float64) (stattest.Result, error)
+	TopResiduals(k int) []stattest.Residual
 }
 
 // ProfileBins is the number of bins of a PositionProfile.

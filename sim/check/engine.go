@@ -627,7 +627,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 		j := r.Trial - r.Unit*int64(rn.cfg.Batch)
 		if j%2 == 1 && t.prevTrial == r.Trial-1 {
 			for i := 0; i <= g; i++ {
-				rn.pit.addCross(t.pit, t.prevU[i], sc.u[byIdx][i])
+				rn.pit.addCross(t.pit, i, t.prevU[i], sc.u[byIdx][i])
 			}
 		}
 		copy(t.prevU, sc.u[byIdx])

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -102,7 +101,8 @@ func (l pitLayout) newCounts() *pitCounts {
 		c.block = make([]int64, pow(l.cb, l.g1))
 	}
 	if l.cross {
-		c.cross = make([]int64, l.pb*l.pb)
+		// two b×b tables: every position's pairs, then the first tokens'
+		c.cross = make([]int64, 2*l.pb*l.pb)
 	}
 	return c
 }
@@ -142,9 +142,15 @@ func (l pitLayout) add(c *pitCounts, u *[2][]float64) {
 	}
 }
 
-// addCross counts the first-position transforms of two rows of a batch.
-func (l pitLayout) addCross(c *pitCounts, a, b float64) {
-	c.cross[bin(a, l.pb)*l.pb+bin(b, l.pb)]++
+// addCross counts the transforms at position i of two rows of a batch:
+// into the every-position table, and into the first tokens' table at
+// i = 0.
+func (l pitLayout) addCross(c *pitCounts, i int, a, b float64) {
+	cell := bin(a, l.pb)*l.pb + bin(b, l.pb)
+	c.cross[cell]++
+	if i == 0 {
+		c.cross[l.pb*l.pb+cell]++
+	}
 }
 
 // uniform returns k equal probabilities.
@@ -164,7 +170,7 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 		if err := tb.Add(obs, uniform(len(obs))); err != nil {
 			return err
 		}
-		out = append(out, pending{name: name, quantity: quantity, table: tb, independence: strings.HasPrefix(name, "rows of a batch"),
+		out = append(out, pending{name: name, quantity: quantity, table: tb,
 			cell: func(_, c int) string { return cell(c) }})
 		return nil
 	}
@@ -204,15 +210,37 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 		}
 	}
 	if l.cross {
-		if err := add("rows of a batch (independence)",
-			fmt.Sprintf("TV between the joint law of the first emitted tokens of two rows of one batch (their PIT pair) and independent draws, on a %d×%d grid", l.pb, l.pb),
-			c.cross, func(c int) string {
-				return fmt.Sprintf("rows 2k and 2k+1 of a batch, PIT bins (%d, %d) of %d in token-index order", c/l.pb+1, c%l.pb+1, l.pb)
-			}); err != nil {
-			return nil, err
-		}
+		out = append(out, l.crossTests(c)...)
 	}
 	return out, nil
+}
+
+// crossTests are the tests that two rows of a batch unit (rows 2k and
+// 2k+1) are independent: of their first emitted tokens, and of their
+// tokens at every position (each position's pair counted once), each an
+// independence test of the PIT pair against the product of its own
+// margins, so a row's wrong marginal law, which the other tests see,
+// never makes them reject.
+func (l pitLayout) crossTests(c *pitCounts) []pending {
+	b2 := l.pb * l.pb
+	var out []pending
+	for _, t := range []struct {
+		what, quantity string
+		obs            []int64
+	}{
+		{"first tokens", "their first emitted tokens", c.cross[b2:]},
+		{"every position", "their emitted tokens at the same position, every position's pair counted (n = pairs·(γ+1))", c.cross[:b2]},
+	} {
+		what := t.what
+		out = append(out, pending{name: "rows of a batch (independence, " + what + ")",
+			quantity: fmt.Sprintf("TV between the joint law of two rows of one batch (rows 2k and 2k+1) at %s (their PIT pair) and the product of its margins, on a %d×%d grid (adjacent bins merged while an expected count is below 5)",
+				t.quantity, l.pb, l.pb),
+			table: stattest.Independence{Obs: t.obs, Rows: l.pb, Cols: l.pb}, independence: true,
+			cell: func(_, c int) string {
+				return fmt.Sprintf("rows 2k and 2k+1 of a batch, %s, PIT bins (%d, %d) of %d in token-index order", what, c/l.pb+1, c%l.pb+1, l.pb)
+			}})
+	}
+	return out
 }
 
 // pitV is the PIT's randomisation V of position i of trial t: a keyed hash
