@@ -213,15 +213,16 @@ func (im *Impl) Sent() int64 {
 	return im.step
 }
 
-// Close asks the child to exit and waits for it; it kills it after the
-// timeout.
+// Close asks the child to exit and waits for it; it kills its process
+// group after CloseGrace, or at once when the context ends (the error
+// then wraps context.Canceled).
 func (im *Impl) Close() error {
 	if im.err != nil {
 		im.p.kill()
 		return nil
 	}
 	if err := im.p.close(); err != nil {
-		return fmt.Errorf("external: %s: %v", im.name, err)
+		return fmt.Errorf("external: %s: %w", im.name, err)
 	}
 	return nil
 }

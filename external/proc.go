@@ -91,7 +91,12 @@ type proc struct {
 	// cancelled is set when the context watch gives ends: every wait
 	// then returns at once with an error wrapping context.Canceled.
 	cancelled atomic.Bool
+	done      chan struct{} // closed when the watched context ends
 	stopWatch func()
+	// mark is the environment entry every process of this implementation
+	// inherits (markEnv): killDescendants finds the ones that left the
+	// process group by it.
+	mark string
 }
 
 // wrapper runs the command line as a job of a shell that leads its own
@@ -108,6 +113,16 @@ wait $!
 s=$?
 trap - TERM HUP
 exit $s`
+
+// markEnv names the environment variable that marks an implementation's
+// processes (its value is the harness's pid and a run number): a process
+// the implementation started and detached with setsid keeps it, and the
+// harness, its subreaper on Linux, kills every process below it that
+// carries its run's mark (killDescendants). docs/external.md says so.
+const markEnv = "SPECSIM_EXTERNAL_RUN"
+
+// runs numbers the implementations this process starts.
+var runs atomic.Int64
 
 // start runs command through /bin/sh in its own process group (wrapper),
 // so every exit path kills the whole group: the shell, the interpreter it
@@ -133,13 +148,18 @@ func start(command string, env []string, timeout time.Duration) (*proc, error) {
 		pipes[i], pipes[i+1] = r, w
 	}
 	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
-	p := &proc{in: inW, out: outR, errPipe: errR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{}), stopWatch: func() {}}
+	p := &proc{in: inW, out: outR, errPipe: errR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{}), done: make(chan struct{}), stopWatch: func() {}}
 	p.cmd = exec.Command("/bin/sh", "-c", fmt.Sprintf(wrapper, command))
 	// every stream an *os.File: Wait returns when the shell exits, never
 	// waiting on a copy that a helper holding a pipe would keep open
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	p.cmd.ExtraFiles = []*os.File{inR}
-	p.cmd.Env = env
+	if env == nil {
+		env = os.Environ()
+	}
+	p.mark = fmt.Sprintf("%s=%d.%d", markEnv, os.Getpid(), runs.Add(1))
+	p.cmd.Env = append(env[:len(env):len(env)], p.mark)
+	becomeSubreaper()
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	parentDeathSignal(p.cmd.SysProcAttr)
 	if err := p.cmd.Start(); err != nil {
@@ -171,6 +191,7 @@ func (p *proc) watch(ctx context.Context) (stop func()) {
 		select {
 		case <-ctx.Done():
 			p.cancelled.Store(true)
+			close(p.done)
 			now := time.Now()
 			_ = p.in.SetWriteDeadline(now)
 			_ = p.out.SetReadDeadline(now)
@@ -224,10 +245,14 @@ func (p *proc) killGroup() {
 	}
 }
 
-// kill ends the child's process group and closes the pipes.
+// kill ends the child's process group and every process that left it
+// (killDescendants), and closes the pipes.
 func (p *proc) kill() {
 	p.stopWatch()
 	p.killGroup()
+	if p.cmd.Process != nil {
+		killDescendants(p.mark, p.cmd.Process.Pid)
+	}
 	p.in.Close()
 	p.out.Close()
 	select {
@@ -237,28 +262,32 @@ func (p *proc) kill() {
 	p.errPipe.Close()
 }
 
-// close asks the child to exit, waits up to the timeout (or until the
+// CloseGrace is how long the harness waits for the implementation to
+// exit after the close message (at most the timeout) before it kills the
+// implementation's process group: every answer is in by then, so a
+// verdict never waits on an implementation that does not exit.
+const CloseGrace = 2 * time.Second
+
+// close asks the child to exit, waits up to CloseGrace (or until the
 // watched context ends), then kills its group either way: a helper the
 // implementation left running does not outlive the check, and does not
-// hold its verdict hostage by keeping a pipe open.
+// hold its verdict hostage by keeping a pipe open. The error says what
+// went wrong at the close; every answer was received before it.
 func (p *proc) close() error {
 	err := p.send(header{Op: "close"}, nil)
 	if err == nil {
 		err = p.w.Flush()
 	}
 	p.in.Close()
-	var cancel <-chan struct{}
-	if p.cancelled.Load() {
-		cancel = closedChan
-	}
+	grace := min(CloseGrace, p.timeout)
 	select {
 	case <-p.waited:
-	case <-cancel:
+	case <-p.done:
 		p.kill()
-		return errCancelled
-	case <-time.After(p.timeout):
+		return fmt.Errorf("interrupted while waiting for it to exit after the close message; its process group was killed: %w", context.Canceled)
+	case <-time.After(grace):
 		p.kill()
-		return fmt.Errorf("did not exit within %v of the close message", p.timeout)
+		return fmt.Errorf("did not exit within %v of the close message; its process group was killed", grace)
 	}
 	p.kill() // the group: helpers left behind
 	if err != nil {
@@ -269,9 +298,6 @@ func (p *proc) close() error {
 	}
 	return nil
 }
-
-// closedChan is a closed channel (a select case that is always ready).
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // send writes a header line and the frames written by body, then
 // flushes, all within the timeout.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,4 +148,89 @@ func replyBytes(t *testing.T, exe string, env []string) int {
 		n += line + frame.Len()
 	}
 	return n
+}
+
+// Issue 30 (M5): a helper that leaves the implementation's process group
+// does not outlive the run either. Each shape detaches a helper another
+// way (setsid in the background, setsid -f whose parent exits at once so
+// the helper is an orphan, a subshell that exits after starting it, a
+// double fork with a new process group); the helper writes its own pid.
+func TestDetachedHelpersKilled(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc: the harness reaches the process group only")
+	}
+	shapes := map[string]string{
+		"setsid in the background":         "setsid sh -c 'echo $$ > %[1]s; exec sleep 600' &",
+		"setsid -f, orphaned at once":      "setsid -f sh -c 'echo $$ > %[1]s; exec sleep 600'",
+		"a subshell that exits":            "( setsid sh -c 'echo $$ > %[1]s; exec sleep 600' & )",
+		"a double fork in its own group":   "( sh -c 'set -m; sh -c \"echo \\$\\$ > %[1]s; exec sleep 600\" &' & )",
+		"setsid with stdio all redirected": "setsid sh -c 'echo $$ > %[1]s; exec sleep 600' </dev/null >/dev/null 2>&1 &",
+	}
+	for name, shape := range shapes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			exe, env := fakeCommand("token")
+			pidFile := filepath.Join(t.TempDir(), "helper.pid")
+			cmd := fmt.Sprintf(shape, "'"+pidFile+"'") + "\n" + exe
+			rep, err := Run(context.Background(), sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}, RunConfig{
+				Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: 20 * time.Second},
+				Check:  check.Config{Gamma: 3, Trials: 2000, Seed: 5, Batch: 500},
+			})
+			if err != nil || rep.Verdict != check.NotDetected {
+				t.Fatalf("verdict %q, err %v", rep.Verdict, err)
+			}
+			pid := readPID(t, pidFile)
+			for deadline := time.Now().Add(5 * time.Second); alive(pid) && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the detached helper %d outlived the run", pid)
+			}
+		})
+	}
+}
+
+// Issue 30 (M4): an implementation that does not exit after the close
+// message keeps its finished verdict (it was lost, exit 1): the harness
+// kills its group after CloseGrace and notes it; a cancellation during
+// that wait ends it at once, the verdict still standing.
+func TestLingeringImplementationKeepsVerdict(t *testing.T) {
+	t.Parallel()
+	for _, cancelAfter := range []time.Duration{0, 300 * time.Millisecond} {
+		t.Run(fmt.Sprint("cancel after ", cancelAfter), func(t *testing.T) {
+			t.Parallel()
+			exe, env := fakeCommand("linger")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var closing time.Time
+			cfg := RunConfig{
+				Config: Config{Command: exe, Env: env, Mode: Verify, Timeout: 20 * time.Second},
+				Check: check.Config{Gamma: 3, Trials: 2000, Seed: 5, Batch: 500, Progress: func(done, _ int64) {
+					if done >= 2000 && closing.IsZero() {
+						closing = time.Now()
+						if cancelAfter > 0 {
+							time.AfterFunc(cancelAfter, cancel)
+						}
+					}
+				}},
+			}
+			rep, err := Run(ctx, sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}, cfg)
+			took := time.Since(closing)
+			if err != nil || rep.Verdict != check.NotDetected || rep.Interrupted {
+				t.Fatalf("verdict %q, interrupted %v, err %v; want not_detected", rep.Verdict, rep.Interrupted, err)
+			}
+			want, limit := "did not exit within 2s of the close message", CloseGrace+time.Second
+			if cancelAfter > 0 {
+				want, limit = "interrupted while waiting for it to exit", cancelAfter+500*time.Millisecond
+			}
+			if !strings.Contains(strings.Join(rep.Notes, "\n"), want) {
+				t.Errorf("notes %q lack %q", rep.Notes, want)
+			}
+			if took > limit+time.Second { // the edge-case and determinism batches come first
+				t.Errorf("the run ended %v after the last trial; want under %v", took, limit+time.Second)
+			}
+		})
+	}
 }

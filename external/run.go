@@ -2,6 +2,7 @@ package external
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/specsim/specsim/algos"
 	"slices"
@@ -295,8 +296,10 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			rep.AddComponent(c)
 		}
 	}
-	if err := im.Close(); err != nil {
-		return rep, err
+	if err := im.Close(); err != nil && !(res.Interrupted && errors.Is(err, context.Canceled)) {
+		// every answer is in and judged: what went wrong at the close
+		// is a note beside the verdict, never its loss
+		rep.Notes = append(rep.Notes, err.Error()+" (the verdict above is from its answers, all received before the close)")
 	}
 	return rep, nil
 }

@@ -90,6 +90,21 @@ func Terminal(s string) string {
 	return b.String()
 }
 
+// Line returns s as Terminal does, with line breaks also shown as escapes
+// (\x0a): for a value from input printed inside a line of text (an
+// external implementation's name, a message it sent), where a newline
+// would start a line of its own, such as a forged "verdict:" line.
+func Line(s string) string {
+	if !strings.ContainsRune(s, '\n') {
+		return Terminal(s)
+	}
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = Terminal(p)
+	}
+	return strings.Join(parts, `\x0a`)
+}
+
 // isClean reports whether Terminal would return s unchanged.
 func isClean(s string) bool {
 	for i := 0; i < len(s); {
