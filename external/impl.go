@@ -174,7 +174,7 @@ func StartContext(ctx context.Context, cfg Config) (*Impl, error) {
 		err = fmt.Errorf("the answer to hello is %q, want \"ready\"", h.Op)
 	}
 	if err == nil {
-		im.version = max(h.Protocol, 1)
+		im.version = max(int(h.Protocol), 1)
 		switch need := cfg.needsV2(); {
 		case im.version < MinProtocol || im.version > ProtocolVersion:
 			err = fmt.Errorf("%s speaks protocol %d; the harness speaks %d to %d", h.Name, im.version, MinProtocol, ProtocolVersion)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ const stderrTail = 4096
 // header is the JSON line that opens every message, in both directions.
 type header struct {
 	Op       string    `json:"op"`
-	Protocol int       `json:"protocol,omitempty"`
+	Protocol version   `json:"protocol,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Gamma    int       `json:"gamma,omitempty"`
 	Vocab    int       `json:"vocab,omitempty"`
@@ -339,7 +340,7 @@ func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, erro
 	}
 	var h header
 	if err := json.Unmarshal(bytes.TrimSpace(line), &h); err != nil {
-		return header{}, fmt.Errorf("the reply does not start with a JSON header line (got %q); print diagnostics to stderr, never to stdout", clip(string(line), 80))
+		return header{}, headerError(err, line)
 	}
 	if h.Op == "error" {
 		return h, fmt.Errorf("the implementation reported an error: %s", h.Message)
@@ -351,6 +352,60 @@ func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, erro
 		return h, fmt.Errorf("the reply carries arrays %v, want %v", h.Arrays, want)
 	}
 	return h, p.readArrays(want, arrs, shapes)
+}
+
+// headerError says why a reply's header line did not decode: a field of
+// the wrong type or value (named, with what it holds and what it must
+// hold), or a line that is not JSON at all.
+func headerError(err error, line []byte) error {
+	var fe fieldError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &fe):
+		return fmt.Errorf("the reply's %q field is %s; want %s", fe.field, fe.got, fe.want)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("the reply's %q field is a JSON %s; want a JSON %s", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+	}
+	return fmt.Errorf("the reply does not start with a JSON header line (got %q); print diagnostics to stderr, never to stdout", clip(string(line), 80))
+}
+
+// jsonKind names a Go kind as JSON does.
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+		return "number"
+	case k == "slice":
+		return "array"
+	case k == "struct", k == "map", k == "ptr":
+		return "object"
+	case k == "bool":
+		return "boolean"
+	}
+	return k
+}
+
+// fieldError is a header field whose value is refused: the field, what
+// it holds and what it must hold.
+type fieldError struct{ field, got, want string }
+
+func (e fieldError) Error() string { return fmt.Sprintf("%s = %s; want %s", e.field, e.got, e.want) }
+
+// version is a header's "protocol" field. Present, it must be a whole
+// number from MinProtocol on (written without a fraction or exponent):
+// null, 0, a negative number, 1.5 or "2" are refused with the field named
+// (a string was "not a JSON header line", and 0, -1 or null were taken as
+// protocol 1). An absent field is protocol 1.
+type version int
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *version) UnmarshalJSON(b []byte) error {
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < MinProtocol {
+		return fieldError{field: "protocol", got: clip(string(b), 40),
+			want: fmt.Sprintf("a whole number from %d to %d, or no field for protocol 1", MinProtocol, ProtocolVersion)}
+	}
+	*v = version(n)
+	return nil
 }
 
 // recvOneOf reads one reply whose arrays are one of the lists in opts,

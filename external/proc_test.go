@@ -234,3 +234,37 @@ func TestLingeringImplementationKeepsVerdict(t *testing.T) {
 		})
 	}
 }
+
+// Issue 30 (M8): the ready reply's "protocol" field is validated exactly,
+// and a field of the wrong type is named: each value below gets one line
+// naming the field (a string got "not a JSON header line"; 0, -1 and
+// null were taken as protocol 1).
+func TestProtocolFieldValidated(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		`"protocol":"2"`:                    `"protocol" field is "2"; want a whole number from 1 to 2`,
+		`"protocol":null`:                   `"protocol" field is null; want`,
+		`"protocol":0`:                      `"protocol" field is 0; want`,
+		`"protocol":-1`:                     `"protocol" field is -1; want`,
+		`"protocol":1.5`:                    `"protocol" field is 1.5; want`,
+		`"protocol":2.0`:                    `"protocol" field is 2.0; want`,
+		`"protocol":true`:                   `"protocol" field is true; want`,
+		`"protocol":[2]`:                    `"protocol" field is [2]; want`,
+		`"protocol":{}`:                     `"protocol" field is {}; want`,
+		`"protocol":99999999999999999999`:   `"protocol" field is 99999999999999999999; want`,
+		`"protocol":3`:                      `speaks protocol 3; the harness speaks 1 to 2`,
+		`"protocol":1,"name":5`:             `"name" field is a JSON number; want a JSON string`,
+		`"protocol":1,"takes_sampling":"y"`: `"takes_sampling" field is a JSON string; want a JSON boolean`,
+	}
+	for field, want := range cases {
+		t.Run(field, func(t *testing.T) {
+			t.Parallel()
+			script := filepath.Join(t.TempDir(), "impl.sh")
+			os.WriteFile(script, []byte("#!/bin/sh\nread -r hello\nprintf '%s\\n' '{\"op\":\"ready\","+field+"}'\nsleep 5\n"), 0o755)
+			_, err := Start(Config{Command: script, Mode: Verify, Gamma: 2, V: 4, Timeout: 10 * time.Second})
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("ready {%s}: err %v; want one line holding %q", field, err, want)
+			}
+		})
+	}
+}
