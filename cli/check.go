@@ -52,6 +52,14 @@ func checkCommand() *cli.Command {
 			if err := checkLimits(c); err != nil {
 				return err
 			}
+			if dir := c.String("report"); dir != "" {
+				// before any work: a report that cannot be written is a
+				// usage error now, not an I/O error that replaces the
+				// verdict's exit code after the check
+				if err := resolve.CheckReportDir(dir); err != nil {
+					return err
+				}
+			}
 			if c.IsSet("external") {
 				return checkExternal(c)
 			}
