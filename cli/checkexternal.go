@@ -63,6 +63,11 @@ func checkBatchMem(src sim.Source, gamma, batch int, budget int64) error {
 // checkExternal is 'simulate check --external CMD': it builds the source
 // as check does and calls external.Run.
 func checkExternal(c *cli.Context) error {
+	if d := c.Duration("timeout"); d <= 0 {
+		// honoured exactly or refused: 0s and -5s fell back to the
+		// default 60s without a word
+		return diag.Usage(fmt.Errorf("--timeout = %v; give a positive duration such as 30s (the longest wait for one answer)", d))
+	}
 	seed := masterSeed(c)
 	gamma := c.Int("gamma")
 	var src sim.Source
