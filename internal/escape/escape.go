@@ -105,6 +105,29 @@ func Line(s string) string {
 	return strings.Join(parts, `\x0a`)
 }
 
+// MaxLine is the longest line, in bytes, that Clip leaves whole: an error
+// or warning line that echoes input (a flag value, a file's field) stays
+// readable whatever the input's size (lines of 1 to 2.8 MB were printed).
+const MaxLine = 2048
+
+// Clip returns s when it has at most max bytes; otherwise its first two
+// thirds of max and its last sixth (the fix an error ends with), cut at
+// character boundaries, around " … [N of M bytes left out] … ".
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max*2/3, max/6
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return fmt.Sprintf("%s … [%d of %d bytes left out] … %s", s[:head], t-head, len(s), s[t:])
+}
+
 // isClean reports whether Terminal would return s unchanged.
 func isClean(s string) bool {
 	for i := 0; i < len(s); {
