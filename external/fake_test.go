@@ -157,6 +157,9 @@ func fakeServe(behaviour string, in io.Reader, out io.Writer) error {
 			}
 		case "close":
 			if behaviour == "linger" {
+				if f := os.Getenv("SPECSIM_FAKE_CLOSED"); f != "" {
+					os.WriteFile(f, nil, 0o644) // a test's signal: the close arrived
+				}
 				time.Sleep(time.Hour)
 			}
 			return nil

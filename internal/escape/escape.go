@@ -91,10 +91,12 @@ func Terminal(s string) string {
 }
 
 // Line returns s as Terminal does, with line breaks also shown as escapes
-// (\x0a): for a value from input printed inside a line of text (an
+// (\x0a, and Unicode's line and paragraph separators as \u2028 and
+// \u2029): for a value from input printed inside a line of text (an
 // external implementation's name, a message it sent), where a newline
 // would start a line of its own, such as a forged "verdict:" line.
 func Line(s string) string {
+	s = lineSeparators.Replace(s)
 	if !strings.ContainsRune(s, '\n') {
 		return Terminal(s)
 	}
@@ -104,6 +106,9 @@ func Line(s string) string {
 	}
 	return strings.Join(parts, `\x0a`)
 }
+
+// lineSeparators shows Unicode's line and paragraph separators as escapes.
+var lineSeparators = strings.NewReplacer("\u2028", `\u2028`, "\u2029", `\u2029`)
 
 // MaxLine is the longest line, in bytes, that Clip leaves whole: an error
 // or warning line that echoes input (a flag value, a file's field) stays

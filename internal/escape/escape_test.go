@@ -88,10 +88,10 @@ func TestLine(t *testing.T) {
 	t.Parallel()
 	for _, s := range nameAlphabet() {
 		got := Line(s)
-		if strings.ContainsAny(got, "\n\r") || Terminal(got) != got {
+		if strings.ContainsAny(got, "\n\r\u2028\u2029") || Terminal(got) != got {
 			t.Errorf("Line(%.40q) = %.60q: a line break or control survives", s, got)
 		}
-		if isClean(s) && !strings.Contains(s, "\n") && got != s {
+		if isClean(s) && !strings.ContainsAny(s, "\n\u2028\u2029") && got != s {
 			t.Errorf("Line(%q) = %q changed clean text", s, got)
 		}
 	}
