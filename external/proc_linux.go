@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // parentDeathSignal asks the kernel to send the child SIGTERM when the
@@ -46,14 +47,24 @@ func killDescendants(mark string, shell int) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		for _, pid := range pids {
-			if pid == shell {
-				continue // reaped by its exec.Cmd's Wait
+			if pid != shell { // the shell is reaped by its exec.Cmd's Wait
+				reap(pid)
 			}
-			var ws syscall.WaitStatus
-			// a child of the harness (reparented orphan): reap it; for
-			// another's child this fails with ECHILD, which is fine
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 		}
+	}
+}
+
+// reap waits up to 100 ms for pid, killed, to exit and reaps it when it
+// is a child of the harness (an orphan reparented to it); for another's
+// child Wait4 fails at once with ECHILD, which is fine.
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	for i := 0; i < 100; i++ {
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		if got == pid || err != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
