@@ -272,7 +272,9 @@ func running(pid int) bool {
 
 // TestInterrupt30Medium: signal timings. SIGINT or SIGTERM at several
 // offsets during 'slurm --submit' (M9) stops it with exit 4 within the
-// Ctrl-C bound, sbatch and the child it started killed; a signal at
+// Ctrl-C bound, sbatch and the child it started killed; SIGINT into a
+// tree check of depth 5 or 7 stops it within the bound with the finished
+// trials reported; a signal at
 // several offsets into an implementation's close wait (M4) ends the wait
 // at once and keeps the verdict and its exit code.
 func TestInterrupt30Medium(t *testing.T) {
@@ -294,6 +296,19 @@ func TestInterrupt30Medium(t *testing.T) {
 			if running(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
 				t.Errorf("slurm --submit, %v after %v: process %d (sbatch or its child) outlived it", tm.sig, tm.after, pid)
+			}
+		}
+	}
+	// tree checks of growing depth: the dependence test's jb^(γ+1) cells
+	// took the report past the watchdog at γ = 7 (2 s, report lost)
+	for _, g := range []string{"5", "7"} {
+		for _, after := range []time.Duration{time.Second, 2 * time.Second} {
+			cmd := exec.Command(bin.simulate, "check", "--algo", "specinfer", "--gamma", g, "--source", "dirichlet:V=100", "--trials", "100000000", "--seed", "1")
+			var out strings.Builder
+			cmd.Stdout = &out
+			code, wall := signalAfter(t, cmd, func() bool { return true }, syscall.SIGINT, after)
+			if code != exitInterrupted || wall > stopWithin+loadAllowance || !strings.Contains(out.String(), "verdict: ") {
+				t.Errorf("tree check at gamma %s, SIGINT after %v: exit %d after %v, want %d within %v with the finished trials' report:\n%s", g, after, code, wall, exitInterrupted, stopWithin+loadAllowance, firstLines(out.String(), 3))
 			}
 		}
 	}
