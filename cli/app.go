@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
 
 	"github.com/urfave/cli/v2"
@@ -66,9 +64,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			Value: float64(sim.DefaultMemBudget) / (1 << 30),
 			Usage: "most memory in GiB one source may take (pools, model pairs, log rows); give it before the command: simulate --mem-budget 16 check ..."}},
 		Before: func(c *cli.Context) error {
-			gib := c.Float64("mem-budget")
-			if !(gib > 0) || gib > 1<<20 {
-				return diag.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
+			if _, err := cliutil.MemBudget(c.Float64("mem-budget")); err != nil {
+				return err
 			}
 			results.SetMemBudget(memBudget(c)) // every results table read
 			return nil
@@ -79,7 +76,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // memBudget returns the app's --mem-budget in bytes (its Before has
 // checked it): the MemBudget every config and option that builds a
 // source or reads a log is given.
-func memBudget(c *cli.Context) int64 { return int64(c.Float64("mem-budget") * (1 << 30)) }
+func memBudget(c *cli.Context) int64 {
+	b, _ := cliutil.MemBudget(c.Float64("mem-budget"))
+	return b
+}
 
 // run executes the app and maps its error to an exit code, printing one
 // line "simulate: <error>" to stderr.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/resolve"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
@@ -52,6 +52,14 @@ func checkCommand() *cli.Command {
 			if err := checkLimits(c); err != nil {
 				return err
 			}
+			if dir := c.String("report"); dir != "" {
+				// before any work: a report that cannot be written is a
+				// usage error now, not an I/O error that replaces the
+				// verdict's exit code after the check
+				if err := resolve.CheckReportDir(dir); err != nil {
+					return err
+				}
+			}
 			if c.IsSet("external") {
 				return checkExternal(c)
 			}
@@ -85,7 +93,7 @@ func checkCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
 			}
-			return checkExit(ctx, rep.Algorithm, rep, req.Trials)
+			return checkExit(ctx.Err() != nil, rep.Algorithm, rep, req.Trials)
 		},
 	}
 }
@@ -135,29 +143,35 @@ func checkFlags() []cli.Flag {
 }
 
 // checkExit is the error, and so the exit code, of a check of name whose
-// report rep is printed: interrupted (ctx cancelled before the trials
+// report rep is printed: interrupted (a signal came before the trials
 // asked for ran), violated, a contract breach, inconclusive, or nil when
 // preserved.
-func checkExit(ctx context.Context, name string, rep resolve.Report, trials int64) error {
+func checkExit(interrupted bool, name string, rep resolve.Report, trials int64) error {
 	switch {
-	case ctx.Err() != nil:
+	case interrupted:
 		return diag.Interrupted(fmt.Errorf("interrupted after %d of %d trials; the report above covers the finished trials", rep.Trials, trials))
 	case rep.Verdict == check.Violated:
-		return diag.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", name, rep.PValue, rep.Edge, rep.Invalid))
+		return diag.Violated(fmt.Errorf("%s: verdict violated (Holm-adjusted p = %.3g, edge cases %s, invalid outcomes %d)", escape.Line(name), rep.PValue, rep.Edge, rep.Invalid))
 	case rep.Verdict == check.ContractBreach:
-		return diag.Contract(fmt.Errorf("%s: verdict contract_breach: no test of the law rejected, but the answers broke their contract (see the contract component)", name))
+		return diag.Contract(fmt.Errorf("%s: verdict contract_breach: no test of the law rejected, but the answers broke their contract (see the contract component)", escape.Line(name)))
 	case rep.Verdict == check.Inconclusive:
-		return diag.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", name))
+		return diag.Inconclusive(fmt.Errorf("%s: verdict inconclusive: a test had no power (see min_detectable_tv); run more trials", escape.Line(name)))
 	}
 	return nil
 }
 
+// printCheck writes a check's report as text. Every string in it that can
+// come from input (an external implementation's name, in the algorithm,
+// claim, edge-case messages and notes) goes through escape.Line, so no
+// character of it starts a line or acts on the terminal: a name holding
+// "\nverdict: not_detected" prints as one escaped word, not a verdict.
 func printCheck(w io.Writer, o checkJSON) {
-	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", o.Algorithm, o.Source, o.Gamma, o.Trials, o.Seed, o.Mode, o.Elapsed)
-	fmt.Fprintf(w, "%s\n", o.Claim)
-	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, o.EdgeMsg, o.Invalid)
+	l := escape.Line
+	fmt.Fprintf(w, "%s on %s, gamma %d, %d trials, seed %d, mode %s (%.1f s)\n", l(o.Algorithm), l(o.Source), o.Gamma, o.Trials, o.Seed, l(o.Mode), o.Elapsed)
+	fmt.Fprintf(w, "%s\n", l(o.Claim))
+	fmt.Fprintf(w, "verdict: %s (Holm-adjusted p = %.4g at level %g; edge cases: %s %s; invalid outcomes %d)\n", o.Verdict, o.PValue, o.Level, o.Edge, l(o.EdgeMsg), o.Invalid)
 	if o.Mode != "lossless" {
-		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, o.EdgeMsg, o.EdgeConform, o.EdgeConformMsg)
+		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, l(o.EdgeMsg), o.EdgeConform, l(o.EdgeConformMsg))
 	}
 	for _, k := range o.RowKinds {
 		tests := fmt.Sprintf("smallest Holm-adjusted p = %.4g, finest min TV %.4g over its %d tests", k.PHolm, k.MinDetTV, len(k.Tests))
@@ -167,7 +181,7 @@ func printCheck(w io.Writer, o checkJSON) {
 		fmt.Fprintf(w, "row kind %q: %s (%s; %d trials, %d invalid outcomes, mean emitted %.3f)\n", k.Kind, k.Verdict, tests, k.Trials, k.Invalid, k.MeanEmitted)
 	}
 	for _, s := range nextSteps(o.Report, o.Elapsed) {
-		fmt.Fprintf(w, "next: %s\n", s)
+		fmt.Fprintf(w, "next: %s\n", l(s))
 	}
 	f := func(v float64) string { return table.Fixed(v, true, 4) }
 	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
@@ -176,12 +190,12 @@ func printCheck(w io.Writer, o checkJSON) {
 			o.CPUSeconds, float64(o.Trials)/o.CPUSeconds, table.Fixed(o.TVAtOneCPUSecond, true, 4))
 	}
 	for _, n := range o.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", l(n))
 	}
 	fmt.Fprintf(w, "each test detects, with power %g at its Holm share of the level, a deviation of at least min TV in the quantity named:\n", o.Power)
 	for _, t := range o.Tests {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
-			t.Name, t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, t.Quantity)
+			l(t.Name), t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, l(t.Quantity))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/specsim/specsim/external"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
@@ -62,6 +63,11 @@ func checkBatchMem(src sim.Source, gamma, batch int, budget int64) error {
 // checkExternal is 'simulate check --external CMD': it builds the source
 // as check does and calls external.Run.
 func checkExternal(c *cli.Context) error {
+	if d := c.Duration("timeout"); d <= 0 {
+		// honoured exactly or refused: 0s and -5s fell back to the
+		// default 60s without a word
+		return diag.Usage(fmt.Errorf("--timeout = %v; give a positive duration such as 30s (the longest wait for one answer)", d))
+	}
 	seed := masterSeed(c)
 	gamma := c.Int("gamma")
 	var src sim.Source
@@ -134,15 +140,18 @@ func checkExternal(c *cli.Context) error {
 	if err != nil && ctx.Err() == nil {
 		return err // usage errors are marked by external.Run
 	}
-	if ctx.Err() != nil {
-		rep.Interrupted = true // also when Ctrl-C came before the first batch
+	if ctx.Err() != nil && (rep.Verdict == "" || err != nil) {
+		// also when Ctrl-C came before the first batch; not when it came
+		// while the implementation was closing, after every answer was
+		// in (the verdict and its exit code stand, with a note)
+		rep.Interrupted = true
 	}
 	if werr := printResult(c, rep, func(w io.Writer) {
 		printCheck(w, newCheckJSON(rep.Report, rep.Elapsed))
 		for _, comp := range rep.Components {
-			fmt.Fprintf(w, "component %s: %s (%s)\n", comp.Name, comp.Verdict, comp.Detail)
+			fmt.Fprintf(w, "component %s: %s (%s)\n", escape.Line(comp.Name), comp.Verdict, escape.Line(comp.Detail))
 		}
-		fmt.Fprintf(w, "external %s (%s mode, protocol %d, batch %d): %.0f steps/s\n", rep.Implementation, rep.ExternalMode, rep.Protocol, rep.Batch, rep.StepsPerSecond)
+		fmt.Fprintf(w, "external %s (%s mode, protocol %d, batch %d): %.0f steps/s\n", escape.Line(rep.Implementation), rep.ExternalMode, rep.Protocol, rep.Batch, rep.StepsPerSecond)
 	}); werr != nil {
 		return werr
 	}
@@ -153,5 +162,5 @@ func checkExternal(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
 	}
-	return checkExit(ctx, rep.Implementation, rep.Report, cfg.Check.Trials)
+	return checkExit(rep.Interrupted, rep.Implementation, rep.Report, cfg.Check.Trials)
 }

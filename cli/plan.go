@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/resolve"
+	"github.com/specsim/specsim/sim"
 )
 
 func init() { register(planCommand) }
@@ -42,6 +44,15 @@ func planCommand() *cli.Command {
 			return printResult(c, rep, func(w io.Writer) {
 				fmt.Fprintf(w, "%s on %s, gamma %d, mode %s\n", rep.Algorithm, rep.Source, rep.Gamma, rep.Mode)
 				fmt.Fprintf(w, "to detect a deviation of TV >= %g with probability %g at level %g in test %q (%s):\n", rep.TV, rep.Power, rep.Level, rep.Test, rep.Quantity)
+				if rep.OverCap {
+					need := fmt.Sprintf("about %.3g", rep.NeededTrials)
+					if math.IsInf(rep.NeededTrials, 1) {
+						need = "more than 1.8e+308 (the float's range)" // needed_trials is null in JSON
+					}
+					fmt.Fprintf(w, "  %s trials, more than the %.0e a check accepts (--trials at most %d): this TV cannot be planned; at the cap a check, about %.3g s on this machine, detects TV >= %.3g (pilot: %d trials in %.1f s detect TV >= %.3g)\n",
+						need, float64(sim.MaxTrials), int64(sim.MaxTrials), rep.Seconds, rep.CapTV, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
+					return
+				}
 				fmt.Fprintf(w, "  --trials %d, about %.0f s on this machine (pilot: %d trials in %.1f s detect TV >= %.3g)\n", rep.Trials, rep.Seconds, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
 				if rep.CheckedTV != nil {
 					fmt.Fprintf(w, "  checked: a check of %d trials detects TV >= %.3g in this test\n", rep.Trials, *rep.CheckedTV)

@@ -43,7 +43,9 @@ func slurmAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := sweep.Slurm(c.Context, sweep.SlurmOptions{Target: target, Out: c.String("out"),
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	res, err := sweep.Slurm(ctx, sweep.SlurmOptions{Target: target, Out: c.String("out"),
 		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
 		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit")})

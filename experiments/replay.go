@@ -620,7 +620,7 @@ func newStepsCSV(path string) (*stepsCSV, error) {
 func (s *stepsCSV) write(r StepResult) error {
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 	return s.w.Write([]string{strconv.FormatInt(r.Row, 10), strconv.FormatInt(r.PromptID, 10), strconv.FormatInt(r.Step, 10),
-		r.Rule, ff(r.AcceptedExact), ff(r.EmittedExact), ff(r.AcceptedSampled), ff(r.EmittedSampled)})
+		table.CSVText(r.Rule), ff(r.AcceptedExact), ff(r.EmittedExact), ff(r.AcceptedSampled), ff(r.EmittedSampled)})
 }
 
 func (s *stepsCSV) close() error {

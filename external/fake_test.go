@@ -20,7 +20,11 @@ import (
 // (verify mode: the rule on the rows and drafts received), "crash" (exit
 // in the first batch), "hang" (never answer the first batch), "lie"
 // (claim an accepted prefix that differs from the drafts), "noise" (print
-// a line to stdout before the first answer).
+// a line to stdout before the first answer), "linger" (verify with the
+// token rule, then never exit after the close message). With
+// SPECSIM_FAKE_NAME (a JSON string, so it can hold any character) it
+// calls itself that name instead of fake:<behaviour>; internal/clitest
+// runs this binary as a hostile implementation that way.
 func TestMain(m *testing.M) {
 	if b := os.Getenv("SPECSIM_FAKE"); b != "" {
 		if err := fakeServe(b, os.Stdin, os.Stdout); err != nil {
@@ -78,7 +82,13 @@ func fakeServe(behaviour string, in io.Reader, out io.Writer) error {
 		switch h.Op {
 		case "hello":
 			g, v = h.Gamma, h.Vocab
-			if err := reply(header{Op: "ready", Name: "fake:" + behaviour}); err != nil {
+			ready := header{Op: "ready", Name: "fake:" + behaviour}
+			if js := os.Getenv("SPECSIM_FAKE_NAME"); js != "" {
+				if err := json.Unmarshal([]byte(js), &ready.Name); err != nil {
+					return fmt.Errorf("SPECSIM_FAKE_NAME: %v", err)
+				}
+			}
+			if err := reply(ready); err != nil {
 				return err
 			}
 		case "pool":
@@ -146,6 +156,12 @@ func fakeServe(behaviour string, in io.Reader, out io.Writer) error {
 				return err
 			}
 		case "close":
+			if behaviour == "linger" {
+				if f := os.Getenv("SPECSIM_FAKE_CLOSED"); f != "" {
+					os.WriteFile(f, nil, 0o644) // a test's signal: the close arrived
+				}
+				time.Sleep(time.Hour)
+			}
 			return nil
 		}
 	}

@@ -175,7 +175,7 @@ func StartContext(ctx context.Context, cfg Config) (*Impl, error) {
 		err = fmt.Errorf("the answer to hello is %q, want \"ready\"", h.Op)
 	}
 	if err == nil {
-		im.version = max(h.Protocol, 1)
+		im.version = max(int(h.Protocol), 1)
 		switch need := cfg.needsV2(); {
 		case im.version < MinProtocol || im.version > ProtocolVersion:
 			err = fmt.Errorf("%s speaks protocol %d; the harness speaks %d to %d", h.Name, im.version, MinProtocol, ProtocolVersion)
@@ -214,15 +214,16 @@ func (im *Impl) Sent() int64 {
 	return im.step
 }
 
-// Close asks the child to exit and waits for it; it kills it after the
-// timeout.
+// Close asks the child to exit and waits for it; it kills its process
+// group after CloseGrace, or at once when the context ends (the error
+// then wraps context.Canceled).
 func (im *Impl) Close() error {
 	if im.err != nil {
 		im.p.kill()
 		return nil
 	}
 	if err := im.p.close(); err != nil {
-		return fmt.Errorf("external: %s: %v", im.name, err)
+		return fmt.Errorf("external: %s: %w", im.name, err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ const stderrTail = 4096
 // header is the JSON line that opens every message, in both directions.
 type header struct {
 	Op       string    `json:"op"`
-	Protocol int       `json:"protocol,omitempty"`
+	Protocol version   `json:"protocol,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Gamma    int       `json:"gamma,omitempty"`
 	Vocab    int       `json:"vocab,omitempty"`
@@ -91,7 +92,12 @@ type proc struct {
 	// cancelled is set when the context watch gives ends: every wait
 	// then returns at once with an error wrapping context.Canceled.
 	cancelled atomic.Bool
+	done      chan struct{} // closed when the watched context ends
 	stopWatch func()
+	// mark is the environment entry every process of this implementation
+	// inherits (markEnv): killDescendants finds the ones that left the
+	// process group by it.
+	mark string
 }
 
 // wrapper runs the command line as a job of a shell that leads its own
@@ -108,6 +114,16 @@ wait $!
 s=$?
 trap - TERM HUP
 exit $s`
+
+// markEnv names the environment variable that marks an implementation's
+// processes (its value is the harness's pid and a run number): a process
+// the implementation started and detached with setsid keeps it, and the
+// harness, its subreaper on Linux, kills every process below it that
+// carries its run's mark (killDescendants). docs/external.md says so.
+const markEnv = "SPECSIM_EXTERNAL_RUN"
+
+// runs numbers the implementations this process starts.
+var runs atomic.Int64
 
 // start runs command through /bin/sh in its own process group (wrapper),
 // so every exit path kills the whole group: the shell, the interpreter it
@@ -133,13 +149,18 @@ func start(command string, env []string, timeout time.Duration) (*proc, error) {
 		pipes[i], pipes[i+1] = r, w
 	}
 	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
-	p := &proc{in: inW, out: outR, errPipe: errR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{}), stopWatch: func() {}}
+	p := &proc{in: inW, out: outR, errPipe: errR, timeout: timeout, tail: &tailBuffer{}, waited: make(chan struct{}), done: make(chan struct{}), stopWatch: func() {}}
 	p.cmd = exec.Command("/bin/sh", "-c", fmt.Sprintf(wrapper, command))
 	// every stream an *os.File: Wait returns when the shell exits, never
 	// waiting on a copy that a helper holding a pipe would keep open
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	p.cmd.ExtraFiles = []*os.File{inR}
-	p.cmd.Env = env
+	if env == nil {
+		env = os.Environ()
+	}
+	p.mark = fmt.Sprintf("%s=%d.%d", markEnv, os.Getpid(), runs.Add(1))
+	p.cmd.Env = append(env[:len(env):len(env)], p.mark)
+	becomeSubreaper()
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	parentDeathSignal(p.cmd.SysProcAttr)
 	if err := p.cmd.Start(); err != nil {
@@ -171,6 +192,7 @@ func (p *proc) watch(ctx context.Context) (stop func()) {
 		select {
 		case <-ctx.Done():
 			p.cancelled.Store(true)
+			close(p.done)
 			now := time.Now()
 			_ = p.in.SetWriteDeadline(now)
 			_ = p.out.SetReadDeadline(now)
@@ -224,10 +246,14 @@ func (p *proc) killGroup() {
 	}
 }
 
-// kill ends the child's process group and closes the pipes.
+// kill ends the child's process group and every process that left it
+// (killDescendants), and closes the pipes.
 func (p *proc) kill() {
 	p.stopWatch()
 	p.killGroup()
+	if p.cmd.Process != nil {
+		killDescendants(p.mark, p.cmd.Process.Pid)
+	}
 	p.in.Close()
 	p.out.Close()
 	select {
@@ -237,28 +263,32 @@ func (p *proc) kill() {
 	p.errPipe.Close()
 }
 
-// close asks the child to exit, waits up to the timeout (or until the
+// CloseGrace is how long the harness waits for the implementation to
+// exit after the close message (at most the timeout) before it kills the
+// implementation's process group: every answer is in by then, so a
+// verdict never waits on an implementation that does not exit.
+const CloseGrace = 2 * time.Second
+
+// close asks the child to exit, waits up to CloseGrace (or until the
 // watched context ends), then kills its group either way: a helper the
 // implementation left running does not outlive the check, and does not
-// hold its verdict hostage by keeping a pipe open.
+// hold its verdict hostage by keeping a pipe open. The error says what
+// went wrong at the close; every answer was received before it.
 func (p *proc) close() error {
 	err := p.send(header{Op: "close"}, nil)
 	if err == nil {
 		err = p.w.Flush()
 	}
 	p.in.Close()
-	var cancel <-chan struct{}
-	if p.cancelled.Load() {
-		cancel = closedChan
-	}
+	grace := min(CloseGrace, p.timeout)
 	select {
 	case <-p.waited:
-	case <-cancel:
+	case <-p.done:
 		p.kill()
-		return errCancelled
-	case <-time.After(p.timeout):
+		return fmt.Errorf("interrupted while waiting for it to exit after the close message; its process group was killed: %w", context.Canceled)
+	case <-time.After(grace):
 		p.kill()
-		return fmt.Errorf("did not exit within %v of the close message", p.timeout)
+		return fmt.Errorf("did not exit within %v of the close message; its process group was killed", grace)
 	}
 	p.kill() // the group: helpers left behind
 	if err != nil {
@@ -269,9 +299,6 @@ func (p *proc) close() error {
 	}
 	return nil
 }
-
-// closedChan is a closed channel (a select case that is always ready).
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // send writes a header line and the frames written by body, then
 // flushes, all within the timeout.
@@ -313,7 +340,7 @@ func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, erro
 	}
 	var h header
 	if err := json.Unmarshal(bytes.TrimSpace(line), &h); err != nil {
-		return header{}, fmt.Errorf("the reply does not start with a JSON header line (got %q); print diagnostics to stderr, never to stdout", clip(string(line), 80))
+		return header{}, headerError(err, line)
 	}
 	if h.Op == "error" {
 		return h, fmt.Errorf("the implementation reported an error: %s", h.Message)
@@ -325,6 +352,60 @@ func (p *proc) recv(want []string, arrs []*array, shapes ...[]int) (header, erro
 		return h, fmt.Errorf("the reply carries arrays %v, want %v", h.Arrays, want)
 	}
 	return h, p.readArrays(want, arrs, shapes)
+}
+
+// headerError says why a reply's header line did not decode: a field of
+// the wrong type or value (named, with what it holds and what it must
+// hold), or a line that is not JSON at all.
+func headerError(err error, line []byte) error {
+	var fe fieldError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &fe):
+		return fmt.Errorf("the reply's %q field is %s; want %s", fe.field, fe.got, fe.want)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("the reply's %q field is a JSON %s; want a JSON %s", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+	}
+	return fmt.Errorf("the reply does not start with a JSON header line (got %q); print diagnostics to stderr, never to stdout", clip(string(line), 80))
+}
+
+// jsonKind names a Go kind as JSON does.
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+		return "number"
+	case k == "slice":
+		return "array"
+	case k == "struct", k == "map", k == "ptr":
+		return "object"
+	case k == "bool":
+		return "boolean"
+	}
+	return k
+}
+
+// fieldError is a header field whose value is refused: the field, what
+// it holds and what it must hold.
+type fieldError struct{ field, got, want string }
+
+func (e fieldError) Error() string { return fmt.Sprintf("%s = %s; want %s", e.field, e.got, e.want) }
+
+// version is a header's "protocol" field. Present, it must be a whole
+// number from MinProtocol on (written without a fraction or exponent):
+// null, 0, a negative number, 1.5 or "2" are refused with the field named
+// (a string was "not a JSON header line", and 0, -1 or null were taken as
+// protocol 1). An absent field is protocol 1.
+type version int
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *version) UnmarshalJSON(b []byte) error {
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < MinProtocol {
+		return fieldError{field: "protocol", got: clip(string(b), 40),
+			want: fmt.Sprintf("a whole number from %d to %d, or no field for protocol 1", MinProtocol, ProtocolVersion)}
+	}
+	*v = version(n)
+	return nil
 }
 
 // recvOneOf reads one reply whose arrays are one of the lists in opts,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,4 +148,138 @@ func replyBytes(t *testing.T, exe string, env []string) int {
 		n += line + frame.Len()
 	}
 	return n
+}
+
+// Issue 30 (M5): a helper that leaves the implementation's process group
+// does not outlive the run either. Each shape detaches a helper another
+// way (setsid in the background, setsid -f whose parent exits at once so
+// the helper is an orphan, a subshell that exits after starting it, a
+// double fork with a new process group); the helper writes its own pid.
+func TestDetachedHelpersKilled(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc: the harness reaches the process group only")
+	}
+	shapes := map[string]string{
+		"setsid in the background":         "setsid sh -c 'echo $$ > %[1]s; exec sleep 600' &",
+		"setsid -f, orphaned at once":      "setsid -f sh -c 'echo $$ > %[1]s; exec sleep 600'",
+		"a subshell that exits":            "( setsid sh -c 'echo $$ > %[1]s; exec sleep 600' & )",
+		"a double fork in its own group":   "( sh -c 'set -m; sh -c \"echo \\$\\$ > %[1]s; exec sleep 600\" &' & )",
+		"setsid with stdio all redirected": "setsid sh -c 'echo $$ > %[1]s; exec sleep 600' </dev/null >/dev/null 2>&1 &",
+	}
+	for name, shape := range shapes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			exe, env := fakeCommand("token")
+			pidFile := filepath.Join(t.TempDir(), "helper.pid")
+			cmd := fmt.Sprintf(shape, "'"+pidFile+"'") + "\n" + exe
+			rep, err := Run(context.Background(), sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}, RunConfig{
+				Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: 20 * time.Second},
+				Check:  check.Config{Gamma: 3, Trials: 2000, Seed: 5, Batch: 500},
+			})
+			if err != nil || rep.Verdict != check.NotDetected {
+				t.Fatalf("verdict %q, err %v", rep.Verdict, err)
+			}
+			pid := readPID(t, pidFile)
+			for deadline := time.Now().Add(5 * time.Second); alive(pid) && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the detached helper %d outlived the run", pid)
+			}
+		})
+	}
+}
+
+// Issue 30 (M4): an implementation that does not exit after the close
+// message keeps its finished verdict (it was lost, exit 1): the harness
+// kills its group after CloseGrace and notes it; a cancellation during
+// that wait ends it at once, the verdict still standing.
+func TestLingeringImplementationKeepsVerdict(t *testing.T) {
+	t.Parallel()
+	for _, cancelAfter := range []time.Duration{0, 300 * time.Millisecond} {
+		t.Run(fmt.Sprint("cancel after ", cancelAfter), func(t *testing.T) {
+			t.Parallel()
+			exe, env := fakeCommand("linger")
+			closed := filepath.Join(t.TempDir(), "closed") // the fake creates it when the close arrives
+			env = append(env, "SPECSIM_FAKE_CLOSED="+closed)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			closing := make(chan time.Time, 1)
+			go func() {
+				for ctx.Err() == nil {
+					if _, err := os.Stat(closed); err == nil {
+						closing <- time.Now()
+						if cancelAfter > 0 {
+							time.AfterFunc(cancelAfter, cancel)
+						}
+						return
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}()
+			cfg := RunConfig{
+				Config: Config{Command: exe, Env: env, Mode: Verify, Timeout: 20 * time.Second},
+				Check:  check.Config{Gamma: 3, Trials: 2000, Seed: 5, Batch: 500},
+			}
+			rep, err := Run(ctx, sim.Source{Spec: "test pool", BlockSource: testPool(t, 50, 3, 4)}, cfg)
+			var took time.Duration
+			select {
+			case c := <-closing:
+				took = time.Since(c)
+			default:
+				t.Fatal("the close message never arrived")
+			}
+			if err != nil || rep.Verdict != check.NotDetected || rep.Interrupted {
+				t.Fatalf("verdict %q, interrupted %v, err %v; want not_detected", rep.Verdict, rep.Interrupted, err)
+			}
+			// the limits allow 1.5 s for a loaded machine (internal/clitest's
+			// loadAllowance)
+			want, limit := "did not exit within 2s of the close message", CloseGrace+1500*time.Millisecond
+			if cancelAfter > 0 {
+				want, limit = "interrupted while waiting for it to exit", cancelAfter+1500*time.Millisecond
+			}
+			if !strings.Contains(strings.Join(rep.Notes, "\n"), want) {
+				t.Errorf("notes %q lack %q", rep.Notes, want)
+			}
+			if took > limit {
+				t.Errorf("the run ended %v after the close arrived; want under %v", took, limit)
+			}
+		})
+	}
+}
+
+// Issue 30 (M8): the ready reply's "protocol" field is validated exactly,
+// and a field of the wrong type is named: each value below gets one line
+// naming the field (a string got "not a JSON header line"; 0, -1 and
+// null were taken as protocol 1).
+func TestProtocolFieldValidated(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		`"protocol":"2"`:                    `"protocol" field is "2"; want a whole number from 1 to 2`,
+		`"protocol":null`:                   `"protocol" field is null; want`,
+		`"protocol":0`:                      `"protocol" field is 0; want`,
+		`"protocol":-1`:                     `"protocol" field is -1; want`,
+		`"protocol":1.5`:                    `"protocol" field is 1.5; want`,
+		`"protocol":2.0`:                    `"protocol" field is 2.0; want`,
+		`"protocol":true`:                   `"protocol" field is true; want`,
+		`"protocol":[2]`:                    `"protocol" field is [2]; want`,
+		`"protocol":{}`:                     `"protocol" field is {}; want`,
+		`"protocol":99999999999999999999`:   `"protocol" field is 99999999999999999999; want`,
+		`"protocol":3`:                      `speaks protocol 3; the harness speaks 1 to 2`,
+		`"protocol":1,"name":5`:             `"name" field is a JSON number; want a JSON string`,
+		`"protocol":1,"takes_sampling":"y"`: `"takes_sampling" field is a JSON string; want a JSON boolean`,
+	}
+	for field, want := range cases {
+		t.Run(field, func(t *testing.T) {
+			t.Parallel()
+			script := filepath.Join(t.TempDir(), "impl.sh")
+			os.WriteFile(script, []byte("#!/bin/sh\nread -r hello\nprintf '%s\\n' '{\"op\":\"ready\","+field+"}'\nsleep 5\n"), 0o755)
+			_, err := Start(Config{Command: script, Mode: Verify, Gamma: 2, V: 4, Timeout: 10 * time.Second})
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("ready {%s}: err %v; want one line holding %q", field, err, want)
+			}
+		})
+	}
 }

@@ -110,6 +110,8 @@ func ProvenanceOf(b *Bundle) Provenance {
 				spec.Scale = 1
 			}
 			scales[strconv.FormatFloat(spec.Scale, 'g', -1, 64)] = true
+		} else {
+			scales[table.NA] = true // a scale not known is not the others'
 		}
 	}
 	one := func(m map[string]bool) string {
@@ -132,8 +134,14 @@ func ProvenanceOf(b *Bundle) Provenance {
 	return p
 }
 
-// Command is the command line that regenerates the results of p.
+// Command is the command line that regenerates the results of p; when
+// the tables record no one seed or no one scale (n/a: they disagree, or
+// none is recorded) there is no such command, and it says so instead of
+// printing "--scale n/a".
 func (p Provenance) Command() string {
+	if p.Seed == "" || p.Seed == table.NA || p.Scale == "" || p.Scale == table.NA {
+		return "n/a (the main job's tables record no one seed and scale; no one command regenerates them)"
+	}
 	c := "report reproduce --seed " + p.Seed
 	if p.Scale != "1" {
 		c += " --scale " + p.Scale

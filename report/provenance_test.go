@@ -44,6 +44,17 @@ func TestProvenance(t *testing.T) {
 	if len(p.Revisions) != 3 || p.Scale != "n/a" {
 		t.Errorf("mixed runs: %+v, want three revisions and scale n/a", p)
 	}
+	// issue 30: no reproduce command with an n/a (or missing) seed or
+	// scale, whichever way the tables disagree
+	for _, m := range []results.Meta{
+		meta(h, "7", `{"experiment":"audit","scale":2}`), meta(h, "8", `{"experiment":"audit","scale":0.5}`),
+		meta(h, "", `{"experiment":"audit","scale":0.5}`), meta(h, "7", `not json`),
+	} {
+		b.Meta["audit"] = m
+		if c := ProvenanceOf(b).Command(); strings.Contains(c, "--seed") || strings.Contains(c, "--scale") || !strings.HasPrefix(c, "n/a") {
+			t.Errorf("tables that disagree (%v): Command() = %q", m, c)
+		}
+	}
 	b.Meta["audit"] = meta(`x}\input{evil`, "7", `{"scale":0.5}`)
 	if tex := ProvenanceOf(b).TeX(); strings.Contains(tex, "evil") {
 		t.Errorf("a revision that is not one reached the TeX:\n%s", tex)

@@ -78,3 +78,48 @@ func WriteReport(dir string, rep Report) ([]string, error) {
 	}
 	return append([]string{p}, files...), nil
 }
+
+// ReportFiles are the files WriteReport writes into its directory (the
+// profile figures only when the report has a profile).
+var ReportFiles = []string{"check.md", "check-profile.png", "check-profile.svg", "check-profile.pdf"}
+
+// CheckReportDir checks, before a check runs, that WriteReport can write
+// into dir: it is a directory or does not exist yet (then the nearest
+// existing directory above it is the one written), a file can be created
+// in it (a probe, removed at once: a read-only directory or mount is
+// refused), and none of ReportFiles there is a FIFO, device, directory or
+// lock file. Errors are usage errors naming --report; the check's own
+// exit code is then never lost to a report that could not be written.
+func CheckReportDir(dir string) error {
+	bad := func(err error) error { return diag.Usage(fmt.Errorf("--report %s: %v", dir, err)) }
+	if err := fsutil.CheckOutputDir(dir); err != nil {
+		return bad(err)
+	}
+	probeDir := dir
+	for {
+		st, err := os.Stat(probeDir)
+		if err == nil {
+			if !st.IsDir() {
+				return bad(fmt.Errorf("%s is not a directory, so the report directory cannot be created", probeDir))
+			}
+			break
+		}
+		up := filepath.Dir(probeDir)
+		if up == probeDir {
+			return bad(err)
+		}
+		probeDir = up
+	}
+	f, err := os.CreateTemp(probeDir, ".specsim-probe-*")
+	if err != nil {
+		return bad(fmt.Errorf("cannot create a file in %s (%v); give a writable directory", probeDir, err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	for _, name := range ReportFiles {
+		if err := fsutil.CheckOutput(filepath.Join(dir, name)); err != nil {
+			return bad(err)
+		}
+	}
+	return nil
+}

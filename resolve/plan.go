@@ -35,6 +35,12 @@ type PlanReport struct {
 	PilotTrials  int64   `json:"pilot_trials"`
 	PilotSeconds float64 `json:"pilot_seconds"`
 	PilotTV      float64 `json:"pilot_tv"`
+	// NeededTrials is the count the scaling asks for, unclamped; when it
+	// exceeds sim.MaxTrials (OverCap), Trials is that cap, and CapTV is
+	// the TV a check of the cap detects (the plan cannot reach TV).
+	NeededTrials float64 `json:"needed_trials"`
+	OverCap      bool    `json:"over_cap"`
+	CapTV        float64 `json:"cap_tv,omitempty"`
 	// CheckedTV is the test's minimum detectable TV in a check of Trials
 	// trials, when one was run to confirm the plan (ConfirmMaxTrials);
 	// null otherwise.
@@ -109,8 +115,15 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 		return out, fmt.Errorf("plan: test %s has no power at %d trials (no degrees of freedom); it cannot be planned", t.Name, pilot)
 	}
 	scale := func(n int64, got float64) int64 {
-		m := float64(n) * (got / tv) * (got / tv)
-		return int64(math.Min(math.Ceil(m), sim.MaxTrials))
+		m := math.Ceil(float64(n) * (got / tv) * (got / tv))
+		out.NeededTrials = m
+		if m > sim.MaxTrials {
+			// said, never silent: the count a check of this TV needs is
+			// above what a check accepts
+			out.OverCap, out.CapTV = true, got*math.Sqrt(float64(n)/sim.MaxTrials)
+			return sim.MaxTrials
+		}
+		return int64(m)
 	}
 	out.Trials = max(scale(pilot, t.MinDetTV), 1)
 	if out.Trials <= ConfirmMaxTrials && out.Trials != pilot {

@@ -2,12 +2,14 @@ package resolve_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/resolve"
+	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
 )
 
@@ -309,6 +311,39 @@ func TestTypicalEnginesConform(t *testing.T) {
 			Config: check.Config{Gamma: 3, Trials: 20000, Seed: 3, Workers: 1}})
 		if rep.Verdict != c.want {
 			t.Errorf("%s conform %s: verdict %s (p = %.3g), want %s", c.algo, c.law, rep.Verdict, rep.PValue, c.want)
+		}
+	}
+}
+
+// TestPlanOverCap (issue 30, M6): a TV whose trial count exceeds
+// sim.MaxTrials is said so, over a family of TVs from just under the cap's
+// reach to the smallest float: needed_trials is the unclamped count
+// (pilot × (pilot TV / tv)², exactly as computed), trials the cap, and
+// cap_tv the TV at the cap, pilot TV × sqrt(pilot / cap). A TV within
+// reach is not flagged.
+func TestPlanOverCap(t *testing.T) {
+	t.Parallel()
+	req := resolve.Request{Algo: "token", Source: "dirichlet:V=16,contexts=2", SkipLaw: true, Config: check.Config{Gamma: 2, Seed: 1, Workers: 1}}
+	for _, tv := range []float64{1e-4, 1e-6, 1e-9, 1e-300, 5e-324} {
+		p, err := resolve.Plan(context.Background(), req, tv, "")
+		if err != nil {
+			t.Fatalf("tv %g: %v", tv, err)
+		}
+		need := math.Ceil(float64(p.PilotTrials) * (p.PilotTV / tv) * (p.PilotTV / tv))
+		if p.NeededTrials != need {
+			t.Errorf("tv %g: needed_trials %g, want %g", tv, p.NeededTrials, need)
+		}
+		over := need > sim.MaxTrials
+		if p.OverCap != over {
+			t.Errorf("tv %g: over_cap %v with %g trials needed (cap %d)", tv, p.OverCap, need, int64(sim.MaxTrials))
+		}
+		if over {
+			capTV := p.PilotTV * math.Sqrt(float64(p.PilotTrials)/sim.MaxTrials)
+			if p.Trials != sim.MaxTrials || p.CapTV != capTV || !(capTV > tv) {
+				t.Errorf("tv %g: trials %d, cap_tv %g; want the cap and %g", tv, p.Trials, p.CapTV, capTV)
+			}
+		} else if p.Trials != int64(need) || p.CapTV != 0 {
+			t.Errorf("tv %g: trials %d, cap_tv %g; want %g and 0", tv, p.Trials, p.CapTV, need)
 		}
 	}
 }

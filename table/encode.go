@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/specsim/specsim/internal/escape"
 )
@@ -66,11 +67,45 @@ func CSVValue(v any) string {
 	return fmt.Sprint(v)
 }
 
+// CSVText returns a text field for CSV with formula injection
+// neutralised: a field a spreadsheet would evaluate (its first character
+// one of = + - @, a tab, CR or LF, or their full-width forms ＝ ＋ － ＠)
+// gets a leading apostrophe, which spreadsheets show as text and do not
+// display; a field that reads as a number (-1.5, +2e-3, -Inf) and a
+// one-character field stay as they are. Every CSV field that is not a
+// number this program formatted goes through it: column names and text
+// cells of exports, replay's rule names.
+func CSVText(s string) string {
+	if len(s) < 2 {
+		return s
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	switch r {
+	case '=', '+', '-', '@', '\t', '\r', '\n', '＝', '＋', '－', '＠':
+	default:
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
+}
+
+// CSVTexts returns fields through CSVText (a new slice).
+func CSVTexts(fields []string) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = CSVText(f)
+	}
+	return out
+}
+
 // WriteCSV writes rows as CSV with the header columns; a column a row
-// lacks is an empty field.
+// lacks is an empty field. Numbers are written as CSVValue formats them;
+// names and text cells go through CSVText.
 func WriteCSV(w io.Writer, columns []string, rows []Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(columns); err != nil {
+	if err := cw.Write(CSVTexts(columns)); err != nil {
 		return err
 	}
 	rec := make([]string, len(columns))
@@ -79,6 +114,9 @@ func WriteCSV(w io.Writer, columns []string, rows []Row) error {
 			rec[i] = ""
 			if v, ok := r.Get(c); ok {
 				rec[i] = CSVValue(v)
+				if !isNumber(v) {
+					rec[i] = CSVText(rec[i])
+				}
 			}
 		}
 		if err := cw.Write(rec); err != nil {
@@ -87,6 +125,15 @@ func WriteCSV(w io.Writer, columns []string, rows []Row) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// isNumber reports whether v is a value CSVValue writes as a number.
+func isNumber(v any) bool {
+	switch v.(type) {
+	case float64, int64, int, bool:
+		return true
+	}
+	return false
 }
 
 // MarshalIndent is json.MarshalIndent except that values encoding/json

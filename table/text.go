@@ -60,16 +60,16 @@ func (t Text) LaTeX() string {
 }
 
 // CSV renders t as RFC 4180 CSV with a header line; an NA cell is an
-// empty field.
+// empty field, and every cell goes through CSVText (formula injection).
 func (t Text) CSV() string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write(t.Header)
+	_ = w.Write(CSVTexts(t.Header))
 	for _, r := range t.Rows {
 		rec := make([]string, len(r))
 		for i, c := range r {
 			if c != NA {
-				rec[i] = c
+				rec[i] = CSVText(c)
 			}
 		}
 		_ = w.Write(rec)

@@ -15,13 +15,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/internal/cliutil"
-	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/gitrev"
 	"github.com/specsim/specsim/sim"
 
@@ -42,11 +40,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			Value: float64(sim.DefaultMemBudget) / (1 << 30),
 			Usage: "most memory in GiB one results table may take once read; give it before the command: report --mem-budget 16 merge ..."}},
 		Before: func(c *cli.Context) error {
-			gib := c.Float64("mem-budget")
-			if !(gib > 0) || gib > 1<<20 {
-				return diag.Usage(fmt.Errorf("--mem-budget = %g; give a size in GiB in (0, %d]", gib, 1<<20))
+			b, err := cliutil.MemBudget(c.Float64("mem-budget"))
+			if err != nil {
+				return err
 			}
-			results.SetMemBudget(int64(gib * (1 << 30)))
+			results.SetMemBudget(b)
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/specsim/specsim/data/results"
@@ -159,7 +160,14 @@ func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
 		stdout, stderr := &capped{max: maxSbatchOutput, over: stop}, &capped{max: maxSbatchOutput, over: stop}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.WaitDelay = 5 * time.Second // a child left holding the pipes
+		// its own process group, killed whole on Ctrl-C or an overflow:
+		// sbatch (or a wrapper script) and any child it started
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		err := cmd.Run()
+		if ctx.Err() != nil {
+			return "", diag.Interrupted(fmt.Errorf("interrupted while %s %s ran; it and its process group were killed", sb, strings.Join(args, " ")))
+		}
 		b := stdout.Bytes()
 		if stdout.overflow || stderr.overflow {
 			return "", diag.IO(fmt.Errorf("%s %s printed more than %d bytes; it is not sbatch, or it is broken", sb, strings.Join(args, " "), maxSbatchOutput))

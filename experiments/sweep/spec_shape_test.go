@@ -54,3 +54,54 @@ func TestSpecShapeBounded(t *testing.T) {
 		t.Errorf("a duplicate at the end of 100k values: %v", err)
 	}
 }
+
+// Issue 30 (M7): a generator of nesting shapes (table headers, arrays of
+// tables, dotted keys, inline tables, each 1 to 31 parts deep) repeated
+// to just above MaxTOMLKeys keys is refused before parsing with the bound
+// named; the same shape just under the bound reaches the parser and is
+// judged on its keys (unknown ones refused), each within a second (a
+// 4 MiB spec of 31-part headers took 17 s and 1.1 GB).
+func TestSpecKeysBounded(t *testing.T) {
+	t.Parallel()
+	path := func(d, i int) string {
+		parts := []string{"t" + strconv.Itoa(i)}
+		for j := 1; j < d; j++ {
+			parts = append(parts, "k"+strconv.Itoa(j))
+		}
+		return strings.Join(parts, ".")
+	}
+	shapes := map[string]func(d, i int) string{
+		"table header":    func(d, i int) string { return "[" + path(d, i) + "]\n" },
+		"array of tables": func(d, i int) string { return "[[" + path(d, i) + "]]\n" },
+		"dotted key":      func(d, i int) string { return path(d, i) + " = 1\n" },
+		"inline table":    func(d, i int) string { return "x" + strconv.Itoa(i) + " = {" + path(d, i) + " = 1}\n" },
+	}
+	for name, shape := range shapes {
+		for _, d := range []int{1, 2, 8, 31} {
+			perLine := d // the keys one line names
+			if name == "inline table" {
+				perLine = d + 1
+			}
+			for _, over := range []bool{false, true} {
+				n := (MaxTOMLKeys - 1) / perLine // with the experiment line, at most MaxTOMLKeys
+				if over {
+					n = MaxTOMLKeys/perLine + 2
+				}
+				var b strings.Builder
+				b.WriteString("experiment = \"verify\"\n")
+				for i := range n {
+					b.WriteString(shape(d, i))
+				}
+				start := time.Now()
+				_, err := ParseSpec(b.String())
+				refused := err != nil && strings.Contains(err.Error(), "more than 4096 keys")
+				if refused != over || err == nil {
+					t.Errorf("%s %d deep, %d lines (over the bound: %v): %v", name, d, n, over, err)
+				}
+				if dt := time.Since(start); dt > time.Second {
+					t.Errorf("%s %d deep, %d lines: %v", name, d, n, dt)
+				}
+			}
+		}
+	}
+}

@@ -87,7 +87,7 @@ func Run(app *cli.App, stderr io.Writer, args []string) (code int) {
 		return diag.ExitOK
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", app.Name, escape.Terminal(oneLine(msg)))
+		fmt.Fprintf(stderr, "%s: %s\n", app.Name, escape.Clip(escape.Terminal(oneLine(msg)), escape.MaxLine))
 	}
 	return CodeOf(err)
 }

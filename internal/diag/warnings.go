@@ -48,6 +48,6 @@ func (w *Warnings) UnmarshalJSON(b []byte) error {
 // terminal (internal/escape), since it may quote input.
 func (w Warnings) Print(out io.Writer, program string) {
 	for _, e := range w {
-		fmt.Fprintf(out, "%s: warning: %s\n", program, escape.Terminal(strings.ReplaceAll(e.Error(), "\n", "; ")))
+		fmt.Fprintf(out, "%s: warning: %s\n", program, escape.Clip(escape.Terminal(strings.ReplaceAll(e.Error(), "\n", "; ")), escape.MaxLine))
 	}
 }

@@ -90,6 +90,49 @@ func Terminal(s string) string {
 	return b.String()
 }
 
+// Line returns s as Terminal does, with line breaks also shown as escapes
+// (\x0a, and Unicode's line and paragraph separators as \u2028 and
+// \u2029): for a value from input printed inside a line of text (an
+// external implementation's name, a message it sent), where a newline
+// would start a line of its own, such as a forged "verdict:" line.
+func Line(s string) string {
+	s = lineSeparators.Replace(s)
+	if !strings.ContainsRune(s, '\n') {
+		return Terminal(s)
+	}
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = Terminal(p)
+	}
+	return strings.Join(parts, `\x0a`)
+}
+
+// lineSeparators shows Unicode's line and paragraph separators as escapes.
+var lineSeparators = strings.NewReplacer("\u2028", `\u2028`, "\u2029", `\u2029`)
+
+// MaxLine is the longest line, in bytes, that Clip leaves whole: an error
+// or warning line that echoes input (a flag value, a file's field) stays
+// readable whatever the input's size (lines of 1 to 2.8 MB were printed).
+const MaxLine = 2048
+
+// Clip returns s when it has at most max bytes; otherwise its first two
+// thirds of max and its last sixth (the fix an error ends with), cut at
+// character boundaries, around " … [N of M bytes left out] … ".
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max*2/3, max/6
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return fmt.Sprintf("%s … [%d of %d bytes left out] … %s", s[:head], t-head, len(s), s[t:])
+}
+
 // isClean reports whether Terminal would return s unchanged.
 func isClean(s string) bool {
 	for i := 0; i < len(s); {

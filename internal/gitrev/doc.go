@@ -10,5 +10,8 @@
 // is given, -buildvcs=false (also through GOFLAGS) stamps nothing, and a
 // linked git worktree, whose .git is a file, is not recognised as a
 // checkout (golang/go#58218). Where nothing was stamped, Revision falls
-// back to asking git about the working directory's checkout.
+// back to asking git about the checkout the package was compiled from
+// (SourceDir), never the working directory's: a checkout there may be
+// anyone's, and git would run its core.fsmonitor command. Git runs with
+// fsmonitor and hooks disabled, and stops at the source directory.
 package gitrev // import "github.com/specsim/specsim/internal/gitrev"

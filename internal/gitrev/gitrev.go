@@ -2,8 +2,11 @@ package gitrev
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -106,10 +109,13 @@ func (b Build) String() string {
 var lookupOnce = sync.OnceValue(lookup)
 
 // Revision returns the revision for provenance: the stamped one
-// (Current().Stamped()), else that of the checkout holding the working
-// directory from `git rev-parse HEAD`, suffixed "+dirty" when `git status
-// --porcelain` lists any change, else Unknown (git absent, or not a
-// checkout). The git lookup runs at most once per process.
+// (Current().Stamped()), else that of the checkout this package was
+// compiled from (git, in SourceDir: `git rev-parse HEAD`, suffixed
+// "+dirty" when `git status --porcelain` lists any change), else Unknown
+// (git absent, no source directory, or not a checkout). Git never runs in
+// the working directory, whose checkout may be anyone's (its
+// core.fsmonitor would run a command of theirs). The git lookup runs at
+// most once per process.
 func Revision() string {
 	return orLookup(Current().Stamped())
 }
@@ -125,7 +131,7 @@ func orLookup(stamped string) string {
 func lookup() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	out, err := gitOutput(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return Unknown
 	}
@@ -133,15 +139,53 @@ func lookup() string {
 	if r == "" {
 		return Unknown
 	}
-	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain").Output()
+	st, err := gitOutput(ctx, "status", "--porcelain")
 	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		r += "+dirty"
 	}
 	return r
 }
 
+// SourceDir returns the root of the module this package was compiled
+// from: the nearest directory holding go.mod above this file's
+// compile-time path (go run, go test and an unstamped go build record it),
+// or "" when that path is not absolute (-trimpath) or no longer there.
+var SourceDir = sync.OnceValue(func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && st.Mode().IsRegular() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+})
+
+// errNoSource is gitOutput's error when there is no SourceDir.
+var errNoSource = errors.New("gitrev: no source directory")
+
+// gitOutput runs git with args in SourceDir, never in the working
+// directory, and returns its stdout. Git stops looking for the repository
+// at the source directory's parent (GIT_CEILING_DIRECTORIES: a module in
+// the module cache is no checkout's), and runs no fsmonitor command or
+// hook whatever a configuration says.
+func gitOutput(ctx context.Context, args ...string) ([]byte, error) {
+	dir := SourceDir()
+	if dir == "" {
+		return nil, errNoSource
+	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir), "GIT_OPTIONAL_LOCKS=0")
+	return cmd.Output()
+}
+
 // CommitDate returns the committer date (YYYY-MM-DD) of revision rev in
-// the checkout holding the working directory, from `git show -s
+// the checkout of SourceDir (never the working directory), from `git show -s
 // --format=%cs`: a date fixed by the commit, so a document dated by it is
 // the same whenever it is rebuilt. It returns "" when rev is not a hex
 // revision (such as Unknown) or git cannot resolve it.
@@ -151,7 +195,7 @@ func CommitDate(rev string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "show", "-s", "--format=%cs", rev).Output()
+	out, err := gitOutput(ctx, "show", "-s", "--format=%cs", rev)
 	if err != nil {
 		return ""
 	}

@@ -181,3 +181,51 @@ func TestCommitDate(t *testing.T) {
 		t.Errorf("CommitDate of no commit = %q, want \"\"", d)
 	}
 }
+
+// TestNoGitInWorkingDirectory (issue 30, low): from the working directory
+// of a hostile checkout, whose core.fsmonitor (and hooks) would run a
+// command, the lookup runs nothing of it and still names this package's
+// own checkout: every way git could pick up that configuration (the
+// repository's config, a worktree's, GIT_DIR-less discovery from a
+// subdirectory) is tried.
+func TestNoGitInWorkingDirectory(t *testing.T) {
+	want, err := exec.Command("git", "-C", SourceDir(), "rev-parse", "HEAD").Output()
+	if SourceDir() == "" || err != nil {
+		t.Skipf("no source checkout (%q) or no git: %v", SourceDir(), err)
+	}
+	hostile := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "PWNED")
+	mustGit := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = hostile
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mustGit("init", "-q")
+	os.WriteFile(filepath.Join(hostile, "f"), []byte("x"), 0o644)
+	mustGit("add", "f")
+	mustGit("commit", "-q", "-m", "hostile")
+	mustGit("config", "core.fsmonitor", "touch "+marker+"; echo")
+	os.MkdirAll(filepath.Join(hostile, ".git", "hooks"), 0o755)
+	for _, h := range []string{"post-index-change", "reference-transaction", "post-checkout"} {
+		os.WriteFile(filepath.Join(hostile, ".git", "hooks", h), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	}
+	sub := filepath.Join(hostile, "sub", "dir")
+	os.MkdirAll(sub, 0o755)
+	for _, wd := range []string{hostile, sub} {
+		t.Chdir(wd)
+		got := lookup()
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("from %s: the checkout's fsmonitor or a hook ran", wd)
+		}
+		if !strings.HasPrefix(got, strings.TrimSpace(string(want))) {
+			t.Errorf("from %s: lookup() = %q, want this package's checkout %s", wd, got, want)
+		}
+		if d := CommitDate(strings.TrimSpace(string(want))); !isoDate.MatchString(d) {
+			t.Errorf("from %s: CommitDate of the source HEAD = %q", wd, d)
+		}
+	}
+}

@@ -131,7 +131,7 @@ def check(func, mode="verify", source="dirichlet:V=1000,a=0.1,beta=0.7", gamma=4
     cmd = "%s -m specsim_ext %s" % (shlex.quote(sys.executable), shlex.quote(_spec(func)))
     argv = [_binary(binary), "check", "--external", cmd, "--mode", mode, "--source", source,
             "--gamma", str(gamma), "--trials", str(trials), "--batch", str(batch), "--seed", str(seed),
-            "--timeout", "%ds" % timeout, "--json"]
+            "--timeout", "%dns" % round(float(timeout) * 1e9), "--json"]  # 0.5 s was "0s"
     if sampling is not None:
         argv += ["--temperature", repr(sampling.temperature), "--top-k", str(sampling.top_k),
                  "--top-p", repr(sampling.top_p), "--min-p", repr(sampling.min_p)]

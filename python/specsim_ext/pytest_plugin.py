@@ -8,6 +8,10 @@ import pytest
 
 from . import CheckError, check, describe
 
+#: The verdicts a check reaches (sim/check's words): the values `expect`
+#: takes (any other string could never match, so it is refused).
+VERDICTS = ("not_detected", "violated", "inconclusive")
+
 
 @pytest.fixture
 def specsim_check():
@@ -16,9 +20,12 @@ def specsim_check():
     are specsim_ext.check's: source, gamma, batch, seed, sampling, rows,
     draft, k, conform, seconds, binary, ...) and returns the report. It
     fails the test with the check's own message when the verdict is not
-    `expect`, or when the harness could not reach a verdict."""
+    `expect`, or when the harness could not reach a verdict. `expect` is
+    one of VERDICTS; another string raises ValueError before any check."""
 
     def run(fn, mode="verify", trials=200000, expect="not_detected", **kw):
+        if expect not in VERDICTS:
+            raise ValueError("specsim_check: expect = %r; give one of %s" % (expect, ", ".join(VERDICTS)))
         try:
             r = check(fn, mode=mode, trials=trials, **kw)
         except CheckError as e:
