@@ -177,9 +177,14 @@ func (p Provenance) TeX() string {
 // unless dir already has them) and dir/generated/{numbers.tex,
 // provenance.tex, figures/*.pdf, tables/*.tex}.
 func WritePaper(b *Bundle, dir string) error {
+	release, err := fsutil.Confine(dir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	gen := filepath.Join(dir, "generated")
 	for _, d := range []string{gen, filepath.Join(gen, "figures"), filepath.Join(gen, "tables")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := fsutil.MkdirAll(d); err != nil {
 			return err
 		}
 	}
