@@ -301,15 +301,16 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 	return f, nil
 }
 
-// pointsAt is (pos(r), r[y]) for the rows with a finite y, sorted by x.
+// pointsAt is (pos(r), r[y]) for the rows with a finite position and y,
+// sorted by x.
 func pointsAt(rows []table.Row, pos func(table.Row) float64, y string) plotter.XYs {
 	var out plotter.XYs
 	for _, r := range rows {
-		v := table.Num(r, y)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		v, x := table.Num(r, y), pos(r)
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(x) || math.IsInf(x, 0) {
 			continue
 		}
-		out = append(out, plotter.XY{X: pos(r), Y: v})
+		out = append(out, plotter.XY{X: x, Y: v})
 	}
 	slices.SortStableFunc(out, func(a, b plotter.XY) int {
 		switch {
