@@ -95,6 +95,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		cfg.Check.Batch = DefaultBatch
 	}
 	cfg.Check.Workers = 1
+	if cfg.Check.MemBudget == 0 {
+		cfg.Check.MemBudget = cfg.MemBudget // the check's tallies and tree batches
+	}
 	// An implementation decides a whole batch in one call, so its rows may
 	// share randomness that keeps every row's law exact: always test that
 	// rows are independent (with batches of two rows or more).

@@ -83,6 +83,12 @@ type Config struct {
 	// its only test) and for external implementations (whose steps cost
 	// far more than the law).
 	LawEvery int64
+	// MemBudget is the most bytes the check's own input-sized storage may
+	// take (0: sim.DefaultMemBudget): its per-state tallies and PIT tables,
+	// one per worker and the total, and its batches of draft trees. A
+	// check above it is refused before it starts, with an error wrapping
+	// sim.ErrMemBudget that names the size and the flags that lower it.
+	MemBudget int64
 }
 
 // lawEveryScale is the row entries of law per step that AutoLawEvery

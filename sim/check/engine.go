@@ -348,6 +348,64 @@ type runner struct {
 	fitSteps int64
 }
 
+// reserveMem asks the check's memory account (Config.MemBudget) for what
+// its run allocates with the input before anything is allocated (issue
+// 30, H4 and H5): a tally (per-state position cells, the joint, the PIT
+// tables, the law test's cells) per worker plus the merged total, and,
+// for tree rules, each worker's batch of draft trees (up to
+// min(MaxTreeNodes, 1 + K + … + K^γ) nodes, each holding its target and
+// draft rows of V float64s).
+func (rn *runner) reserveMem() error {
+	w, acc := rn.w, sim.NewAccountant(rn.cfg.MemBudget)
+	copies := int64(sim.Workers(rn.cfg.Workers)) + 1
+	cells := int64(0)
+	if rn.marg {
+		p := rn.pit
+		cells = int64(rn.posLen) + int64(rn.jLen) + int64(2*p.g1*p.bins+p.pairs()*p.pb*p.pb+p.pb*p.pb)
+		if p.cb > 0 {
+			cells += int64(pow(p.cb, p.g1))
+		}
+	}
+	if rn.lawOn {
+		cells += 3 * int64(rn.lawCells())
+	}
+	what := fmt.Sprintf("check: the tallies (%d position cells of %d states × %d tokens × %d positions, and the joint and PIT tables; one per worker and the total: %d)",
+		rn.posLen, max(w.states, w.nc), w.v, w.g+1, copies)
+	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), "lower --gamma or the source's size (V, order, contexts), or use fewer --workers"); err != nil {
+		return err
+	}
+	if !rn.rule.isTree() {
+		return nil
+	}
+	trees := int64(1)
+	if rn.rule.TreeSteps != nil {
+		trees = int64(max(rn.cfg.Batch, 1))
+	}
+	nodes := treeNodes(rn.rule.K, rn.rule.Branch, w.g)
+	perNode := sim.MulBytes(int64(w.v), 16) + 16*int64(max(rn.rule.K, 1)) + 128
+	what = fmt.Sprintf("check: the draft trees (a batch of %d trees of up to %d nodes × %d tokens per worker, %d workers)", trees, nodes, w.v, copies-1)
+	return acc.Reserve(what, sim.MulBytes(trees, nodes, perNode, copies-1), "lower --batch, --k or --gamma")
+}
+
+// treeNodes bounds a draft tree's nodes: 1 + K + K² + … + K^depth (or the
+// products of branch per depth), at most sim.MaxTreeNodes.
+func treeNodes(k int, branch []int, depth int) int64 {
+	if len(branch) == 0 {
+		branch = make([]int, depth)
+		for i := range branch {
+			branch[i] = max(k, 1)
+		}
+	}
+	n, level := int64(1), int64(1)
+	for _, b := range branch {
+		level *= int64(max(b, 1))
+		if n += level; n >= sim.MaxTreeNodes || level >= sim.MaxTreeNodes {
+			return sim.MaxTreeNodes
+		}
+	}
+	return n
+}
+
 func (rn *runner) newTally() *tally {
 	t := &tally{prevTrial: -1, fit: make([]float64, len(rn.cfg.Candidates))}
 	if rn.marg {
@@ -673,6 +731,9 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 			return nil, 0, err
 		}
 		rn.loop = l
+	}
+	if err := rn.reserveMem(); err != nil {
+		return nil, 0, err
 	}
 	opt := sim.MCOptions{Workers: rn.cfg.Workers, Progress: rn.cfg.Progress}
 	tot, done, err := run.Rounds(ctx, n, rn.loop, opt, rn.newTally, rn.record, func(dst, src *tally) {
