@@ -190,16 +190,19 @@ func Execute(ctx context.Context, o RunOptions) (RunReport, error) {
 		return RunReport{}, diag.Usage(err)
 	}
 	plan.Config.MemBudget = o.MemBudget
-	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
-		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
 	opt := Options{Shard: shard, Workers: workers}
 	if o.Out != "" {
 		dir, err := OpenStore(o.Out, plan, shard)
 		if err != nil {
+			if diag.KindOf(err) != nil { // a link in --out leading outside it
+				return RunReport{}, err
+			}
 			return RunReport{}, diag.IO(err)
 		}
 		opt.Store = dir
 	}
+	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
+		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
 	unlockManifest()
 	unlockManifest = func() {}
 	owned := 0
