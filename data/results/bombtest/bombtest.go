@@ -1,7 +1,4 @@
-// Package bombtest crafts decompression bombs for the tests of issue 30's
-// H3: a parquet file one of whose pages declares a small uncompressed size
-// in its header while its compressed data expands to a large one.
-package bombtest // import "github.com/specsim/specsim/data/results/bombtest"
+package bombtest
 
 import (
 	"bytes"
