@@ -185,6 +185,7 @@ func TestHostile30High(t *testing.T) {
 			if strings.Contains(strings.Join(c.cmd, " "), "validate-log") {
 				r.stdout = "" // its report is on stdout by design
 			}
+			t.Logf("exit %d, peak RSS %d MiB, %v: %s", r.code, r.rss>>20, r.wall.Round(time.Millisecond), firstLines(r.stderr, 1))
 			checkResult(t, c.cmd, r, []int{c.code}, false)
 			if c.says != "" && !strings.Contains(r.stderr, c.says) {
 				t.Errorf("stderr lacks %q: %s", c.says, firstLines(r.stderr, 2))
