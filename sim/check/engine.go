@@ -381,20 +381,32 @@ func (rn *runner) reserveMem() error {
 	if rn.rule.TreeSteps != nil {
 		trees = int64(max(rn.cfg.Batch, 1))
 	}
-	nodes := treeNodes(rn.rule.K, rn.rule.Branch, w.g)
-	perNode := sim.MulBytes(int64(w.v), 16) + 16*int64(max(rn.rule.K, 1)) + 128
+	nodes := treeNodes(rn.rule.Draft, rn.rule.K, rn.rule.Branch, w.g)
 	what = fmt.Sprintf("check: the draft trees (a batch of %d trees of up to %d nodes × %d tokens per worker, %d workers)", trees, nodes, w.v, copies-1)
-	return acc.Reserve(what, sim.MulBytes(trees, nodes, perNode, copies-1), "lower --batch, --k or --gamma")
+	return acc.Reserve(what, sim.MulBytes(TreeBatchBytes(trees, nodes, rn.rule.K, w.v), copies-1), TreeBatchFix)
 }
 
-// treeNodes bounds a draft tree's nodes: 1 + K + K² + … + K^depth (or the
-// products of branch per depth), at most sim.MaxTreeNodes.
-func treeNodes(k int, branch []int, depth int) int64 {
-	if len(branch) == 0 {
-		branch = make([]int, depth)
-		for i := range branch {
-			branch[i] = max(k, 1)
-		}
+// TreeBatchFix is the advice of an error about TreeBatchBytes.
+const TreeBatchFix = "lower --batch, --k or --gamma"
+
+// TreeBatchBytes is the memory a batch of b draft trees of up to nodes
+// nodes with k candidates over V tokens takes in the harness: every node
+// holds its target and draft rows of V float64s, and its children; -1 on
+// overflow. An external check asks it before starting the implementation.
+func TreeBatchBytes(b, nodes int64, k, v int) int64 {
+	perNode := sim.MulBytes(int64(v), 16)
+	if perNode >= 0 {
+		perNode += 16*int64(max(k, 1)) + 128
+	}
+	return sim.MulBytes(b, nodes, perNode)
+}
+
+// treeNodes bounds a draft tree's nodes, as external.MaxTreeNodes does:
+// with branch per depth (not i.i.d.) 1 + b₁ + b₁b₂ + …, else k chains of
+// depth γ, 1 + k·γ; at most sim.MaxTreeNodes.
+func treeNodes(kind sim.DraftKind, k int, branch []int, depth int) int64 {
+	if len(branch) == 0 || kind == sim.DraftIID {
+		return int64(min(1+max(k, 1)*depth, sim.MaxTreeNodes))
 	}
 	n, level := int64(1), int64(1)
 	for _, b := range branch {

@@ -25,7 +25,7 @@ func (n noTrees) TreeSteps(*rand.Rand, []*sim.Tree, []sim.TreeOutcome) error {
 // Issue 30, H4 and H5: a check's input-sized storage asks the memory
 // account first. Each row would exceed a budget of 0.05 GiB (per-state
 // tallies of a Markov pair with 35,937 states; a batch of 8,192 trees of
-// up to 4,096 nodes), and is refused before any trial with an error
+// up to 1 + 64·16 = 1,025 nodes), and is refused before any trial with an error
 // wrapping sim.ErrMemBudget that names the size, the flags that lower it
 // and --mem-budget.
 func TestCheckMemoryAccount(t *testing.T) {
@@ -46,7 +46,7 @@ func TestCheckMemoryAccount(t *testing.T) {
 		{"per-state tallies (H5)", "markov:V=32,order=3,seed=1", 4, check.Rule{Name: "token", Steps: check.AlgorithmStepper{A: algos.Token{}}},
 			0, []string{"tallies", "35937 states", "--gamma", "--mem-budget"}},
 		{"tree batches (H4)", "markov:V=64,order=1,seed=1", 16, tree(noTrees{t}, 64),
-			8192, []string{"draft trees", "8192 trees", "4096 nodes", "--batch, --k or --gamma", "--mem-budget"}},
+			8192, []string{"draft trees", "8192 trees", "1025 nodes", "--batch, --k or --gamma", "--mem-budget"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pr := pair(t, c.spec, c.gamma, 1)
