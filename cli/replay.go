@@ -79,7 +79,7 @@ func replayCommand() *cli.Command {
 				if err := opt.Validate(); err != nil {
 					return diag.Usage(err)
 				}
-				return decodeOnly(c, log)
+				return decodeOnly(c, log, opt.MemBudget)
 			}
 			opt.Seed = masterSeed(c)
 			ctx, cancel := signalContext(c.Context)
@@ -98,8 +98,8 @@ func replayCommand() *cli.Command {
 	}
 }
 
-func decodeOnly(c *cli.Context, log string) error {
-	out, err := data.DecodeFile(log)
+func decodeOnly(c *cli.Context, log string, budget int64) error {
+	out, err := data.DecodeFile(log, budget)
 	if err != nil {
 		return logErr(err)
 	}

@@ -508,9 +508,11 @@ func openLog(ra io.ReaderAt, size int64) (pf *parquet.File, err error) {
 // DecodeOnly decodes every row of a log with parquet-go's generic reader,
 // one row group at a time, and does nothing else: no validation, no
 // block (tree logs, with a node_parent column, as TreeLogRow). It is the
-// I/O floor that replay's throughput is measured against. It returns the
+// I/O floor that replay's throughput is measured against. Every page is
+// checked against budget bytes first (results.CheckPages: declared and
+// measured sizes; 0 stands for sim.DefaultMemBudget). It returns the
 // number of rows decoded.
-func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
+func DecodeOnly(ra io.ReaderAt, size int64, budget int64) (n int64, err error) {
 	if err := results.CheckFrame(ra, size); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -518,7 +520,10 @@ func DecodeOnly(ra io.ReaderAt, size int64) (n int64, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if err := results.CheckPages(ra, size, pf.Metadata(), 0); err != nil {
+	if err := results.CheckPages(ra, size, pf.Metadata(), budget); err != nil {
+		if errors.Is(err, sim.ErrMemBudget) {
+			return 0, err
+		}
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	for _, f := range pf.Schema().Fields() {

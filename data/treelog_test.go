@@ -81,7 +81,7 @@ func TestTreeLogRoundTrip(t *testing.T) {
 	if _, err := data.Open(path, data.ReadOptions{}); !errors.Is(err, data.ErrInvalid) || !strings.Contains(err.Error(), "tree log") {
 		t.Errorf("chain reader on a tree log: %v", err)
 	}
-	if n, err := data.DecodeFile(path); err != nil || n.Steps != 3 {
+	if n, err := data.DecodeFile(path, 0); err != nil || n.Steps != 3 {
 		t.Errorf("decode-only: %+v %v", n, err)
 	}
 	chain := filepath.Join(t.TempDir(), "chain.parquet")

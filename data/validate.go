@@ -120,9 +120,16 @@ type DecodeSummary struct {
 }
 
 // DecodeFile times DecodeOnly on the log at path (the I/O floor of
-// replay). Errors opening the file are returned as they are; decoding
-// errors match ErrCorrupt.
-func DecodeFile(path string) (*DecodeSummary, error) {
+// replay), under the memory budget (0: sim.DefaultMemBudget), after
+// validating it as 'simulate validate-log' does (Validate): a log that
+// command calls invalid or unreadable gets its error here, not a
+// throughput. Errors opening the file are returned as they are; decoding
+// errors match ErrCorrupt, a page or step above the budget
+// sim.ErrMemBudget.
+func DecodeFile(path string, budget int64) (*DecodeSummary, error) {
+	if _, err := Validate(path, 1, budget); err != nil {
+		return nil, err
+	}
 	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, err
@@ -133,7 +140,7 @@ func DecodeFile(path string) (*DecodeSummary, error) {
 		return nil, err
 	}
 	start := time.Now()
-	n, err := DecodeOnly(f, st.Size())
+	n, err := DecodeOnly(f, st.Size(), budget)
 	if err != nil {
 		return nil, err
 	}

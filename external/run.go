@@ -96,6 +96,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		cfg.Check.Batch = DefaultBatch
 	}
 	cfg.Check.Workers = 1
+	if cfg.Check.MemBudget == 0 {
+		cfg.Check.MemBudget = cfg.MemBudget // the check's tallies and tree batches
+	}
 	// An implementation decides a whole batch in one call, so its rows may
 	// share randomness that keeps every row's law exact: always test that
 	// rows are independent (with batches of two rows or more).
@@ -215,8 +218,14 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 		if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
 			return rep, diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
 		}
+		// the harness's own batch of drafted trees, before the
+		// implementation starts (check reserves it again, with its tallies)
+		nodes := MaxTreeNodes(name, k, cfg.Gamma, branch)
+		need := check.TreeBatchBytes(int64(cfg.Check.Batch), int64(nodes), k, cfg.V)
+		if err := sim.CheckMem(fmt.Sprintf("a batch of %d draft trees of up to %d nodes × V = %d in the harness", cfg.Check.Batch, nodes, cfg.V), need, cfg.MemBudget, check.TreeBatchFix); err != nil {
+			return rep, usage(err)
+		}
 		if cfg.Source == SourceInline {
-			nodes := MaxTreeNodes(name, k, cfg.Gamma, branch)
 			if err := sim.CheckMem(treeWhat(cfg.Check.Batch, nodes, cfg.V), TreeBytes(cfg.Check.Batch, nodes, cfg.V), cfg.MemBudget, "lower the batch size"); err != nil {
 				return rep, usage(err)
 			}

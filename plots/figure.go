@@ -253,7 +253,8 @@ func (f *Figure) Draw(c draw.Canvas) {
 // ever, and an empty or non-positive range on a log axis panicked. A NaN
 // end, or both ends non-finite, gives the range [0, 1]; on a log scale a
 // range that is not positive becomes one that is (a decade below its top,
-// or [0.1, 1]). Finite data keep their range.
+// or [0.1, 1]); a linear range is made of finite, positive width
+// (spanLinear). Finite data of a representable width keep their range.
 func guardAxes(p *plot.Plot) {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -267,8 +268,60 @@ func guardAxes(p *plot.Plot) {
 			if !(a.Min > 0) || a.Min >= a.Max { // gonum widens an empty range by ±1: below 0
 				a.Min = a.Max / 10
 			}
+			continue
 		}
+		spanLinear(a)
 	}
+}
+
+// spanLinear makes a linear axis drawable for any finite data (issue 30,
+// H7: a metric of ±1e308 made gonum's x − min and max − min overflow to
+// +Inf, and its tick search never ended): an infinite end becomes the
+// largest float64 of its sign; a width of 0, or too small to tell from its
+// ends (subnormals, 1e308 alone), is widened about its centre by 5% of its
+// magnitude, or ±1 near 0, as gonum widens an empty range; and the axis
+// normalizes through halfScale, which cannot overflow. The data keep
+// their range: nothing is clipped.
+func spanLinear(a *plot.Axis) {
+	a.Min = math.Max(-math.MaxFloat64, math.Min(math.MaxFloat64, a.Min))
+	a.Max = math.Max(-math.MaxFloat64, math.Min(math.MaxFloat64, a.Max))
+	if a.Min > a.Max {
+		a.Min, a.Max = a.Max, a.Min
+	}
+	if _, ok := a.Scale.(plot.LinearScale); ok {
+		a.Scale = halfScale{}
+	}
+	scale := math.Max(math.Abs(a.Min), math.Abs(a.Max))
+	if w := a.Max/2 - a.Min/2; w > 1e-300 && w > scale*1e-12 {
+		return
+	}
+	c, half := a.Min/2+a.Max/2, 1.0
+	if scale > 1e-280 {
+		half = 0.05 * scale
+	}
+	a.Min, a.Max = c-half, c+half
+	if math.IsInf(a.Max, 1) {
+		a.Min, a.Max = math.MaxFloat64-2*half, math.MaxFloat64
+	}
+	if math.IsInf(a.Min, -1) {
+		a.Min, a.Max = -math.MaxFloat64, -math.MaxFloat64+2*half
+	}
+}
+
+// halfScale is gonum's linear scale computed on halves, (x/2 − min/2) /
+// (max/2 − min/2), so that no difference of finite values overflows; a
+// position far outside the axis (or of an infinite x) is held to [-10, 11]
+// of the axis, off the panel, so the rasterizer never gets an infinite
+// coordinate.
+type halfScale struct{}
+
+// Normalize implements plot.Normalizer.
+func (halfScale) Normalize(min, max, x float64) float64 {
+	v := (x/2 - min/2) / (max/2 - min/2)
+	if math.IsNaN(v) {
+		return -10
+	}
+	return math.Max(-10, math.Min(11, v))
 }
 
 // Size returns the figure's width and height.

@@ -30,14 +30,19 @@ func marks(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer) *plotter.Scat
 	return &plotter.Scatter{XYs: pts, GlyphStyle: draw.GlyphStyle{Color: c, Shape: shape, Radius: vg.Points(2.2)}}
 }
 
-// band is a filled confidence band between lo and hi (same x).
+// band is a filled confidence band between lo and hi (same x); a band
+// with a point that is not finite (gonum refuses such a polygon) has no
+// ring and draws nothing.
 func band(lo, hi plotter.XYs, c color.RGBA) *plotter.Polygon {
 	var pts plotter.XYs
 	pts = append(pts, lo...)
 	for i := len(hi) - 1; i >= 0; i-- {
 		pts = append(pts, hi[i])
 	}
-	poly, _ := plotter.NewPolygon(pts)
+	poly, err := plotter.NewPolygon(pts)
+	if err != nil {
+		poly = &plotter.Polygon{}
+	}
 	poly.Color = color.NRGBA{c.R, c.G, c.B, 90} // not RGBA: that one is premultiplied
 	// a hairline edge keeps a band visible where it is thinner than the
 	// curve it surrounds
@@ -651,12 +656,21 @@ func Replay(rows []table.Row) (*Figure, error) {
 type cleanTicks struct{ plot.Ticker }
 
 // Ticks implements plot.Ticker; a range that is not finite has no ticks
-// (gonum's tick search never ends on a NaN range).
+// (gonum's tick search never ends on a NaN range), and one whose width
+// overflows (±1e308) gets the ticks of its halves, doubled.
 func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !finiteRange(lo, hi) {
+	if !finiteRange(lo/2, hi/2) {
 		return nil
 	}
-	ts := c.Ticker.Ticks(lo, hi)
+	var ts []plot.Tick
+	if finiteRange(lo, hi) {
+		ts = c.Ticker.Ticks(lo, hi)
+	} else {
+		ts = c.Ticker.Ticks(lo/2, hi/2)
+		for i := range ts {
+			ts[i].Value *= 2
+		}
+	}
 	for i := range ts {
 		if ts[i].Label != "" {
 			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
@@ -665,9 +679,10 @@ func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// finiteRange reports whether [lo, hi] is a finite, ordered range.
+// finiteRange reports whether [lo, hi] is a finite, ordered range of a
+// finite width (hi - lo of ±1e308 overflows).
 func finiteRange(lo, hi float64) bool {
-	return !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && lo <= hi
+	return !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && lo <= hi && !math.IsInf(hi-lo, 0)
 }
 
 // inRange drops the ticks a Ticker returns outside [min, max]: gonum pads

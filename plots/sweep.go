@@ -339,15 +339,16 @@ func (c *sweepCurve) draw(f *Figure, p *plot.Plot, ax sweepAxis, m string, s Sty
 	f.AddLegend(label, l, mk)
 }
 
-// pointsAt is (pos(r), r[y]) for the rows with a finite y, sorted by x.
+// pointsAt is (pos(r), r[y]) for the rows with a finite position and y,
+// sorted by x.
 func pointsAt(rows []table.Row, pos func(table.Row) float64, y string) plotter.XYs {
 	var out plotter.XYs
 	for _, r := range rows {
-		v := table.Num(r, y)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		v, x := table.Num(r, y), pos(r)
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(x) || math.IsInf(x, 0) {
 			continue
 		}
-		out = append(out, plotter.XY{X: pos(r), Y: v})
+		out = append(out, plotter.XY{X: x, Y: v})
 	}
 	slices.SortStableFunc(out, func(a, b plotter.XY) int {
 		switch {

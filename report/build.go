@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -135,69 +134,102 @@ func mainNames() []string {
 // Build writes every figure (OUT/figures/NAME.{png,svg,pdf}), table
 // (OUT/tables/NAME.{md,tex,csv}), every merged result table as CSV
 // (OUT/csv/EXPERIMENT.csv, as 'report export') and OUT/report.md; it
-// returns the files written.
+// returns the files written. OUT is confined (fsutil.Confine: no link in
+// it leads a write outside), and every output path is checked before the
+// first figure is drawn.
 func Build(b *Bundle, out string) ([]string, error) {
+	release, err := fsutil.Confine(out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	figs, err := Figures(b)
 	if err != nil {
 		return nil, err
 	}
 	tabs := Tables(b)
+	outs, err := buildOutputs(b, out, figs, tabs)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
+	for _, o := range outs {
+		data, err := o.data()
+		if err != nil {
+			return files, fmt.Errorf("%s: %w", o.path, err)
+		}
+		if err := fsutil.WriteBytes(o.path, data, 0o644); err != nil {
+			return files, err
+		}
+		files = append(files, o.path)
+	}
+	return files, nil
+}
+
+// output is one file Build writes: its path and how to make its bytes.
+type output struct {
+	path string
+	data func() ([]byte, error)
+}
+
+// buildOutputs lists Build's files in the order they are written (figures,
+// tables, CSV, sorted; report.md last), after creating their directories
+// and checking every path (fsutil.CheckOutput): a bad one is refused
+// before anything is drawn or written.
+func buildOutputs(b *Bundle, out string, figs []*plots.Figure, tabs []table.Text) ([]output, error) {
 	for _, d := range []string{"figures", "tables", "csv"} {
-		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
+		if err := fsutil.MkdirAll(filepath.Join(out, d)); err != nil {
 			return nil, err
 		}
 	}
+	var outs []output
+	add := func(dir, name, ext string, data func() ([]byte, error)) error {
+		p, err := fsutil.Under(filepath.Join(out, dir), name, ext)
+		if err == nil {
+			outs = append(outs, output{p, data})
+		}
+		return err
+	}
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			p, err := fsutil.Under(filepath.Join(out, "figures"), f.Name, "."+ext)
-			if err != nil {
-				return files, err
+			if err := add("figures", f.Name, "."+ext, func() ([]byte, error) { return f.Render(ext) }); err != nil {
+				return nil, err
 			}
-			if err := f.Save(p); err != nil {
-				return files, err
-			}
-			files = append(files, p)
 		}
 	}
 	for _, t := range tabs {
-		for ext, text := range map[string]string{"md": t.Markdown(), "tex": t.LaTeX(), "csv": t.CSV()} {
-			p, err := fsutil.Under(filepath.Join(out, "tables"), t.Name, "."+ext)
-			if err != nil {
-				return files, err
+		for ext, text := range map[string]func() string{"md": t.Markdown, "tex": t.LaTeX, "csv": t.CSV} {
+			if err := add("tables", t.Name, "."+ext, func() ([]byte, error) { return []byte(text()), nil }); err != nil {
+				return nil, err
 			}
-			if err := fsutil.WriteBytes(p, []byte(text), 0o644); err != nil {
-				return files, err
-			}
-			files = append(files, p)
 		}
 	}
 	// every merged table as CSV, for tools without a parquet reader (the
 	// notebooks read these)
 	for name, rows := range b.Rows {
-		cols, err := results.Columns(rows)
+		err := add("csv", name, ".csv", func() ([]byte, error) {
+			cols, err := results.Columns(rows)
+			if err != nil {
+				return nil, err
+			}
+			var buf bytes.Buffer
+			err = Export(&buf, results.Table{Columns: cols, Rows: rows, Meta: b.Meta[name]}, "csv")
+			return buf.Bytes(), err
+		})
 		if err != nil {
-			return files, err
+			return nil, err
 		}
-		var buf bytes.Buffer
-		if err := Export(&buf, results.Table{Columns: cols, Rows: rows, Meta: b.Meta[name]}, "csv"); err != nil {
-			return files, err
-		}
-		p, err := fsutil.Under(filepath.Join(out, "csv"), name, ".csv")
-		if err != nil {
-			return files, err
-		}
-		if err := fsutil.WriteBytes(p, buf.Bytes(), 0o644); err != nil {
-			return files, err
-		}
-		files = append(files, p)
 	}
-	sort.Strings(files)
-	p := filepath.Join(out, "report.md")
-	if err := fsutil.WriteBytes(p, []byte(ReportMarkdown(b, figs, tabs)), 0o644); err != nil {
-		return files, err
+	sort.Slice(outs, func(i, j int) bool { return outs[i].path < outs[j].path })
+	outs = append(outs, output{filepath.Join(out, "report.md"), func() ([]byte, error) {
+		return []byte(ReportMarkdown(b, figs, tabs)), nil
+	}})
+	for _, o := range outs {
+		if err := fsutil.CheckOutput(o.path); err != nil {
+			return nil, err
+		}
 	}
-	return append(files, p), nil
+	return outs, nil
 }
 
 // ReportMarkdown is report.md: provenance (each experiment's rows, seed,

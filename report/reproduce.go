@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -165,7 +164,7 @@ func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt Rep
 	meta := results.Meta{results.KeyKind: "merged", results.KeyExperiment: e.Name,
 		results.KeySeed: strconv.FormatUint(opt.Seed, 10), results.KeyCells: "1",
 		results.KeyGitRevision: rev, results.KeyGoVersion: gov}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.MkdirAll(dir); err != nil {
 		return err
 	}
 	if err := results.WriteFile(filepath.Join(dir, "merged.parquet"), rows, meta); err != nil {

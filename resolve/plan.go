@@ -69,28 +69,6 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 	if !(tv > 0 && tv < 1) {
 		return PlanReport{}, diag.Param("tv", " = %g; give a total variation in (0, 1)", tv)
 	}
-	find := func(rep Report) (check.Test, error) {
-		if len(rep.Tests) == 0 {
-			return check.Test{}, fmt.Errorf("plan: the check ran no test")
-		}
-		if test == "" {
-			best := rep.Tests[0]
-			for _, t := range rep.Tests[1:] {
-				if t.MinDetTV < best.MinDetTV {
-					best = t
-				}
-			}
-			return best, nil
-		}
-		var names []string
-		for _, t := range rep.Tests {
-			if t.Name == test {
-				return t, nil
-			}
-			names = append(names, fmt.Sprintf("%q", t.Name))
-		}
-		return check.Test{}, diag.Param("test", " %q is not a test of this check; its tests: %s", test, strings.Join(names, ", "))
-	}
 	run := func(n int64) (Report, check.Test, float64, error) {
 		r := req
 		r.Trials, r.Seconds, r.Progress = n, 0, nil
@@ -100,7 +78,7 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 		if err != nil {
 			return rep, check.Test{}, el, err
 		}
-		t, err := find(rep)
+		t, err := planTest(rep, test)
 		return rep, t, el, err
 	}
 	pilot := int64(planPilot)
@@ -146,4 +124,29 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 	}
 	out.Seconds = el * float64(out.Trials) / float64(pilot)
 	return out, nil
+}
+
+// planTest returns the test of rep that plan sizes: the one named test,
+// else the finest (smallest minimum detectable TV).
+func planTest(rep Report, test string) (check.Test, error) {
+	if len(rep.Tests) == 0 {
+		return check.Test{}, fmt.Errorf("plan: the check ran no test")
+	}
+	if test == "" {
+		best := rep.Tests[0]
+		for _, t := range rep.Tests[1:] {
+			if t.MinDetTV < best.MinDetTV {
+				best = t
+			}
+		}
+		return best, nil
+	}
+	var names []string
+	for _, t := range rep.Tests {
+		if t.Name == test {
+			return t, nil
+		}
+		names = append(names, fmt.Sprintf("%q", t.Name))
+	}
+	return check.Test{}, diag.Param("test", " %q is not a test of this check; its tests: %s", test, strings.Join(names, ", "))
 }

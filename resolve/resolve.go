@@ -208,6 +208,9 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		rule.Law, rule.TreeLaw = nil, nil
 	}
 	cfg := req.Config
+	if cfg.MemBudget == 0 {
+		cfg.MemBudget = req.MemBudget // one budget: the source's and the check's storage
+	}
 	cfg.Greedy = greedy
 	gamma := cfg.Gamma
 	if len(req.Branch) > 0 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // DefaultMemBudget is the memory budget a zero budget stands for: 4 GiB,
@@ -36,21 +37,59 @@ func (e memError) Unwrap() error { return ErrMemBudget }
 // CheckMem returns an error wrapping ErrMemBudget if need bytes exceed
 // budget (0 stands for DefaultMemBudget; a negative need for an
 // overflowed product). what names the object and its size parameters,
-// fix how to make it smaller.
+// fix how to make it smaller. It is one Reserve of a fresh Accountant.
 func CheckMem(what string, need, budget int64, fix string) error {
+	return NewAccountant(budget).Reserve(what, need, fix)
+}
+
+// Accountant is the memory account of one run: every allocation that
+// grows with the input (a check's per-state tallies and PIT tables, its
+// batches of draft trees) reserves its size here before it is made, and
+// the sum of what the run holds may not pass the budget. It is safe for
+// concurrent use.
+type Accountant struct {
+	budget int64
+	used   atomic.Int64
+}
+
+// NewAccountant returns an account of budget bytes (0 stands for
+// DefaultMemBudget).
+func NewAccountant(budget int64) *Accountant {
 	if budget == 0 {
 		budget = DefaultMemBudget
 	}
-	if need >= 0 && need <= budget {
-		return nil
+	return &Accountant{budget: budget}
+}
+
+// Reserve adds need bytes to the account, or returns an error wrapping
+// ErrMemBudget, leaving the account as it was, if the total would pass the
+// budget (a negative need stands for an overflowed product). The error
+// names what (the object and its size parameters), its size, the budget,
+// fix (the flags that make it smaller) and --mem-budget.
+func (a *Accountant) Reserve(what string, need int64, fix string) error {
+	for need >= 0 {
+		u := a.used.Load()
+		if need > a.budget-u {
+			break
+		}
+		if a.used.CompareAndSwap(u, u+need) {
+			return nil
+		}
 	}
 	n := FormatBytes(need)
 	if need < 0 {
 		n = "more than 8 EiB"
 	}
-	return memError{fmt.Sprintf("%s needs about %s, above the memory budget of %s; %s, or raise the budget with --mem-budget",
-		what, n, FormatBytes(budget), fix)}
+	held := ""
+	if u := a.used.Load(); u > 0 {
+		held = fmt.Sprintf(" (%s of it already held)", FormatBytes(u))
+	}
+	return memError{fmt.Sprintf("%s needs about %s, above the memory budget of %s%s; %s, or raise the budget with --mem-budget",
+		what, n, FormatBytes(a.budget), held, fix)}
 }
+
+// Release returns n bytes reserved earlier to the account.
+func (a *Accountant) Release(n int64) { a.used.Add(-n) }
 
 // MulBytes returns the product of its non-negative factors, or -1 if it
 // overflows int64 (CheckMem reports -1 as too large).

@@ -226,7 +226,10 @@ func checkFooter(r io.ReaderAt, size int64, n int64) error {
 // malformed, or decoding one page would take more than budget bytes
 // (sim.DefaultMemBudget for 0): its uncompressed size plus
 // DecodeCostPerValue per value it declares (an error wrapping
-// sim.ErrMemBudget). It reads only the headers.
+// sim.ErrMemBudget). Each compressed page is decompressed once, counting
+// the bytes it actually produces (checkInflate), so a page that expands
+// beyond the size its header declares is refused (ErrBomb, also wrapping
+// sim.ErrMemBudget) before a decoder trusts that size.
 func CheckPages(r io.ReaderAt, size int64, md *format.FileMetaData, budget int64) error {
 	if budget == 0 {
 		budget = sim.DefaultMemBudget
@@ -284,6 +287,12 @@ func CheckPages(r io.ReaderAt, size int64, md *format.FileMetaData, budget int64
 				what := fmt.Sprintf("%s: a page of %d values (%s uncompressed) to decode", where, nv, sim.FormatBytes(int64(hdr.UncompressedPageSize)))
 				if err := sim.CheckMem(what, int64(hdr.UncompressedPageSize)+nv*DecodeCostPerValue, budget, "the file is damaged or was not written by this program"); err != nil {
 					return err
+				}
+				if err := checkInflate(r, pos+int64(n), &hdr, m.Codec); err != nil {
+					if errors.Is(err, ErrBomb) {
+						return fmt.Errorf("%s, page at byte %d: %w", where, pos, err)
+					}
+					return fmt.Errorf("not a readable parquet file: %s, page at byte %d: %v", where, pos, err)
 				}
 				if data {
 					values += nv

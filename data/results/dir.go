@@ -70,7 +70,7 @@ type Dir struct {
 // naming both otherwise: use a fresh directory). shard ("i/n") is recorded
 // in every cell file.
 func OpenDir(dir string, m Manifest, shard string) (*Dir, error) {
-	if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
+	if err := fsutil.MkdirAll(filepath.Join(dir, CellsDir)); err != nil {
 		return nil, err
 	}
 	// the temporary files of a killed run's cells and manifest

@@ -250,16 +250,19 @@ func openRun(o RunOptions, spec *Spec, shard Shard, workers int, unlockManifest 
 		return nil, 0, Options{}, diag.Usage(err)
 	}
 	plan.Config.MemBudget = o.MemBudget
-	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
-		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
 	opt := Options{Shard: shard, Workers: workers}
 	if o.Out != "" {
 		dir, err := OpenStore(o.Out, plan, shard)
 		if err != nil {
+			if diag.KindOf(err) != nil { // a link in --out leading outside it
+				return nil, 0, Options{}, err
+			}
 			return nil, 0, Options{}, diag.IO(err)
 		}
 		opt.Store = dir
 	}
+	fmt.Fprintf(o.Log, "simulate: experiment %s, seed %d, spec %.12s, shard %s, %d cells, %d workers\n",
+		plan.Exp.Name, seed, spec.Hash(), shard, len(plan.Cells), workers)
 	return plan, seed, opt, nil
 }
 

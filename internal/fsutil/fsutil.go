@@ -39,9 +39,13 @@ func CheckNotInput(out string, inputs ...string) error {
 // temporary file in path's directory, which is synced and renamed over
 // path only if write returns nil. On any error the temporary file is
 // removed and path is left as it was. The new file has mode 0644. A path
-// that is not a regular file (a device, a FIFO, a directory, a lock) is
-// refused with an error wrapping ErrNotRegular before anything is
-// written; a symbolic link is written through (its target is replaced).
+// that is not a regular file (a device, a FIFO, a directory, a lock, a
+// link to one of them) is refused with an error wrapping ErrNotRegular
+// before anything is written. Every write goes through an os.Root (the
+// output directory's, Confine, else path's own directory): a symbolic
+// link at path is replaced by the new file, never written through, and
+// a link on the way that leads out of a confined directory is refused
+// (ErrEscapes).
 func WriteFile(path string, write func(w io.Writer) error) error {
 	return writeFile(path, 0o644, write)
 }
@@ -56,102 +60,85 @@ func WriteBytes(path string, b []byte, perm os.FileMode) error {
 }
 
 func writeFile(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
-	if path, err = checkDest(path); err != nil {
-		return err
-	}
-	f, err := createTemp(path)
+	f, err := create(path, perm)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
+	defer f.Abort()
 	if err = write(f); err != nil {
 		return err
 	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes a rename in dir durable where the platform allows it.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	d.Sync() // not supported everywhere (e.g. some network filesystems); best effort
-	return nil
+	return f.Commit()
 }
 
 // File is an output being written atomically (Create): writes go to a
-// temporary file beside the destination; Commit syncs it and renames it
-// over the destination, Abort removes it. Exactly one of them should be
-// called; later calls do nothing.
+// temporary file beside the destination, owned by an advisory lock held
+// until Commit or Abort (so no cleanup removes it meanwhile, RemoveStale);
+// Commit syncs it and renames it over the destination, Abort removes it.
+// Exactly one of them should be called; later calls do nothing.
 type File struct {
 	*os.File
-	path string
+	w    rooted
+	tmp  string // relative to w.root
+	perm os.FileMode
 	done bool
 }
 
 // Create starts an atomic write of path, for a writer that streams its
 // output (WriteFile wants the whole content in one callback). A path that
 // is not a regular file is refused as WriteFile refuses it.
-func Create(path string) (*File, error) {
-	path, err := checkDest(path)
+func Create(path string) (*File, error) { return create(path, 0o644) }
+
+func create(path string, perm os.FileMode) (*File, error) {
+	w, err := rootFor(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := createTemp(path)
-	if err != nil {
+	if err := w.check(); err != nil {
+		w.done()
 		return nil, err
 	}
-	return &File{File: f, path: path}, nil
+	f, tmp, err := createTemp(w)
+	if err != nil {
+		w.done()
+		return nil, err
+	}
+	return &File{File: f, w: w, tmp: tmp, perm: perm}, nil
 }
 
-// Commit makes the written content the file at the destination (mode
-// 0644): sync, close, rename, and sync of the directory. On error the
-// temporary file is removed and the destination left as it was.
+// Commit makes the written content the file at the destination: sync,
+// rename within the root (replacing a link at that name, not following
+// it), sync of the directory, and release of the temporary file's lock.
+// On error the temporary file is removed and the destination left as it
+// was.
 func (f *File) Commit() (err error) {
 	if f.done {
 		return nil
 	}
-	f.done = true
-	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			f.File.Close()
-			os.Remove(tmp)
+			f.Abort()
 		}
 	}()
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(f.perm); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
 		return err
 	}
+	if err = f.w.root.Rename(f.tmp, f.w.rel); err != nil {
+		return f.w.escaped(err)
+	}
+	f.done = true
+	defer f.w.done()
 	if err = f.File.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, f.path); err != nil {
-		return err
+	if d, err := f.w.root.Open(filepath.Dir(f.w.rel)); err == nil {
+		d.Sync() // not supported everywhere (e.g. some network filesystems); best effort
+		d.Close()
 	}
-	return syncDir(filepath.Dir(f.path))
+	return nil
 }
 
 // Abort removes the temporary file, leaving the destination as it was.
@@ -160,6 +147,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	f.w.root.Remove(f.tmp) // removed while still locked: no cleanup races it
 	f.File.Close()
-	os.Remove(f.Name())
+	f.w.done()
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -42,50 +41,6 @@ func kindOf(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-// checkDest returns the path an atomic write to path must replace, or
-// an error wrapping ErrNotRegular if that is not a regular file (renaming
-// over /dev/null replaces the device node for everyone) or is a run's
-// lock file. A missing path is written as it is. A symbolic link is
-// written through: the regular file it resolves to is replaced and the
-// link left alone, so /dev/stdout (a link to /proc/self/fd/1) is never
-// replaced, and resolves to a pipe or terminal, which is refused. The
-// directory must exist and be a directory.
-func checkDest(path string) (string, error) {
-	if IsLockName(filepath.Base(path)) {
-		return "", fmt.Errorf("%w: %s is a run's lock file; write the output elsewhere", ErrNotRegular, path)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-			return "", fmt.Errorf("%w: the directory of %s is %s", ErrNotRegular, path, kindOf(st.Mode()))
-		}
-	}
-	li, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	dest := path
-	if li.Mode()&fs.ModeSymlink != 0 {
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return "", fmt.Errorf("%w: %s is a symbolic link to nothing that can be written (%v); give a regular file or a new name", ErrNotRegular, path, err)
-		}
-		if li, err = os.Lstat(real); err != nil {
-			return "", err
-		}
-		if IsLockName(filepath.Base(real)) {
-			return "", fmt.Errorf("%w: %s links to a run's lock file; write the output elsewhere", ErrNotRegular, path)
-		}
-		dest = real
-	}
-	if !li.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: the output %s is %s; outputs are regular files (give a path in a directory)", ErrNotRegular, path, kindOf(li.Mode()))
-	}
-	return dest, nil
-}
-
 // CheckOutput is what every command checks of an output file the user
 // named before it computes anything: it is not one of inputs (by file
 // identity, CheckNotInput), and it is a regular file or does not exist
@@ -95,7 +50,15 @@ func CheckOutput(out string, inputs ...string) error {
 	if out == "" {
 		return nil
 	}
-	if _, err := checkDest(out); err != nil {
+	w, err := rootFor(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // its directory does not exist yet: nothing there to refuse
+	}
+	if err != nil {
+		return err
+	}
+	defer w.done()
+	if err := w.check(); err != nil {
 		return err
 	}
 	return CheckNotInput(out, inputs...)

@@ -2,10 +2,8 @@ package fsutil_test
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,7 +17,8 @@ import (
 // Issue 23, class 2: outputs are regular files. A device, a FIFO, a
 // socket, a directory, a lock file and a link to any of them are refused
 // by CheckOutput and by every atomic writer, and stay as they were; a
-// link to a regular file is written through, the link kept.
+// link to a regular file is replaced by the new file (issue 30: never
+// written through), its target left as it was.
 func TestOutputsAreRegularFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -41,9 +40,7 @@ func TestOutputsAreRegularFiles(t *testing.T) {
 	os.Symlink(fifo, linkToFifo)
 	linkToNull := filepath.Join(dir, "stdout")
 	os.Symlink("/dev/null", linkToNull)
-	dangling := filepath.Join(dir, "dangling")
-	os.Symlink(filepath.Join(dir, "nowhere", "x"), dangling)
-	bad := []string{"/dev/null", fifo, sock, sub, lock, filepath.Join(dir, ".lock-shard-0-of-2"), linkToFifo, linkToNull, dangling}
+	bad := []string{"/dev/null", fifo, sock, sub, lock, filepath.Join(dir, ".lock-shard-0-of-2"), linkToFifo, linkToNull}
 	os.WriteFile(bad[5], nil, 0o644)
 	for _, out := range bad {
 		before, _ := os.Lstat(out)
@@ -64,7 +61,7 @@ func TestOutputsAreRegularFiles(t *testing.T) {
 			t.Errorf("%s changed: %v -> %v", out, before.Mode(), after.Mode())
 		}
 	}
-	// a link to a regular file: written through, the link stays a link
+	// a link to a regular file: replaced by the new file, the target kept
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("old"), 0o644)
 	link := filepath.Join(dir, "link")
@@ -72,11 +69,14 @@ func TestOutputsAreRegularFiles(t *testing.T) {
 	if err := fsutil.WriteBytes(link, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if li, _ := os.Lstat(link); li.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link was replaced")
+	if li, _ := os.Lstat(link); !li.Mode().IsRegular() {
+		t.Errorf("the link was kept: %v", li.Mode())
 	}
-	if b, _ := os.ReadFile(target); string(b) != "new" {
-		t.Errorf("target holds %q", b)
+	if b, _ := os.ReadFile(target); string(b) != "old" {
+		t.Errorf("written through the link: target holds %q", b)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "new" {
+		t.Errorf("the output holds %q", b)
 	}
 	if err := fsutil.CheckOutputDir(fifo); !errors.Is(err, fsutil.ErrNotRegular) {
 		t.Errorf("CheckOutputDir(fifo) = %v", err)
@@ -84,7 +84,7 @@ func TestOutputsAreRegularFiles(t *testing.T) {
 	if err := fsutil.CheckOutputDir(filepath.Join(dir, "new")); err != nil {
 		t.Errorf("CheckOutputDir(new) = %v", err)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 10 {
+	if ents, _ := os.ReadDir(dir); len(ents) != 9 {
 		var names []string
 		for _, e := range ents {
 			names = append(names, e.Name())
@@ -131,50 +131,5 @@ func TestOpenDoesNotBlock(t *testing.T) {
 	}
 	if _, err := fsutil.ReadFile(reg, 9); !errors.Is(err, fsutil.ErrTooLarge) || diag.KindOf(err) != diag.ErrUsage {
 		t.Errorf("ReadFile over the limit = %v", err)
-	}
-}
-
-// Issue 23: the temporary files of a killed run are removed by the next
-// write into their directory; those of live processes (this one), of
-// other hosts (the shards of a Slurm array share a directory) and files
-// that only look alike are kept, and a new temporary file carries this
-// process's id and host.
-func TestRemoveStale(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip(err)
-	}
-	dead := cmd.Process.Pid // exited and reaped
-	h := fsutil.TempHost()
-	names := map[string]bool{ // name -> kept
-		fmt.Sprintf(".out.parquet.tmp-%d@%s-12345", dead, h):      false,
-		fmt.Sprintf(".cell-000003.parquet.tmp-%d@%s-9", dead, h):  false,
-		fmt.Sprintf(".out.parquet.tmp-%d@%s-777", os.Getpid(), h): true,
-		fmt.Sprintf(".out.parquet.tmp-%d@othernode-5", dead):      true, // a shard on another host
-		".out.parquet.tmp-notapid@" + h + "-1":                    true,
-		fmt.Sprintf(".out.parquet.tmp-%d-1", dead):                true, // no host: not ours to judge
-		"out.parquet.tmp-1@" + h + "-2":                           true,
-		fmt.Sprintf(".lm-%d.tmp", dead):                           true,
-	}
-	for n := range names {
-		os.WriteFile(filepath.Join(dir, n), []byte("partial"), 0o644)
-	}
-	if err := fsutil.WriteBytes(filepath.Join(dir, "other.csv"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for n, kept := range names {
-		if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != kept {
-			t.Errorf("%s: kept %v, want %v", n, err == nil, kept)
-		}
-	}
-	f, err := fsutil.Create(filepath.Join(dir, "new.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Abort()
-	if want := fmt.Sprintf(".new.csv.tmp-%d@%s-", os.Getpid(), h); !strings.HasPrefix(filepath.Base(f.Name()), want) {
-		t.Errorf("temporary file %s, want the prefix %s", f.Name(), want)
 	}
 }

@@ -1,19 +1,30 @@
 package fsutil
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
-// Temporary files are named ".<base>.tmp-<pid>@<host>-<random>": the
-// writing process's id and host are in the name, so that a later run on
-// the same host can tell the files of a killed run (SIGKILL, a power cut:
-// nothing removed them) from those of a run still writing, and remove
-// them. The files of other hosts (the shards of a Slurm array share a
-// directory) are never touched: their process ids mean nothing here.
+// Temporary files are named ".<base>.tmp-<pid>@<host>-<16 hex digits>"
+// (the process id and host are for a person reading the directory) and
+// are owned by an exclusive advisory lock (flock) that their writer takes
+// before writing a byte and holds until the file is renamed into place or
+// removed. Liveness is the lock, not the name: a writer in another PID
+// namespace, container or host sharing the directory holds its lock as
+// long as it runs, and a killed writer's lock is released by the kernel.
+// A cleanup (RemoveStale) removes only files of exactly this pattern whose
+// lock it can take; a file of any other name (a user's ".notes.tmp-1@x-y")
+// is never touched. Where the platform or file system has no flock,
+// nothing is removed.
 
 // host is this machine's name as it appears in temporary file names.
 var host = func() string {
@@ -24,75 +35,115 @@ var host = func() string {
 	return strings.NewReplacer("/", "_", "@", "_", "-", "_").Replace(h)
 }()
 
-// tempPattern is the os.CreateTemp pattern of a temporary file for path.
-func tempPattern(path string) string {
-	return "." + filepath.Base(path) + ".tmp-" + strconv.Itoa(os.Getpid()) + "@" + host + "-*"
+// tempRE is the exact pattern of a temporary file's name.
+var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9]+@[^@/-]+-[0-9a-f]{16}$`)
+
+// IsTempName reports whether name is exactly a temporary file's name, as
+// the writers of this package make them.
+func IsTempName(name string) bool { return tempRE.MatchString(name) }
+
+// tempName returns a new temporary file name for an output named base.
+func tempName(base string) string {
+	var r [8]byte
+	rand.Read(r[:])
+	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "@" + host + "-" + hex.EncodeToString(r[:])
 }
 
-// createTemp creates the temporary file of an atomic write of path, after
-// removing the temporary files that killed runs left in path's directory
-// (once per directory and process).
-func createTemp(path string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	RemoveStale(dir)
-	return os.CreateTemp(dir, tempPattern(path))
+// errBusy is lockTemp's error when another process holds the lock of a
+// file just created (a cleanup that will remove it).
+var errBusy = errors.New("temporary file locked by another process")
+
+// createTemp creates and locks the temporary file of the atomic write w,
+// after removing the temporary files dead writers left in its directory
+// (once per directory and process). It returns the file and its path
+// relative to w's root.
+func createTemp(w rooted) (*os.File, string, error) {
+	dir := filepath.Dir(w.rel)
+	removeStale(w.root, dir)
+	for range 16 {
+		rel := filepath.Join(dir, tempName(filepath.Base(w.rel)))
+		f, err := w.root.OpenFile(rel, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", w.escaped(err)
+		}
+		if err := lockTemp(f); err != nil {
+			f.Close()
+			if errors.Is(err, errBusy) {
+				continue // a cleanup took it between create and lock; it removes it
+			}
+			w.root.Remove(rel)
+			return nil, "", err
+		}
+		return f, rel, nil
+	}
+	return nil, "", &fs.PathError{Op: "createtemp", Path: w.path, Err: fs.ErrExist}
 }
 
-// cleaned holds the directories RemoveStale has swept in this process.
+// cleaned holds the directories swept in this process.
 var cleaned sync.Map
 
-// RemoveStale removes from dir the temporary files of atomic writes
-// whose writing process on this host is gone (their name holds its id and
-// host, and no process here has that id), and reports how many it
-// removed. A file of a process still alive, of another host, or of a name
-// it cannot read a process id from, is kept. Each directory is swept once
-// per process; later calls return 0.
+// RemoveStale removes from dir the temporary files of atomic writes whose
+// writer is gone (their lock can be taken) and reports how many it
+// removed. A file being written (its lock held, by a process of any
+// namespace or host), a file of any other name, a link and a directory are
+// kept. Each directory is swept once per process; later calls return 0.
 func RemoveStale(dir string) int {
-	abs, err := filepath.Abs(dir)
+	r, err := os.OpenRoot(dir)
 	if err != nil {
-		abs = dir
-	}
-	if _, done := cleaned.LoadOrStore(abs, true); done {
 		return 0
 	}
-	ents, err := os.ReadDir(dir)
+	defer r.Close()
+	return removeStale(r, ".")
+}
+
+// removeStale is RemoveStale of the directory rel inside root.
+func removeStale(root *os.Root, rel string) int {
+	key := filepath.Join(root.Name(), rel)
+	if abs, err := filepath.Abs(key); err == nil {
+		key = abs
+	}
+	if _, done := cleaned.LoadOrStore(key, true); done {
+		return 0
+	}
+	d, err := root.Open(rel)
+	if err != nil {
+		return 0
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, e := range ents {
-		pid, ok := tempPID(e.Name())
-		if !ok || !e.Type().IsRegular() || pid == os.Getpid() || processAlive(pid) {
+		if !e.Type().IsRegular() || !IsTempName(e.Name()) {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+		if removeIfUnlocked(root, filepath.Join(rel, e.Name())) {
 			n++
 		}
 	}
 	return n
 }
 
-// tempPID returns the process id in a temporary file's name
-// ".<base>.tmp-<pid>@<host>-<random>" written on this host.
-func tempPID(name string) (int, bool) {
-	if !strings.HasPrefix(name, ".") {
-		return 0, false
+// removeIfUnlocked removes the temporary file rel if it can take its lock
+// at once (no writer holds it) and the name still is that file.
+func removeIfUnlocked(root *os.Root, rel string) bool {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
 	}
-	i := strings.LastIndex(name, ".tmp-")
-	if i < 0 {
-		return 0, false
+	defer f.Close()
+	if !takeStale(f) {
+		return false
 	}
-	p, rest, ok := strings.Cut(name[i+len(".tmp-"):], "@")
-	if !ok {
-		return 0, false
+	fi, err1 := f.Stat()
+	li, err2 := root.Lstat(rel)
+	if err1 != nil || err2 != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, li) {
+		return false
 	}
-	j := strings.LastIndexByte(rest, '-')
-	if j < 0 || rest[:j] != host {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(p)
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	return pid, true
+	return root.Remove(rel) == nil
 }

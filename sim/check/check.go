@@ -104,6 +104,12 @@ type Config struct {
 	// conformance test to a rule whose draft length those rows do not
 	// use, say).
 	LawKindsOff []string
+	// MemBudget is the most bytes the check's own input-sized storage may
+	// take (0: sim.DefaultMemBudget): its per-state tallies and PIT tables,
+	// one per worker and the total, and its batches of draft trees. A
+	// check above it is refused before it starts, with an error wrapping
+	// sim.ErrMemBudget that names the size and the flags that lower it.
+	MemBudget int64
 }
 
 // lawEveryScale is the row entries of law per step that AutoLawEvery
