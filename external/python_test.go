@@ -207,6 +207,24 @@ func TestTorchExample(t *testing.T) {
 	}
 }
 
+// TestTorchCUDA runs the PyTorch example on CUDA tensors through the
+// protocol (batch.uniforms on the device) and logs its verdict and steps
+// per second; it skips, saying why, where torch sees no CUDA device.
+func TestTorchCUDA(t *testing.T) {
+	py := numpyPython(t)
+	if err := exec.Command(py, "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)").Run(); err != nil {
+		t.Skip("no CUDA device visible to torch in " + py + " (the test runs the PyTorch example on CUDA tensors where there is one)")
+	}
+	rep, err := runPy(t, py, "torch_verify.py", pyCase{fn: "verify_cuda", mode: Verify, trials: 200000, batch: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("torch on CUDA: %s (p_holm %.3g), edge cases %s, %.0f steps/s", rep.Verdict, rep.PValue, rep.Edge, rep.StepsPerSecond)
+	if rep.Verdict != check.NotDetected || rep.Edge != check.Passed {
+		t.Errorf("torch on CUDA: %s, edge %s (%s); want not_detected, edge passed", rep.Verdict, rep.Edge, rep.EdgeMsg)
+	}
+}
+
 // TestSpecsimExtCheck runs examples/python/test_numpy_verify.py, the
 // pytest-style use of specsim_ext.check, against a freshly built harness.
 func TestSpecsimExtCheck(t *testing.T) {

@@ -57,3 +57,9 @@ def bug_inclusive(batch, device=None):
     """Accepts while u * q <= p (sglang issue 35771): the coin of exactly 0
     accepts a draft of target probability 0; the edge cases are violated."""
     return _verify(batch, device, inclusive=True)
+
+
+def verify_cuda(batch):
+    """verify on the CUDA device, the coins handed as CUDA tensors (the
+    device test, TestTorchCUDA, runs it where torch sees a GPU)."""
+    return _verify(batch, "cuda")
