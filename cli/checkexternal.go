@@ -85,6 +85,13 @@ func checkExternal(c *cli.Context) error {
 		if gamma < 1 || gamma > sim.MaxGamma {
 			return diag.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
+		if states, v, ok := source.States(c.String("source"), gamma, memBudget(c)); ok && c.String("conform") == "" {
+			// refuse a check whose per-state tallies cannot fit before
+			// drawing its pair
+			if err := check.ReserveStateTallies(states, v, gamma, 0, memBudget(c)); err != nil {
+				return diag.Usage(err)
+			}
+		}
 		var err error
 		if src, err = source.New(c.String("source"), gamma, seed, memBudget(c)); err != nil {
 			return diag.Usage(err)

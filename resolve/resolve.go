@@ -227,6 +227,13 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		if gamma < 1 || gamma > sim.MaxGamma {
 			return usage(diag.Param("gamma", " = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
 		}
+		if states, v, ok := source.States(req.Source, gamma, req.MemBudget); ok && !rule.Conform {
+			// refuse a check whose per-state tallies cannot fit before
+			// drawing its pair (which can take seconds and as much again)
+			if err := check.ReserveStateTallies(states, v, gamma, cfg.Workers, cfg.MemBudget); err != nil {
+				return usage(err)
+			}
+		}
 		s, err := newSource(ctx, req.Source, gamma, cfg.Seed, req.MemBudget)
 		if err != nil {
 			if ctx.Err() != nil {

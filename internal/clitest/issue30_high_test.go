@@ -168,6 +168,9 @@ func TestHostile30High(t *testing.T) {
 		{"H4", []string{S, "--mem-budget", "1", "check", "--external", ready, "--mode", "tree", "--source", "markov:V=64,order=1", "--batch", "8192", "--k", "64", "--gamma", "16", "--seed", "1"},
 			exitUsage, "draft trees", nil},
 		{"H5", []string{S, "--mem-budget", "0.05", "check", "--source", "markov:V=32,order=3", "--seed", "1"}, exitUsage, "tallies", nil},
+		// the finding's own command: refused before the pair is drawn
+		{"H5", []string{S, "--mem-budget", "1", "check", "--source", "markov:V=64,order=3", "--seed", "1"}, exitUsage, "tallies", nil},
+		{"H5", []string{S, "--mem-budget", "1", "check", "--external", ready, "--mode", "step", "--source", "markov:V=64,order=3", "--seed", "1"}, exitUsage, "tallies", nil},
 		{"H6", []string{S, "log-synthetic", "--source", "markov:V=4,order=1,seed=7", "--steps", "5", "--seed", "1", "--out", filepath.Join(h6, "log.parquet")},
 			exitOK, "", kept(live, user)},
 		{"H7", []string{R, "build", h7}, exitOK, "", nil},

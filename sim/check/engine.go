@@ -380,7 +380,7 @@ func (rn *runner) reserveMem() error {
 	}
 	what := fmt.Sprintf("check: the tallies (%d position cells of %d states × %d tokens × %d positions, and the joint and PIT tables; one per worker and the total: %d)",
 		rn.posLen, max(w.states, w.nc), w.v, w.g+1, copies)
-	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), "lower --gamma or the source's size (V, order, contexts), or use fewer --workers"); err != nil {
+	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix); err != nil {
 		return err
 	}
 	if !rn.rule.isTree() {
@@ -393,6 +393,23 @@ func (rn *runner) reserveMem() error {
 	nodes := treeNodes(rn.rule.Draft, rn.rule.K, rn.rule.Branch, w.g)
 	what = fmt.Sprintf("check: the draft trees (a batch of %d trees of up to %d nodes × %d tokens per worker, %d workers)", trees, nodes, w.v, copies-1)
 	return acc.Reserve(what, sim.MulBytes(TreeBatchBytes(trees, nodes, rn.rule.K, w.v), copies-1), TreeBatchFix)
+}
+
+// talliesFix is the advice of an error about the tallies' memory.
+const talliesFix = "lower --gamma or the source's size (V, order, contexts), or use fewer --workers"
+
+// ReserveStateTallies refuses, before a model pair of states Markov
+// states over v tokens is built, a losslessness check whose per-state
+// position cells alone, states·v·(γ+1) counts per worker and one total,
+// exceed budget (0: sim.DefaultMemBudget). It is a lower bound of what
+// reserveMem asks once the pair is built, so it never refuses a check that
+// would fit; it spares building a pair whose check cannot run.
+func ReserveStateTallies(states, v, gamma, workers int, budget int64) error {
+	copies := int64(sim.Workers(workers)) + 1
+	cells := sim.MulBytes(int64(states), int64(v), int64(gamma+1))
+	what := fmt.Sprintf("check: the tallies (%d position cells of %d states × %d tokens × %d positions; one per worker and the total: %d)",
+		cells, states, v, gamma+1, copies)
+	return sim.NewAccountant(budget).Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix)
 }
 
 // TreeBatchFix is the advice of an error about TreeBatchBytes.

@@ -47,6 +47,15 @@ func (c Markov) Check() error {
 	return c.CheckMem()
 }
 
+// States returns V^order target states over V tokens (Stater).
+func (c Markov) States() (states, v int) {
+	states = 1
+	for range c.Order {
+		states *= c.V
+	}
+	return states, c.V
+}
+
 // Build draws the pair from rng and returns its chain drafter (a
 // *sim.Chain; sim.PairOf gives the pair). Gamma 0 is allowed here: the
 // exact engine drafts its own lengths from the pair.

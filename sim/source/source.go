@@ -326,6 +326,30 @@ func New(spec string, gamma int, seed uint64, budget int64) (sim.Source, error) 
 	return sim.Source{Spec: canon, BlockSource: bs}, nil
 }
 
+// A Stater is a Config whose model pair has a Markov structure whose size
+// is known before it is built: states contexts that determine the target
+// row, over a vocabulary of v tokens. A check's per-state tallies grow
+// with states·v, so their memory can be refused before the pair is drawn.
+type Stater interface {
+	States() (states, v int)
+}
+
+// States returns the Markov states and vocabulary of the pair spec
+// describes, without building it; ok is false for a spec whose kind does
+// not know them beforehand (pools, or a bad spec: New reports its error).
+func States(spec string, gamma int, budget int64) (states, v int, ok bool) {
+	cfg, _, _, _, err := parse(spec, gamma, 0, budget)
+	if err != nil {
+		return 0, 0, false
+	}
+	st, ok := cfg.(Stater)
+	if !ok {
+		return 0, 0, false
+	}
+	states, v = st.States()
+	return states, v, true
+}
+
 // Check reports every error New(spec, gamma, ·, budget) would return for
 // its parameters, memory budget included, without drawing or allocating
 // the source: sweep specs call it for every cell when they are loaded. (A
