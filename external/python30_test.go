@@ -50,7 +50,10 @@ def test_good_expect(specsim_check, expect):
 `), 0o644)
 	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "specsim_ext.pytest_plugin", test)
 	cmd.Dir = dir
-	cmd.Env = pyEnv(t)
+	// only -p loads the plugin: where a wheel build left
+	// python/specsim_ext.egg-info on the path, its pytest11 entry point
+	// would register it a second time ("Plugin already registered")
+	cmd.Env = append(pyEnv(t), "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "9 passed") {
 		t.Fatalf("pytest: %v\n%s", err, out)
