@@ -12,7 +12,10 @@ import (
 // they need no draft probabilities.
 
 // BatchTreeAlgorithm verifies a batch of trees (one per batch row) in one
-// call, as serving stacks do.
+// call from one rng, as serving stacks do: a rule whose randomness is per
+// batch, not per row. A rule that has it declares that its rows may share
+// randomness, so the check runs it in batches (through BatchSteps) with
+// the test that the rows of a batch are independent.
 type BatchTreeAlgorithm interface {
 	AcceptBatch(rng *rand.Rand, trees []*sim.Tree, out []sim.TreeOutcome)
 }
@@ -75,9 +78,19 @@ func (SharedUniform) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 // 1+h, 1)). Each row alone is
 // exactly SharedUniform, so its marginal law is the target's and the exact
 // engine calls it lossless; two identical prompts in one batch, however,
-// emit identical tokens. It is flagged by the cross-row correlation check
-// (CrossRowAgreement), not by the law.
+// emit identical tokens. It is a BatchTreeAlgorithm, so the check runs it
+// in batches and its rows-of-a-batch test flags it, not the law.
 type SharedUniformBatch struct{ SharedUniform }
+
+// BatchSteps is a BatchTreeAlgorithm as a sim.TreeStepper: each call
+// verifies its batch with one AcceptBatch.
+type BatchSteps struct{ A BatchTreeAlgorithm }
+
+// TreeSteps verifies ts by one AcceptBatch.
+func (b BatchSteps) TreeSteps(rng *rand.Rand, ts []*sim.Tree, outs []sim.TreeOutcome) error {
+	b.A.AcceptBatch(rng, ts, outs)
+	return nil
+}
 
 // AcceptBatch verifies all rows with one set of uniforms.
 func (SharedUniformBatch) AcceptBatch(rng *rand.Rand, trees []*sim.Tree, out []sim.TreeOutcome) {
@@ -316,7 +329,7 @@ func init() {
 	RegisterTree(TreeEntry{Info: Info{Name: "naive", Lossy: true, Summary: "BIASED: an independent target sample per candidate, longest match wins, ties to the lowest index",
 		Paper: "foundation-model-stack/fms-extras issue 12 (2024)",
 		Draft: sim.DraftIID}, New: treeNoParams(Naive{})})
-	RegisterTree(TreeEntry{Info: Info{Name: "shared-uniform-batch", Mutant: true, Summary: "shared-uniform sampling with the uniforms also shared across batch rows (flagged by cross-row correlation)",
+	RegisterTree(TreeEntry{Info: Info{Name: "shared-uniform-batch", Mutant: true, Summary: "shared-uniform sampling with the uniforms also shared across batch rows (checked in batches; flagged by the rows-of-a-batch test)",
 		Paper: "foundation-model-stack/fms-extras PR 17 (2024): key = torch.rand(1, 1, 1+h, 1) is shared across batch rows",
 		Draft: sim.DraftTopK}, New: treeNoParams(SharedUniformBatch{})})
 }

@@ -138,7 +138,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	usage := func(err error) (Report, error) { return Report{}, diag.Usage(err) }
 	rep := Report{Algorithm: req.Algo}
 	var rule check.Rule
-	greedy := false
+	greedy, batched := false, false
 	if algos.IsTree(req.Algo) {
 		e, err := algos.LookupTree(req.Algo)
 		if err != nil {
@@ -167,6 +167,11 @@ func Run(ctx context.Context, req Request) (Report, error) {
 			}}
 		if lw, ok := a.(sim.TreeLawer); ok {
 			rule.TreeLaw = lw
+		}
+		if ba, ok := a.(algos.BatchTreeAlgorithm); ok {
+			// randomness per batch: verified in batches, with the test
+			// that a batch's rows are independent
+			rule.Tree, rule.TreeSteps, batched = nil, algos.BatchSteps{A: ba}, true
 		}
 		rep.Params, rep.K, rep.Draft = full, req.K, kind.String()
 	} else {
@@ -212,6 +217,7 @@ func Run(ctx context.Context, req Request) (Report, error) {
 		cfg.MemBudget = req.MemBudget // one budget: the source's and the check's storage
 	}
 	cfg.Greedy = greedy
+	cfg.CrossRow = cfg.CrossRow || batched
 	gamma := cfg.Gamma
 	if len(req.Branch) > 0 {
 		gamma = len(req.Branch)

@@ -347,3 +347,26 @@ func TestPlanOverCap(t *testing.T) {
 		}
 	}
 }
+
+// A tree rule whose randomness is per batch (algos.BatchTreeAlgorithm) is
+// checked in batches with the rows-of-a-batch tests: shared-uniform-batch,
+// each of whose rows is exactly lossless, is violated in-process by those
+// tests at 100,000 trials (it was not_detected when the check verified
+// rows one by one), and shared-uniform, the same rule with fresh uniforms
+// per row, is not.
+func TestBatchRulesCheckedInBatches(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ algo, want string }{{"shared-uniform-batch", check.Violated}, {"shared-uniform", check.NotDetected}} {
+		rep := run(t, resolve.Request{Algo: c.algo, K: 3, Source: "markov:V=7,order=2,seed=9",
+			Config: check.Config{Gamma: 2, Trials: 100000, Seed: 1}})
+		cross := false
+		for _, x := range rep.Tests {
+			if strings.HasPrefix(x.Name, "rows of a batch") && x.PHolm < rep.Level {
+				cross = true
+			}
+		}
+		if rep.Verdict != c.want || cross != (c.want == check.Violated) {
+			t.Errorf("%s: verdict %s, a rows-of-a-batch test rejects: %v; want %s", c.algo, rep.Verdict, cross, c.want)
+		}
+	}
+}
