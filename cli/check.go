@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/resolve"
@@ -25,17 +26,24 @@ func init() { register(checkCommand) }
 type checkJSON struct {
 	resolve.Report
 	Elapsed float64 `json:"elapsed_seconds"`
+	// Next are the next steps, each a command this mode accepts.
+	Next []nextStep `json:"next"`
 }
 
 // newCheckJSON is the output of a check's report: with no finished trial
 // (an interrupt before the first) its means are n/a (NaN: null in JSON,
 // n/a in text), not 0.
-func newCheckJSON(rep resolve.Report, elapsed float64) checkJSON {
+func newCheckJSON(rep resolve.Report, elapsed float64, inv invocation) checkJSON {
 	if rep.Trials == 0 {
 		nan := math.NaN()
 		rep.AlphaHat, rep.MeanAccepted, rep.MeanEmitted, rep.EmittedCI = nan, nan, nan, [2]float64{nan, nan}
 	}
-	return checkJSON{Report: rep, Elapsed: elapsed}
+	inv.cost.finish(rep.Trials, elapsed)
+	next := nextSteps(rep, inv)
+	if next == nil {
+		next = []nextStep{}
+	}
+	return checkJSON{Report: rep, Elapsed: elapsed, Next: next}
 }
 
 func checkCommand() *cli.Command {
@@ -72,8 +80,9 @@ func checkCommand() *cli.Command {
 			ctx, stop := signalContext(c.Context)
 			defer stop()
 			bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d", req.Algo, seed), req.Trials, "trials")
-			req.Progress = bar.update
 			start := time.Now()
+			cost := &costModel{start: start}
+			req.Progress = func(done, total int64) { cost.progress(done); bar.update(done, total) }
 			rep, err := resolve.Run(ctx, req)
 			bar.done(errors.Is(err, diag.ErrUsage))
 			if err != nil && (ctx.Err() == nil || errors.Is(err, diag.ErrUsage)) {
@@ -82,7 +91,7 @@ func checkCommand() *cli.Command {
 			if ctx.Err() != nil && rep.Verdict == "" {
 				return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
-			out := newCheckJSON(rep, time.Since(start).Seconds())
+			out := newCheckJSON(rep, time.Since(start).Seconds(), newInvocation(c, algos.IsTree(req.Algo), rep.Draft, *cost))
 			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
 				return werr
 			}
@@ -180,8 +189,8 @@ func printCheck(w io.Writer, o checkJSON) {
 		}
 		fmt.Fprintf(w, "row kind %q: %s (%s; %d trials, %d invalid outcomes, mean emitted %.3f)\n", k.Kind, k.Verdict, tests, k.Trials, k.Invalid, k.MeanEmitted)
 	}
-	for _, s := range nextSteps(o.Report, o.Elapsed) {
-		fmt.Fprintf(w, "next: %s\n", l(s))
+	for _, n := range o.Next {
+		fmt.Fprintf(w, "next: %s\n      (%s)\n", l(n.Command), l(n.Why))
 	}
 	f := func(v float64) string { return table.Fixed(v, true, 4) }
 	fmt.Fprintf(w, "alpha_hat %s, mean accepted %s, mean emitted %s [%s, %s]\n", f(o.AlphaHat), f(o.MeanAccepted), f(o.MeanEmitted), f(o.EmittedCI[0]), f(o.EmittedCI[1]))
@@ -197,48 +206,6 @@ func printCheck(w io.Writer, o checkJSON) {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
 			l(t.Name), t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, l(t.Quantity))
 	}
-}
-
-// nextSteps says what would show more than this check did: for a check that
-// detected nothing, the trials that halve every detectable TV, and the
-// conformance test to the lossless rule whose law explains the outcomes
-// best; for a violation, the rule or planted bug the outcomes look like.
-func nextSteps(r resolve.Report, elapsed float64) []string {
-	var out []string
-	best := func(lossless bool) (check.Fit, bool) {
-		for _, f := range r.Fits {
-			if f.Lossless || !lossless {
-				return f, true
-			}
-		}
-		return check.Fit{}, false
-	}
-	switch r.Verdict {
-	case check.NotDetected, check.Inconclusive:
-		if r.MoreTrials > 0 && r.Trials > 0 {
-			s := fmt.Sprintf("--trials %d would detect about half the TV (%.3g in the finest test)", r.MoreTrials, r.MinDetectableTV/2)
-			if elapsed > 0 {
-				s += fmt.Sprintf(", about %.0f s at this run's rate", elapsed*float64(r.MoreTrials)/float64(r.Trials))
-			}
-			out = append(out, s)
-		}
-		if f, ok := best(true); ok && r.Mode == "lossless" {
-			out = append(out, fmt.Sprintf("--conform %s tests the outcomes given the drafts against %s's exact law (of the harness's lossless rules its law explains the outcomes best, mean log-likelihood %.4g over %d steps); a conformance test sees a deviation in how drafts are accepted, such as a temperature mismatch, with far fewer trials than the tests of the emitted law", f.Name, f.Name, f.MeanLogLik, f.Steps))
-		} else if r.Mode == "lossless" && r.Algorithm != "token" {
-			// an in-process rule has no fits (they cost O(rules·γ·V) a
-			// step); say which test would see an acceptance bug sooner
-			out = append(out, "if this rule is meant to implement a named lossless rule R (token verification: --conform token), --conform R tests the outcomes given the drafts against R's exact law; it sees a deviation in how drafts are accepted, such as a temperature mismatch, with far fewer trials than the tests of the emitted law")
-		}
-	case check.Violated:
-		if f, ok := best(false); ok {
-			kind := "the rule"
-			if !f.Lossless {
-				kind = "the lossy rule or planted bug"
-			}
-			out = append(out, fmt.Sprintf("the outcomes given the drafts look most like %s %s (%s; mean log-likelihood %.4g over %d steps): a first hypothesis", kind, f.Name, f.Summary, f.MeanLogLik, f.Steps))
-		}
-	}
-	return out
 }
 
 // levelLimits refuses a --level or --power outside (0, 1).

@@ -5,6 +5,7 @@ import (
 	"github.com/specsim/specsim/resolve"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -58,6 +59,13 @@ func checkBatchMem(src sim.Source, gamma, batch int, budget int64) error {
 	}
 	need := sim.MulBytes(int64(batch), batchStepBytes+sim.MulBytes(int64(2*gamma+1), int64(v), batchValueBytes))
 	return sim.CheckMem(fmt.Sprintf("a batch of %d steps (gamma = %d, V = %d)", batch, gamma, v), need, budget, "use a smaller --batch")
+}
+
+// externalJSON is the JSON form of 'simulate check --external': the
+// external report and the next steps.
+type externalJSON struct {
+	external.Report
+	Next []nextStep `json:"next"`
 }
 
 // checkExternal is 'simulate check --external CMD': it builds the source
@@ -141,7 +149,8 @@ func checkExternal(c *cli.Context) error {
 	ctx, stop := signalContext(c.Context)
 	defer stop()
 	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check --external %q (%s mode), seed %d", cfg.Command, cfg.Mode, seed), cfg.Check.Trials, "trials")
-	cfg.Check.Progress = bar.update
+	cost := &costModel{start: time.Now()}
+	cfg.Check.Progress = func(done, total int64) { cost.progress(done); bar.update(done, total) }
 	rep, err := external.Run(ctx, src, cfg)
 	bar.done(err != nil && ctx.Err() == nil)
 	if err != nil && ctx.Err() == nil {
@@ -153,8 +162,9 @@ func checkExternal(c *cli.Context) error {
 		// in (the verdict and its exit code stand, with a note)
 		rep.Interrupted = true
 	}
-	if werr := printResult(c, rep, func(w io.Writer) {
-		printCheck(w, newCheckJSON(rep.Report, rep.Elapsed))
+	out := newCheckJSON(rep.Report, rep.Elapsed, newInvocation(c, cfg.Mode == external.Tree, rep.Draft, *cost))
+	if werr := printResult(c, externalJSON{rep, out.Next}, func(w io.Writer) {
+		printCheck(w, out)
 		for _, comp := range rep.Components {
 			fmt.Fprintf(w, "component %s: %s (%s)\n", escape.Line(comp.Name), comp.Verdict, escape.Line(comp.Detail))
 		}

@@ -15,7 +15,7 @@ import (
 // stopped before its first step, a tree generation's mean β.
 func TestNothingMeasuredPrintsNA(t *testing.T) {
 	var b bytes.Buffer
-	printCheck(&b, newCheckJSON(resolve.Report{}, 0))
+	printCheck(&b, newCheckJSON(resolve.Report{}, 0, invocation{}))
 	if out := b.String(); !strings.Contains(out, "alpha_hat n/a, mean accepted n/a, mean emitted n/a [n/a, n/a]") {
 		t.Errorf("check with 0 trials:\n%s", out)
 	}
