@@ -152,6 +152,9 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 				kinds = append(kinds, r.String())
 			}
 			rep.Rows, cfg.Check.RowKinds = strings.Join(kinds, ";"), kinds
+			for _, r := range cfg.Rows {
+				cfg.Check.KindGammas = append(cfg.Check.KindGammas, r.gammaOf(cfg.Gamma))
+			}
 			if err := kindMem(cfg, len(kinds)); err != nil {
 				return rep, usage(err)
 			}

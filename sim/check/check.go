@@ -104,6 +104,10 @@ type Config struct {
 	// conformance test to a rule whose draft length those rows do not
 	// use, say).
 	LawKindsOff []string
+	// KindGammas, when set (one entry per row kind), is each kind's draft
+	// length: rows of a kind with a shorter one than Gamma see only its
+	// drafts, and the candidates' fits score them at it.
+	KindGammas []int
 	// MemBudget is the most bytes the check's own input-sized storage may
 	// take (0: sim.DefaultMemBudget): its per-state tallies and PIT tables,
 	// one per worker and the total, and its batches of draft trees. A
@@ -360,6 +364,8 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("check: power = %g; use a power in (level, 1)", c.Power)
 	case c.Gamma < 1 || c.Gamma > sim.MaxGamma:
 		return fmt.Errorf("check: gamma = %d; use 1 <= gamma <= %d", c.Gamma, sim.MaxGamma)
+	case c.KindGammas != nil && len(c.KindGammas) != len(c.RowKinds):
+		return fmt.Errorf("check: %d kind draft lengths for %d row kinds; give one per kind", len(c.KindGammas), len(c.RowKinds))
 	case c.LawKindsOff != nil && len(c.LawKindsOff) != len(c.RowKinds):
 		return fmt.Errorf("check: %d law-kinds-off entries for %d row kinds; give one per kind", len(c.LawKindsOff), len(c.RowKinds))
 	}

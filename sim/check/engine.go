@@ -264,6 +264,9 @@ type scratch struct {
 	mass []float64 // the law test's block masses (lawBlocks)
 	tlaw sim.TreeLaw
 	path []int
+	// fitBlock is a round's block cut to its row kind's draft length
+	// (kindBlock)
+	fitBlock sim.Block
 }
 
 func (t *tally) record(accepted, examined, emitted int) {
@@ -552,14 +555,7 @@ func (rn *runner) record1(t *tally, r *run.Round) error {
 	g := w.g
 	t.record(o.Accepted, min(o.Accepted+1, g), o.Emitted())
 	if r.Trial < rn.fitSteps && sim.CheckOutcome(b, o) == nil {
-		for i, c := range rn.cfg.Candidates {
-			lp := fitFloor
-			if c.Law.Law(b, &sc.law) == nil && sc.law.At(o.Accepted, o.Next) > 0 {
-				lp = math.Log(sc.law.At(o.Accepted, o.Next))
-			}
-			t.fit[i] += max(lp, fitFloor)
-		}
-		t.fitN++
+		rn.fit(t, rn.kindBlock(r, b, &sc.fitBlock), o)
 	}
 	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
 		rn.rule.Law.Law(b, &sc.law)
@@ -794,6 +790,36 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 		rn.poolKinds(tot)
 	}
 	return tot, done, err
+}
+
+// fit adds the log-probability of outcome o given the drafts of b under
+// every candidate's law to t's fits.
+func (rn *runner) fit(t *tally, b *sim.Block, o sim.Outcome) {
+	sc := t.sc
+	for i, c := range rn.cfg.Candidates {
+		lp := fitFloor
+		if o.Accepted <= len(b.Tokens) && c.Law.Law(b, &sc.law) == nil && sc.law.At(o.Accepted, o.Next) > 0 {
+			lp = math.Log(sc.law.At(o.Accepted, o.Next))
+		}
+		t.fit[i] += max(lp, fitFloor)
+	}
+	t.fitN++
+}
+
+// kindBlock is b as the row of round r saw it: its first γ_k drafts
+// where the row's kind drafts γ_k < γ (Config.KindGammas), written into
+// dst (no copy of the rows), else b.
+func (rn *runner) kindBlock(r *run.Round, b *sim.Block, dst *sim.Block) *sim.Block {
+	if rn.cfg.KindGammas == nil {
+		return b
+	}
+	gk := rn.cfg.KindGammas[rn.kindOf(r)]
+	if gk <= 0 || gk >= len(b.Tokens) {
+		return b
+	}
+	*dst = *b
+	dst.Tokens, dst.Q, dst.P = b.Tokens[:gk], b.Q[:gk], b.P[:gk+1]
+	return dst
 }
 
 // tests turns the merged tally into the pending tests: of every trial

@@ -161,3 +161,43 @@ func BenchmarkRowKinds(b *testing.B) {
 		})
 	}
 }
+
+// shortKind runs token verification on every block, cut to its first two
+// drafts on odd contexts (row kind "b" of two, drafting γ = 2 of γ = 4),
+// as an engine serving requests of their own draft length does.
+type shortKind struct{ token sim.Algorithm }
+
+func (s shortKind) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	for i := range bs {
+		b := bs[i]
+		if b.Ctx%2 == 1 {
+			b.Tokens, b.Q, b.P = b.Tokens[:2], b.Q[:2], b.P[:3]
+		}
+		outs[i] = s.token.Accept(rng, &b)
+	}
+	return nil
+}
+
+// Fits score each row at its own draft length (Config.KindGammas): a
+// correct token verifier whose kind-b rows draft γ = 2 of γ = 4 is
+// explained best by token verification. Scored at γ = 4, those rows'
+// outcomes (a bonus token after two accepted drafts) are impossible
+// under token's law and mutant-exact-match-resample ranked first.
+func TestFitsAtKindGamma(t *testing.T) {
+	t.Parallel()
+	pl := pool(t, "dirichlet:V=64,contexts=8", 4)
+	src := sim.Source{Spec: pl.Name, BlockSource: pl}
+	var cands []check.Candidate
+	for _, name := range []string{"token", "exact-match", "mutant-resample-p", "mutant-exact-match-resample"} {
+		e, _ := algos.Lookup(name)
+		cands = append(cands, check.Candidate{Name: name, Lossless: !e.Mutant, Law: rule(t, name).(sim.Lawer)})
+	}
+	res, err := check.Check(context.Background(), src, check.Rule{Name: "engine", Steps: shortKind{rule(t, "token")}},
+		check.Config{Trials: 8000, Seed: 3, Batch: 16, RowKinds: []string{"a", "b"}, KindGammas: []int{4, 2}, Candidates: cands})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fits) == 0 || res.Fits[0].Name != "token" {
+		t.Errorf("fits %+v; want token first", res.Fits)
+	}
+}
