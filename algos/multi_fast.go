@@ -143,3 +143,53 @@ func isIn(s []int, y int) bool {
 	}
 	return false
 }
+
+// massBlock is the block length of sampleMassBlocks' checkpoints.
+const massBlock = 256
+
+// sampleMassBlocks is sampleMass with the same result bit for bit in about
+// one pass instead of two: the summing pass records the running sum at the
+// end of each block, which is the very value the scan would hold there
+// (the same additions in the same order), so the scan starts at the first
+// block whose running sum passes u·Σw.
+func sampleMassBlocks(u float64, w []float64) int {
+	var ends [(1 << 17) / massBlock]float64 // V up to 131,072; sampleMass beyond
+	nb := (len(w) + massBlock - 1) / massBlock
+	if nb > len(ends) {
+		return sampleMass(u, w)
+	}
+	// Adding max(v, 0) adds exactly what sampleMass adds (a zero leaves
+	// s unchanged) without a branch on the sign; a NaN, which sampleMass
+	// skips, goes to sampleMass.
+	s := 0.0
+	for b := range nb {
+		for _, v := range w[b*massBlock : min(len(w), (b+1)*massBlock)] {
+			s += max(v, 0)
+		}
+		ends[b] = s
+	}
+	if s != s {
+		return sampleMass(u, w)
+	}
+	last := len(w) - 1
+	for last >= 0 && !(w[last] > 0) {
+		last--
+	}
+	target := u * s
+	c := 0.0
+	for b := range nb {
+		if !(ends[b] > target) {
+			c = ends[b]
+			continue
+		}
+		for i, v := range w[b*massBlock : min(len(w), (b+1)*massBlock)] {
+			if v > 0 {
+				if c += v; c > target {
+					return b*massBlock + i
+				}
+			}
+		}
+		break // rounding cannot get here: the block's sum passed target
+	}
+	return last
+}

@@ -1,0 +1,164 @@
+package algos
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// kseqRhoDirect is KSeqRho as first written: the same bisection with b(ρ)
+// summed over every token in index order at each step.
+func kseqRhoDirect(p, q sim.Row, m int) (rho, b float64) {
+	bAt := func(rho float64) float64 {
+		s := 0.0
+		for i := 0; i < p.Len(); i++ {
+			s += math.Min(q.At(i), p.At(i)/rho)
+		}
+		return s
+	}
+	ok := func(rho float64) (bool, float64) {
+		b := bAt(rho)
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
+		}
+		return c <= rho, b
+	}
+	if good, b1 := ok(1); good {
+		return 1, b1
+	}
+	lo, hi := 1.0, float64(m)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if good, _ := ok(mid); good {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	_, b = ok(hi)
+	return hi, b
+}
+
+// TestKSeqRhoSplit checks the split evaluation of KSeqRho against the
+// direct bisection on 400 random pairs (V from 2 to 3,000, zeros planted in
+// p and q, peaked and flat rows, m = 1…8): ρ* and b(ρ*) agree to 1e-9
+// relative (they differ only by the order of the additions), and at m = 1
+// ρ* = 1 whatever the pair, which KSeq.step relies on to skip the search.
+func TestKSeqRhoSplit(t *testing.T) {
+	rng := sim.NewRand(7, sim.StreamID("kseq-split"))
+	for trial := range 400 {
+		v := 2 + rng.IntN(3000)
+		if trial%4 == 0 {
+			v = 2 + rng.IntN(6)
+		}
+		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
+		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
+		m := 1 + trial%8
+		rho, b := KSeqRho(sim.F64(p), sim.F64(q), m)
+		rho0, b0 := kseqRhoDirect(sim.F64(p), sim.F64(q), m)
+		if math.Abs(rho-rho0) > 1e-9*rho0 || math.Abs(b-b0) > 1e-9*math.Max(b0, 1e-300) {
+			t.Fatalf("trial %d V=%d m=%d: split gives ρ* = %.17g, b = %.17g; direct %.17g, %.17g", trial, v, m, rho, b, rho0, b0)
+		}
+		if m == 1 && rho != 1 {
+			t.Fatalf("trial %d: ρ* = %g at m = 1", trial, rho)
+		}
+	}
+}
+
+// TestSampleMassBlocks checks that the checkpointed inverse-CDF sampler
+// returns sampleMass's index bit for bit: 2,000 weight vectors (lengths
+// across block boundaries, zeros and negative entries, an all-zero vector)
+// at 50 uniforms each, including 0 and the largest below 1.
+func TestSampleMassBlocks(t *testing.T) {
+	rng := sim.NewRand(9, sim.StreamID("sample-mass-blocks"))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(3*massBlock)
+		if trial%10 == 0 {
+			n = 1 + rng.IntN(40000)
+		}
+		w := make([]float64, n)
+		for i := range w {
+			switch rng.IntN(4) {
+			case 0:
+			case 1:
+				w[i] = -rng.Float64()
+			default:
+				w[i] = rng.ExpFloat64()
+			}
+		}
+		if trial == 0 {
+			clear(w)
+		}
+		for k := range 50 {
+			u := rng.Float64()
+			switch k {
+			case 0:
+				u = 0
+			case 1:
+				u = math.Nextafter(1, 0)
+			}
+			if got, want := sampleMassBlocks(u, w), sampleMass(u, w); got != want {
+				t.Fatalf("trial %d n=%d u=%.17g: %d, sampleMass %d", trial, n, u, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkTreeRules times every tree rule on the tree benchmark's
+// workload at V = 32,000, k = 4, depth 4 (what `simulate bench` runs),
+// one second each: go test ./algos -run '^$' -bench TreeRules -cpuprofile.
+func BenchmarkTreeRules(b *testing.B) {
+	for _, e := range AllTree() {
+		b.Run(e.Name, func(b *testing.B) {
+			r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: 4, Depth: 4, Beta: 0.7, Duration: time.Second, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.TreesPerCPUSecond, "trees/cpu-s")
+		})
+	}
+}
+
+// TestKSeqSample checks K-SEQ's sampling path against the one it replaced:
+// on 300 random pairs (V up to 3,000 and past the block length, zeros
+// planted, m = 1…6) and at 50 uniforms each (0 and the largest below 1
+// among them), kseqSample returns the token sampleMass draws from
+// kseqResidual's row (which the law uses): the same token for the same
+// uniform, but at u = 0 and u = 1- (where the sums' rounding order
+// decides) a token of positive weight.
+func TestKSeqSample(t *testing.T) {
+	rng := sim.NewRand(11, sim.StreamID("kseq-sample"))
+	for trial := range 300 {
+		v := 2 + rng.IntN(3000)
+		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
+		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
+		m := 1 + trial%6
+		rho, b := KSeqRho(sim.F64(p), sim.F64(q), m)
+		w := make([]float64, v)
+		kseqResidual(w, sim.F64(p), sim.F64(q), rho, b, m)
+		for k := range 50 {
+			u := rng.Float64()
+			switch k {
+			case 0:
+				u = 0
+			case 1:
+				u = math.Nextafter(1, 0)
+			}
+			got, want := kseqSample(u, sim.F64(p), sim.F64(q), rho, b, m), sampleMass(u, w)
+			if k < 2 && got >= 0 && w[got] > 0 {
+				continue // u = 0 or 1-: the token may differ by the sums' rounding, but has mass
+			}
+			if got != want {
+				t.Fatalf("trial %d V=%d m=%d u=%.17g: token %d, the direct path's %d", trial, v, m, u, got, want)
+			}
+		}
+	}
+}
