@@ -147,49 +147,62 @@ func isIn(s []int, y int) bool {
 // massBlock is the block length of sampleMassBlocks' checkpoints.
 const massBlock = 256
 
-// sampleMassBlocks is sampleMass with the same result bit for bit in about
-// one pass instead of two: the summing pass records the running sum at the
-// end of each block, which is the very value the scan would hold there
-// (the same additions in the same order), so the scan starts at the first
-// block whose running sum passes u·Σw.
+// sampleMassBlocks is sampleMass in about one pass instead of two: the
+// summing pass keeps four running sums per block of massBlock weights (so
+// the additions do not wait on each other) and records the total at each
+// block's end; the scan starts at the first block whose total passes
+// u·Σw. The sums differ from sampleMass's index order by rounding only, so
+// the token is sampleMass's but where u·Σw lies within rounding of a
+// cumulative sum (TestSampleMassBlocks). w must hold no NaN.
 func sampleMassBlocks(u float64, w []float64) int {
 	var ends [(1 << 17) / massBlock]float64 // V up to 131,072; sampleMass beyond
-	nb := (len(w) + massBlock - 1) / massBlock
+	n := len(w)
+	nb := (n + massBlock - 1) / massBlock
 	if nb > len(ends) {
 		return sampleMass(u, w)
 	}
-	// Adding max(v, 0) adds exactly what sampleMass adds (a zero leaves
-	// s unchanged) without a branch on the sign; a NaN, which sampleMass
-	// skips, goes to sampleMass.
 	s := 0.0
-	for b := range nb {
-		for _, v := range w[b*massBlock : min(len(w), (b+1)*massBlock)] {
-			s += max(v, 0)
+	for k := range nb {
+		blk := w[k*massBlock : min(n, (k+1)*massBlock)]
+		var s0, s1, s2, s3 float64
+		i := 0
+		for ; i+4 <= len(blk); i += 4 {
+			s0 += max(blk[i], 0) // a zero leaves the sum as sampleMass's skip does
+			s1 += max(blk[i+1], 0)
+			s2 += max(blk[i+2], 0)
+			s3 += max(blk[i+3], 0)
 		}
-		ends[b] = s
+		for ; i < len(blk); i++ {
+			s0 += max(blk[i], 0)
+		}
+		s += (s0 + s1) + (s2 + s3)
+		ends[k] = s
 	}
-	if s != s {
-		return sampleMass(u, w)
-	}
-	last := len(w) - 1
-	for last >= 0 && !(w[last] > 0) {
-		last--
+	if !(s > 0) {
+		return -1
 	}
 	target := u * s
-	c := 0.0
-	for b := range nb {
-		if !(ends[b] > target) {
-			c = ends[b]
+	cum := 0.0
+	for k := range nb {
+		if !(ends[k] > target) {
+			cum = ends[k]
 			continue
 		}
-		for i, v := range w[b*massBlock : min(len(w), (b+1)*massBlock)] {
-			if v > 0 {
-				if c += v; c > target {
-					return b*massBlock + i
+		last := -1
+		for i := k * massBlock; i < min(n, (k+1)*massBlock); i++ {
+			if v := w[i]; v > 0 {
+				last = i
+				if cum += v; cum > target {
+					return i
 				}
 			}
 		}
-		break // rounding cannot get here: the block's sum passed target
+		return last // rounding: the block's total passed target, its scan not
 	}
-	return last
+	for i := n - 1; i >= 0; i-- { // rounding: u·s at or above s
+		if w[i] > 0 {
+			return i
+		}
+	}
+	return -1
 }

@@ -623,20 +623,35 @@ func (k KSeq) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(k, t
 // and one for the emitted token.
 type TargetOnly struct{}
 
+// step reads p only at the children until all are rejected (they are
+// distinct, so r(x) = p(x) when x is examined), and only then writes r.
 func (TargetOnly) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
-	r := t.Scratch(0)
-	loadRow(r, nd.P)
 	rem := 1.0
 	for _, c := range nd.Kids {
-		x := t.Nodes[c].Token
-		if rng.Float64() < r[x]/rem {
+		px := nd.P.At(t.Nodes[c].Token)
+		if rng.Float64() < px/rem {
 			return c, 0
 		}
-		rem -= r[x]
-		r[x] = 0
+		rem -= px
 	}
-	return -1, sampleMass(rng.Float64(), r)
+	r := t.Scratch(0)
+	loadRowFast(r, nd.P)
+	for _, c := range nd.Kids {
+		r[t.Nodes[c].Token] = 0
+	}
+	return -1, sampleMassBlocks(rng.Float64(), r)
+}
+
+// loadRowFast is loadRow over the row's own storage.
+func loadRowFast(dst []float64, r sim.Row) {
+	if r32, r64 := r.Data(); r32 != nil {
+		for i, v := range r32[:len(dst)] {
+			dst[i] = float64(v)
+		}
+	} else {
+		copy(dst, r64)
+	}
 }
 
 func (TargetOnly) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
@@ -693,13 +708,27 @@ func (GreedyDraft) parts(t *sim.Tree, n int, w []float64) (last int, a float64) 
 	return last, a
 }
 
+// step draws its first uniform before it writes the weights, which only a
+// rejection needs: acceptance is O(k).
 func (g GreedyDraft) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
-	w := t.Scratch(0)
-	last, a := g.parts(t, n, w)
-	if rng.Float64() < a {
+	nd := &t.Nodes[n]
+	m := len(nd.Draws)
+	last := nd.Draws[m-1]
+	rest := 1.0
+	for _, c := range nd.Draws[:m-1] {
+		rest -= nd.Q.At(t.Nodes[c].Token)
+	}
+	x := t.Nodes[last].Token
+	if rng.Float64() < math.Min(1, nd.P.At(x)*rest/nd.Q.At(x)) { // parts' a
 		return last, 0
 	}
-	y := sampleMass(rng.Float64(), w)
+	w := t.Scratch(0)
+	greedyWeights(w, nd.P, nd.Q, rest)
+	for _, c := range nd.Draws[:m-1] {
+		y := t.Nodes[c].Token
+		w[y] = nd.P.At(y)
+	}
+	y := sampleMassBlocks(rng.Float64(), w)
 	if y < 0 {
 		y = sim.SampleRow(rng.Float64(), t.Nodes[n].P)
 	}
@@ -727,6 +756,30 @@ func (g GreedyDraft) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 		} else {
 			emit[y] += m
 		}
+	}
+}
+
+// greedyWeights writes parts' weights max(0, p - q/rest) over the rows'
+// own storage.
+func greedyWeights(w []float64, p, q sim.Row, rest float64) {
+	p32, p64 := p.Data()
+	q32, q64 := q.Data()
+	switch {
+	case p32 != nil && q32 != nil:
+		greedyWeightsOf(w, p32, q32, rest)
+	case p64 != nil && q64 != nil:
+		greedyWeightsOf(w, p64, q64, rest)
+	default:
+		for i := range w {
+			w[i] = math.Max(0, p.At(i)-q.At(i)/rest)
+		}
+	}
+}
+
+func greedyWeightsOf[F float32 | float64](w []float64, p, q []F, rest float64) {
+	p, q = p[:len(w)], q[:len(w)]
+	for i := range w {
+		w[i] = max(0, float64(p[i])-float64(q[i])/rest) // as math.Max on numbers
 	}
 }
 
