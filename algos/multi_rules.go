@@ -292,9 +292,45 @@ func (w RRSWithout) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLa
 type KSeq struct{}
 
 // KSeqRho returns ρ* and b(ρ*) for target p, draft q and m i.i.d. draws.
-// It runs the bisection on [1, m] with the same midpoints as the direct
-// form (kseqRhoDirect in the tests: b(ρ) summed over V at each of its ~52
-// steps) in two phases. While a step's decision is certain it evaluates
+func KSeqRho(p, q sim.Row, m int) (rho, b float64) {
+	bAt := func(rho float64) float64 {
+		s := 0.0
+		for i := 0; i < p.Len(); i++ {
+			s += math.Min(q.At(i), p.At(i)/rho)
+		}
+		return s
+	}
+	ok := func(rho float64) (bool, float64) {
+		b := bAt(rho)
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
+		}
+		return c <= rho, b
+	}
+	if good, b1 := ok(1); good {
+		return 1, b1
+	}
+	lo, hi := 1.0, float64(m)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if good, _ := ok(mid); good {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	_, b = ok(hi)
+	return hi, b
+}
+
+// kseqRhoFast is KSeqRho for the sampler. It runs the bisection on [1, m]
+// with KSeqRho's midpoints (where KSeqRho sums b(ρ) over V at each of its
+// ~52 steps) in two phases. While a step's decision is certain it evaluates
 // b(x) = Σp/x - sim.ResidualMass(1/x, p, q) with the row kernels, whose
 // error (float32 rows: below 16·2^-24 of the masses, sim/row32.go) is far
 // inside the margin kseqMargin that the decision c(b ± kseqMargin) ≤ x
@@ -305,9 +341,10 @@ type KSeq struct{}
 //
 // with ρ_x = p(x)/q(x), and the remaining steps run on the few tokens in
 // the bracket, moving out those the next bracket leaves. The sums are the
-// direct form's, added in another order, so ρ* and b agree with it to
-// rounding (TestKSeqRhoSplit: 1e-9 relative); the law moves by rounding.
-func KSeqRho(p, q sim.Row, m int) (rho, b float64) {
+// direct form's, added in another order, so ρ* and b agree with KSeqRho's
+// to rounding (TestKSeqRhoSplit: 1e-9 relative). The law (stepLaw) keeps
+// KSeqRho, bit for bit as before.
+func kseqRhoFast(p, q sim.Row, m int) (rho, b float64) {
 	if m <= 1 {
 		s := 0.0
 		for i := 0; i < p.Len(); i++ {
@@ -482,7 +519,7 @@ func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
 	rho, b := 1.0, 0.0
 	if len(nd.Draws) > 1 {
-		rho, b = KSeqRho(nd.P, nd.Q, len(nd.Draws))
+		rho, b = kseqRhoFast(nd.P, nd.Q, len(nd.Draws))
 	}
 	for _, c := range nd.Draws {
 		x := t.Nodes[c].Token

@@ -9,49 +9,13 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// kseqRhoDirect is KSeqRho as first written: the same bisection with b(ρ)
-// summed over every token in index order at each step.
-func kseqRhoDirect(p, q sim.Row, m int) (rho, b float64) {
-	bAt := func(rho float64) float64 {
-		s := 0.0
-		for i := 0; i < p.Len(); i++ {
-			s += math.Min(q.At(i), p.At(i)/rho)
-		}
-		return s
-	}
-	ok := func(rho float64) (bool, float64) {
-		b := bAt(rho)
-		c, pw := 0.0, 1.0
-		for range m {
-			c += pw
-			pw *= 1 - b
-		}
-		return c <= rho, b
-	}
-	if good, b1 := ok(1); good {
-		return 1, b1
-	}
-	lo, hi := 1.0, float64(m)
-	for range 100 {
-		mid := (lo + hi) / 2
-		if mid <= lo || mid >= hi {
-			break
-		}
-		if good, _ := ok(mid); good {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	_, b = ok(hi)
-	return hi, b
-}
-
-// TestKSeqRhoSplit checks the split evaluation of KSeqRho against the
+// TestKSeqRhoSplit checks the sampler's kseqRhoFast against KSeqRho's
 // direct bisection on 400 random pairs (V from 2 to 3,000, zeros planted in
 // p and q, peaked and flat rows, m = 1…8): ρ* and b(ρ*) agree to 1e-9
 // relative (they differ only by the order of the additions), and at m = 1
 // ρ* = 1 whatever the pair, which KSeq.step relies on to skip the search.
+// Every other pair is stored as float32 rows, which take the kernels'
+// float32 path, whose error kseqMargin covers.
 func TestKSeqRhoSplit(t *testing.T) {
 	rng := sim.NewRand(7, sim.StreamID("kseq-split"))
 	for trial := range 400 {
@@ -62,8 +26,12 @@ func TestKSeqRhoSplit(t *testing.T) {
 		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		m := 1 + trial%8
-		rho, b := KSeqRho(sim.F64(p), sim.F64(q), m)
-		rho0, b0 := kseqRhoDirect(sim.F64(p), sim.F64(q), m)
+		pr, qr := sim.F64(p), sim.F64(q)
+		if trial%2 == 1 { // float32 rows: the kernels' float32 path
+			pr, qr = sim.F32(toF32(p)), sim.F32(toF32(q))
+		}
+		rho, b := kseqRhoFast(pr, qr, m)
+		rho0, b0 := KSeqRho(pr, qr, m)
 		if math.Abs(rho-rho0) > 1e-9*rho0 || math.Abs(b-b0) > 1e-9*math.Max(b0, 1e-300) {
 			t.Fatalf("trial %d V=%d m=%d: split gives ρ* = %.17g, b = %.17g; direct %.17g, %.17g", trial, v, m, rho, b, rho0, b0)
 		}
@@ -71,6 +39,14 @@ func TestKSeqRhoSplit(t *testing.T) {
 			t.Fatalf("trial %d: ρ* = %g at m = 1", trial, rho)
 		}
 	}
+}
+
+func toF32(p []float64) []float32 {
+	r := make([]float32, len(p))
+	for i, v := range p {
+		r[i] = float32(v)
+	}
+	return r
 }
 
 // TestSampleMassBlocks checks that the block-summed inverse-CDF sampler
@@ -146,7 +122,7 @@ func TestKSeqSample(t *testing.T) {
 		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		m := 1 + trial%6
-		rho, b := KSeqRho(sim.F64(p), sim.F64(q), m)
+		rho, b := kseqRhoFast(sim.F64(p), sim.F64(q), m)
 		w := make([]float64, v)
 		kseqResidual(w, sim.F64(p), sim.F64(q), rho, b, m)
 		for k := range 50 {
