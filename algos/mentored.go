@@ -55,6 +55,24 @@ import (
 // Randomness: as Token, one uniform per examined position, one for the
 // emitted token. The per-position solve (a sort, O(V log V)) is skipped
 // when u < p/q, which accepts under every budget.
+//
+// Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
+// does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
+// and, unless the draft is accepted outright, the sort and the breakpoints
+// (O(V log V), about 3 ms at V = 32,000 on the machine below). Positions
+// are examined until the first rejection, so the mean number of solves per
+// step, and the mean time per step, grow with γ: simulate bench --algo
+// mentored --vocab 32000 --count 6 gave 3.1, 7.4 and 9.7 ms CPU per step at
+// γ = 2, 4 and 8 (load average 20 on 2 cores). Orders the other way (the
+// throughput table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4) are
+// sampling error, not a property of the rule: a step costs between 0 and γ
+// solves, a timed run of 0.1 s covers only 2 to 30 steps (fewer under
+// load, since the duration is wall time), and repeated runs restart the
+// same rows and seed, so they replay the same first steps rather than
+// sample new ones (runs with equal step counts report equal emitted/step).
+// Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load average 10 to 14)
+// the median CPU time per step ranged from 2.6 to 6.1 ms at γ = 2 and from
+// 4.8 to 9.3 ms at γ = 4: a γ = 2 sample above a γ = 4 one.
 type Mentored struct {
 	D      float64
 	Bisect bool
