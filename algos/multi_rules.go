@@ -360,34 +360,7 @@ func kseqRhoFast(p, q sim.Row, m int) (rho, b float64) {
 		}
 		return c
 	}
-	lo, hi := 1.0, float64(m)
-	sp := p.Sum()
-	steps := 0
-	for ; steps < 100; steps++ {
-		x := lo
-		if steps > 0 {
-			x = (lo + hi) / 2
-		}
-		if x <= lo && steps > 0 || x >= hi {
-			break
-		}
-		bt := sp/x - sim.ResidualMass(1/x, p, q)
-		good := c(bt-kseqMargin) <= x-1e-12 // c falls as b grows
-		if !good && !(c(bt+kseqMargin) > x+1e-12) {
-			break // uncertain: decide exactly
-		}
-		if steps == 0 {
-			if good {
-				break // ρ* = 1: the exact phase confirms it
-			}
-			continue
-		}
-		if good {
-			hi = x
-		} else {
-			lo = x
-		}
-	}
+	lo, hi, steps := kseqCoarse(p, q, m, c)
 	sc := kseqPool.Get().(*kseqScratch)
 	defer kseqPool.Put(sc)
 	mid, pl, qh := sc.split(p, q, lo, hi)
@@ -431,6 +404,41 @@ func kseqRhoFast(p, q sim.Row, m int) (rho, b float64) {
 	return hi, bAt(hi)
 }
 
+// kseqCoarse runs kseqRhoFast's first phase: the bisection's steps (step
+// 0 is the test at ρ = 1) while the kernel's b decides them by
+// kseqMargin. It returns the bracket and the steps taken; steps = 0 means
+// the test at ρ = 1 was left to the exact phase.
+func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, steps int) {
+	lo, hi = 1.0, float64(m)
+	sp := p.Sum()
+	for ; steps < 100; steps++ {
+		x := lo
+		if steps > 0 {
+			x = (lo + hi) / 2
+		}
+		if x <= lo && steps > 0 || x >= hi {
+			break
+		}
+		bt := sp/x - sim.ResidualMass(1/x, p, q)
+		good := c(bt-kseqMargin) <= x-1e-12 // c falls as b grows
+		if !good && !(c(bt+kseqMargin) > x+1e-12) {
+			break // uncertain: decide exactly
+		}
+		if steps == 0 {
+			if good {
+				break // ρ* = 1: the exact phase confirms it
+			}
+			continue
+		}
+		if good {
+			hi = x
+		} else {
+			lo = x
+		}
+	}
+	return lo, hi, steps
+}
+
 // kseqMargin bounds the error of KSeqRho's kernel evaluations of b: the
 // float32 kernels' error is below 16·2^-24·(Σ p/x + Σ q) ≤ 2e-6.
 const kseqMargin = 1e-5
@@ -450,6 +458,7 @@ func (sc *kseqScratch) split(p, q sim.Row, lo, hi float64) ([]kseqItem, float64,
 	return splitRows(sc.mid[:0], p.Float64s(nil), q.Float64s(nil), lo, hi)
 }
 
+// splitRows is split over the rows' own storage.
 func splitRows[F float32 | float64](mid []kseqItem, p, q []F, lo, hi float64) ([]kseqItem, float64, float64) {
 	q = q[:len(p)]
 	pick := func(x, y float64) (float64, float64, bool) {
@@ -557,6 +566,7 @@ func kseqSample(u float64, p, q sim.Row, rho, b float64, m int) int {
 	return kseqSampleRows(u, p.Float64s(nil), q.Float64s(nil), rho, c)
 }
 
+// kseqSampleRows is kseqSample over the rows' own storage, with c = c(ρ*).
 func kseqSampleRows[F float32 | float64](u float64, p, q []F, rho, c float64) int {
 	q = q[:len(p)]
 	w := func(i int) float64 {
@@ -813,6 +823,7 @@ func greedyWeights(w []float64, p, q sim.Row, rest float64) {
 	}
 }
 
+// greedyWeightsOf is greedyWeights over the rows' own storage.
 func greedyWeightsOf[F float32 | float64](w []float64, p, q []F, rest float64) {
 	p, q = p[:len(w)], q[:len(w)]
 	for i := range w {
