@@ -361,6 +361,12 @@ func kseqRhoFast(p, q sim.Row, m int) (rho, b float64) {
 		return c
 	}
 	lo, hi, steps := kseqCoarse(p, q, m, c)
+	return kseqFinish(p, q, m, c, lo, hi, steps)
+}
+
+// kseqFinish runs kseqRhoFast's exact phase from kseqCoarse's bracket: ρ*
+// lies in [lo, hi] (steps = 0: ρ* may be 1 = lo).
+func kseqFinish(p, q sim.Row, m int, c func(float64) float64, lo, hi float64, steps int) (rho, b float64) {
 	sc := kseqPool.Get().(*kseqScratch)
 	defer kseqPool.Put(sc)
 	mid, pl, qh := sc.split(p, q, lo, hi)
@@ -524,17 +530,50 @@ func kseqResidual(dst []float64, p, q sim.Row, rho, b float64, m int) {
 // node with one draw ρ* = 1 and c(ρ*) = 1 whatever b is (TestKSeqRhoSplit),
 // so only a node with several draws searches ρ*, and only a rejection
 // writes the residual.
+//
+// With several draws it first brackets ρ* by kseqCoarse alone and finishes
+// the search (a pass over V) only when a draw's test u < p/(ρ* q) is not
+// settled by the bracket (u between p/(hi·q) and p/(lo·q), a band of
+// relative width about 1e-5) or all draws are rejected: the test's
+// rounded value falls as ρ grows, so the bracket's ends bound it.
 func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
+	m := len(nd.Draws)
 	rho, b := 1.0, 0.0
-	if len(nd.Draws) > 1 {
-		rho, b = kseqRhoFast(nd.P, nd.Q, len(nd.Draws))
-	}
-	for _, c := range nd.Draws {
-		x := t.Nodes[c].Token
-		if rng.Float64() < nd.P.At(x)/(rho*nd.Q.At(x)) {
-			return c, 0
+	lo, hi, exact := 1.0, 1.0, true
+	var steps int
+	c := func(b float64) float64 {
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
 		}
+		return c
+	}
+	if m > 1 {
+		lo, hi, steps = kseqCoarse(nd.P, nd.Q, m, c)
+		exact = false
+	}
+	for _, d := range nd.Draws {
+		x := t.Nodes[d].Token
+		px, qx := nd.P.At(x), nd.Q.At(x)
+		u := rng.Float64()
+		if !exact {
+			if u < px/(hi*qx) {
+				return d, 0
+			}
+			if !(u < px/(lo*qx)) {
+				continue
+			}
+			rho, b = kseqFinish(nd.P, nd.Q, m, c, lo, hi, steps)
+			exact = true
+		}
+		if u < px/(rho*qx) {
+			return d, 0
+		}
+	}
+	if !exact {
+		rho, b = kseqFinish(nd.P, nd.Q, m, c, lo, hi, steps)
 	}
 	if y := kseqSample(rng.Float64(), nd.P, nd.Q, rho, b, len(nd.Draws)); y >= 0 {
 		return -1, y
