@@ -608,15 +608,14 @@ func kseqSample(u float64, p, q sim.Row, rho, b float64, m int) int {
 // kseqSampleRows is kseqSample over the rows' own storage, with c = c(ρ*).
 func kseqSampleRows[F float32 | float64](u float64, p, q []F, rho, c float64) int {
 	q = q[:len(p)]
-	w := func(i int) float64 {
+	one := rho == 1            // px/1 = px: the same weights without a division
+	w := func(i int) float64 { // one closure, never reassigned, so it inlines
 		px := float64(p[i])
-		return max(0, px-min(float64(q[i]), px/rho)*c)
-	}
-	if rho == 1 { // px/1 = px: the same weights without a division
-		w = func(i int) float64 {
-			px := float64(p[i])
-			return max(0, px-min(float64(q[i]), px)*c)
+		r := px
+		if !one {
+			r = px / rho
 		}
+		return max(0, px-min(float64(q[i]), r)*c)
 	}
 	n := len(p)
 	var ends [(1 << 17) / massBlock]float64
