@@ -411,8 +411,8 @@ func kseqFinish(p, q sim.Row, m int, c func(float64) float64, lo, hi float64, st
 }
 
 // kseqCoarse runs kseqRhoFast's first phase: the bisection's steps (step
-// 0 is the test at ρ = 1) while the kernel's b decides them by
-// kseqMargin. It returns the bracket and the steps taken; steps = 0 means
+// 0 is the test at ρ = 1) while the kernel's b decides them by kseqMargin
+// and the bracket is wider than kseqWidth. It returns the bracket and the steps taken; steps = 0 means
 // the test at ρ = 1 was left to the exact phase.
 func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, steps int) {
 	lo, hi = 1.0, float64(m)
@@ -422,7 +422,7 @@ func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, s
 		if steps > 0 {
 			x = (lo + hi) / 2
 		}
-		if x <= lo && steps > 0 || x >= hi {
+		if x <= lo && steps > 0 || x >= hi || hi-lo <= kseqWidth*lo {
 			break
 		}
 		bt := sp/x - sim.ResidualMass(1/x, p, q)
@@ -444,6 +444,11 @@ func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, s
 	}
 	return lo, hi, steps
 }
+
+// kseqWidth is the relative bracket width at which kseqCoarse stops: a
+// draw's test is then settled by the bracket unless its uniform falls in a
+// band about this wide, and the exact phase starts from the tokens inside.
+const kseqWidth = 1e-3
 
 // kseqMargin bounds the error of KSeqRho's kernel evaluations of b: the
 // float32 kernels' error is below 16·2^-24·(Σ p/x + Σ q) ≤ 2e-6.
@@ -534,7 +539,7 @@ func kseqResidual(dst []float64, p, q sim.Row, rho, b float64, m int) {
 // With several draws it first brackets ρ* by kseqCoarse alone and finishes
 // the search (a pass over V) only when a draw's test u < p/(ρ* q) is not
 // settled by the bracket (u between p/(hi·q) and p/(lo·q), a band of
-// relative width about 1e-5) or all draws are rejected: the test's
+// relative width at most about kseqWidth) or all draws are rejected: the test's
 // rounded value falls as ρ grows, so the bracket's ends bound it.
 func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
