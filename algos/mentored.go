@@ -1,7 +1,6 @@
 package algos
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,6 +54,24 @@ import (
 // Randomness: as Token, one uniform per examined position, one for the
 // emitted token. The per-position solve (a sort, O(V log V)) is skipped
 // when u < p/q, which accepts under every budget.
+//
+// Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
+// does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
+// and, unless the draft is accepted outright, the sort and the breakpoints
+// (O(V log V), about 3 ms at V = 32,000 on the machine below). Positions
+// are examined until the first rejection, so the mean number of solves per
+// step, and the mean time per step, grow with γ: simulate bench --algo
+// mentored --vocab 32000 --count 6 gave 3.1, 7.4 and 9.7 ms CPU per step at
+// γ = 2, 4 and 8 (load average 20 on 2 cores). Orders the other way (the
+// throughput table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4) are
+// sampling error, not a property of the rule: a step costs between 0 and γ
+// solves, a timed run of 0.1 s covers only 2 to 30 steps (fewer under
+// load, since the duration is wall time), and repeated runs restart the
+// same rows and seed, so they replay the same first steps rather than
+// sample new ones (runs with equal step counts report equal emitted/step).
+// Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load average 10 to 14)
+// the median CPU time per step ranged from 2.6 to 6.1 ms at γ = 2 and from
+// 4.8 to 9.3 ms at γ = 4: a γ = 2 sample above a γ = 4 one.
 type Mentored struct {
 	D      float64
 	Bisect bool
@@ -176,12 +193,12 @@ func (m Mentored) solve(p, q sim.Row) MentoredSolution {
 	if m.D == 0 {
 		return MentoredSolution{A: 1, B: 1, Reject: 1 - sumMin(p, q), Acceptance: sumMin(p, q), Converged: true}
 	}
-	if kl := rowKL(p, q); kl <= m.D {
-		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: kl, D: m.D, Outright: true, Converged: true}
-	}
 	sc := getScratch()
 	defer putScratch(sc)
-	sc.load(p, q)
+	if kl := sc.collect(p, q); kl <= m.D { // rowKL(p, q), from the same logarithms load needs
+		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: kl, D: m.D, Outright: true, Converged: true}
+	}
+	sc.index()
 	var s MentoredSolution
 	if m.Bisect {
 		tol := m.Tol
@@ -232,8 +249,9 @@ func sumMin(p, q sim.Row) float64 {
 	return s
 }
 
-// item is one token with p or q positive, keyed by ρ = p/q.
-type item struct{ r, p, q float64 }
+// item is one token with p or q positive, keyed by ρ = p/q, with c = p·log ρ
+// (0 unless ρ is finite and positive).
+type item struct{ r, p, q, c float64 }
 
 // mscratch holds the sorted tokens and prefix sums of one solve.
 type mscratch struct {
@@ -253,18 +271,55 @@ func getScratch() *mscratch  { return scratchPool.Get().(*mscratch) }
 func putScratch(s *mscratch) { scratchPool.Put(s) }
 
 func (s *mscratch) load(p, q sim.Row) {
+	s.collect(p, q)
+	s.index()
+}
+
+// collect lists the tokens with p or q positive and returns KL(p‖q) as
+// rowKL computes it (the same terms p·log(p/q), added in index order;
+// +Inf when q misses a target token), so that a solve takes each
+// logarithm once.
+func (s *mscratch) collect(p, q sim.Row) float64 {
 	s.it = s.it[:0]
+	kl, inf := 0.0, false
 	for t := 0; t < p.Len(); t++ {
 		a, b := p.At(t), q.At(t)
 		switch {
 		case a == 0 && b == 0:
 		case b == 0:
-			s.it = append(s.it, item{math.Inf(1), a, 0})
+			s.it = append(s.it, item{math.Inf(1), a, 0, 0})
+			inf = true
+		case a == 0:
+			s.it = append(s.it, item{0, 0, b, 0})
 		default:
-			s.it = append(s.it, item{a / b, a, b})
+			r := a / b
+			c := a * math.Log(r)
+			kl += c
+			if !(r > 0) || math.IsInf(r, 1) { // ρ under- or overflowed: no term in cc
+				c = 0
+			}
+			s.it = append(s.it, item{r, a, b, c})
 		}
 	}
-	slices.SortFunc(s.it, func(x, y item) int { return cmp.Compare(x.r, y.r) })
+	if inf {
+		return math.Inf(1)
+	}
+	return math.Max(kl, 0)
+}
+
+// index sorts the collected tokens by ρ and builds the prefix sums.
+func (s *mscratch) index() {
+	// ρ is never NaN, so this orders as cmp.Compare does, without its
+	// NaN tests, and the sort makes the same moves.
+	slices.SortFunc(s.it, func(x, y item) int {
+		switch {
+		case x.r < y.r:
+			return -1
+		case x.r > y.r:
+			return 1
+		}
+		return 0
+	})
 	n := len(s.it)
 	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
 	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
@@ -272,11 +327,7 @@ func (s *mscratch) load(p, q sim.Row) {
 	for i, v := range s.it {
 		s.cp[i+1] = s.cp[i] + v.p
 		s.cq[i+1] = s.cq[i] + v.q
-		c := 0.0
-		if v.r > 0 && !math.IsInf(v.r, 1) {
-			c = v.p * math.Log(v.r)
-		}
-		s.cc[i+1] = s.cc[i] + c
+		s.cc[i+1] = s.cc[i] + v.c
 		if v.r == 0 {
 			s.z = i + 1
 		}

@@ -143,3 +143,66 @@ func isIn(s []int, y int) bool {
 	}
 	return false
 }
+
+// massBlock is the block length of sampleMassBlocks' checkpoints.
+const massBlock = 256
+
+// sampleMassBlocks is sampleMass in about one pass instead of two: the
+// summing pass keeps four running sums per block of massBlock weights (so
+// the additions do not wait on each other) and records the total at each
+// block's end; the scan starts at the first block whose total passes
+// u·Σw. The sums differ from sampleMass's index order by rounding only, so
+// the token is sampleMass's but where u·Σw lies within rounding of a
+// cumulative sum (TestSampleMassBlocks). w must hold no NaN.
+func sampleMassBlocks(u float64, w []float64) int {
+	var ends [(1 << 17) / massBlock]float64 // V up to 131,072; sampleMass beyond
+	n := len(w)
+	nb := (n + massBlock - 1) / massBlock
+	if nb > len(ends) {
+		return sampleMass(u, w)
+	}
+	s := 0.0
+	for k := range nb {
+		blk := w[k*massBlock : min(n, (k+1)*massBlock)]
+		var s0, s1, s2, s3 float64
+		i := 0
+		for ; i+4 <= len(blk); i += 4 {
+			s0 += max(blk[i], 0) // a zero leaves the sum as sampleMass's skip does
+			s1 += max(blk[i+1], 0)
+			s2 += max(blk[i+2], 0)
+			s3 += max(blk[i+3], 0)
+		}
+		for ; i < len(blk); i++ {
+			s0 += max(blk[i], 0)
+		}
+		s += (s0 + s1) + (s2 + s3)
+		ends[k] = s
+	}
+	if !(s > 0) {
+		return -1
+	}
+	target := u * s
+	cum := 0.0
+	for k := range nb {
+		if !(ends[k] > target) {
+			cum = ends[k]
+			continue
+		}
+		last := -1
+		for i := k * massBlock; i < min(n, (k+1)*massBlock); i++ {
+			if v := w[i]; v > 0 {
+				last = i
+				if cum += v; cum > target {
+					return i
+				}
+			}
+		}
+		return last // rounding: the block's total passed target, its scan not
+	}
+	for i := n - 1; i >= 0; i-- { // rounding: u·s at or above s
+		if w[i] > 0 {
+			return i
+		}
+	}
+	return -1
+}

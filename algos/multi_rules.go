@@ -3,6 +3,7 @@ package algos
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -327,6 +328,196 @@ func KSeqRho(p, q sim.Row, m int) (rho, b float64) {
 	return hi, b
 }
 
+// kseqRhoFast is KSeqRho for the sampler. It runs the bisection on [1, m]
+// with KSeqRho's midpoints (where KSeqRho sums b(ρ) over V at each of its
+// ~52 steps) in two phases. While a step's decision is certain it evaluates
+// b(x) = Σp/x - sim.ResidualMass(1/x, p, q) with the row kernels, whose
+// error (float32 rows: below 16·2^-24 of the masses, sim/row32.go) is far
+// inside the margin kseqMargin that the decision c(b ± kseqMargin) ≤ x
+// must hold by. Then one pass over V splits the tokens for the bracket
+// [lo, hi] left,
+//
+//	b(ρ) = Σ_{ρ_x ≤ lo} p(x)/ρ + Σ_{ρ_x ≥ hi} q(x) + Σ_{lo < ρ_x < hi} min(q(x), p(x)/ρ),
+//
+// with ρ_x = p(x)/q(x), and the remaining steps run on the few tokens in
+// the bracket, moving out those the next bracket leaves. The sums are the
+// direct form's, added in another order, so ρ* and b agree with KSeqRho's
+// to rounding (TestKSeqRhoSplit: 1e-9 relative). The law (stepLaw) keeps
+// KSeqRho, bit for bit as before.
+func kseqRhoFast(p, q sim.Row, m int) (rho, b float64) {
+	if m <= 1 {
+		s := 0.0
+		for i := 0; i < p.Len(); i++ {
+			s += min(q.At(i), p.At(i))
+		}
+		return 1, s
+	}
+	c := func(b float64) float64 {
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
+		}
+		return c
+	}
+	lo, hi, steps := kseqCoarse(p, q, m, c)
+	return kseqFinish(p, q, m, c, lo, hi, steps)
+}
+
+// kseqFinish runs kseqRhoFast's exact phase from kseqCoarse's bracket: ρ*
+// lies in [lo, hi] (steps = 0: ρ* may be 1 = lo).
+func kseqFinish(p, q sim.Row, m int, c func(float64) float64, lo, hi float64, steps int) (rho, b float64) {
+	sc := kseqPool.Get().(*kseqScratch)
+	defer kseqPool.Put(sc)
+	mid, pl, qh := sc.split(p, q, lo, hi)
+	defer func() { sc.mid = mid[:0] }()
+	bAt := func(rho float64) float64 {
+		s := 0.0
+		for _, v := range mid {
+			s += min(v.q, v.p/rho)
+		}
+		return qh + pl/rho + s
+	}
+	if steps == 0 {
+		if b1 := bAt(1); c(b1) <= 1 {
+			return 1, b1
+		}
+		steps = 1
+	}
+	for ; steps < 100; steps++ {
+		x := (lo + hi) / 2
+		if x <= lo || x >= hi {
+			break
+		}
+		if c(bAt(x)) <= x {
+			hi = x
+		} else {
+			lo = x
+		}
+		keep := mid[:0]
+		for _, v := range mid {
+			switch {
+			case v.r <= lo:
+				pl += v.p
+			case v.r >= hi:
+				qh += v.q
+			default:
+				keep = append(keep, v)
+			}
+		}
+		mid = keep
+	}
+	return hi, bAt(hi)
+}
+
+// kseqCoarse runs kseqRhoFast's first phase: the bisection's steps (step
+// 0 is the test at ρ = 1) while the kernel's b decides them by kseqMargin
+// and the bracket is wider than kseqWidth. It returns the bracket and the steps taken; steps = 0 means
+// the test at ρ = 1 was left to the exact phase.
+func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, steps int) {
+	lo, hi = 1.0, float64(m)
+	sp := p.Sum()
+	for ; steps < 100; steps++ {
+		x := lo
+		if steps > 0 {
+			x = (lo + hi) / 2
+		}
+		if x <= lo && steps > 0 || x >= hi || hi-lo <= kseqWidth*lo {
+			break
+		}
+		bt := sp/x - sim.ResidualMass(1/x, p, q)
+		good := c(bt-kseqMargin) <= x-1e-12 // c falls as b grows
+		if !good && !(c(bt+kseqMargin) > x+1e-12) {
+			break // uncertain: decide exactly
+		}
+		if steps == 0 {
+			if good {
+				break // ρ* = 1: the exact phase confirms it
+			}
+			continue
+		}
+		if good {
+			hi = x
+		} else {
+			lo = x
+		}
+	}
+	return lo, hi, steps
+}
+
+// kseqWidth is the relative bracket width at which kseqCoarse stops: a
+// draw's test is then settled by the bracket unless its uniform falls in a
+// band about this wide, and the exact phase starts from the tokens inside.
+const kseqWidth = 1e-3
+
+// kseqMargin bounds the error of KSeqRho's kernel evaluations of b: the
+// float32 kernels' error is below 16·2^-24·(Σ p/x + Σ q) ≤ 2e-6.
+const kseqMargin = 1e-5
+
+// split returns the tokens with lo < ρ_x < hi (mid), Σ p over ρ_x ≤ lo and
+// Σ q over ρ_x ≥ hi, in one pass without a division or a branch on the
+// common cases (the comparisons p ≤ lo·q and p ≥ hi·q pick bits).
+func (sc *kseqScratch) split(p, q sim.Row, lo, hi float64) ([]kseqItem, float64, float64) {
+	p32, p64 := p.Data()
+	q32, q64 := q.Data()
+	if p32 != nil && q32 != nil {
+		return splitRows(sc.mid[:0], p32, q32, lo, hi)
+	}
+	if p64 != nil && q64 != nil {
+		return splitRows(sc.mid[:0], p64, q64, lo, hi)
+	}
+	return splitRows(sc.mid[:0], p.Float64s(nil), q.Float64s(nil), lo, hi)
+}
+
+// splitRows is split over the rows' own storage.
+func splitRows[F float32 | float64](mid []kseqItem, p, q []F, lo, hi float64) ([]kseqItem, float64, float64) {
+	q = q[:len(p)]
+	pick := func(x, y float64) (float64, float64, bool) {
+		var ml, mh uint64
+		if x <= lo*y {
+			ml = ^uint64(0)
+		}
+		if x >= hi*y {
+			mh = ^uint64(0)
+		}
+		return math.Float64frombits(math.Float64bits(x) & ml),
+			math.Float64frombits(math.Float64bits(y) & mh &^ ml), ml|mh == 0
+	}
+	// two running sums each, so the additions need not wait on each other
+	var pl0, pl1, qh0, qh1 float64
+	i := 0
+	for ; i+2 <= len(p); i += 2 {
+		x0, y0 := float64(p[i]), float64(q[i])
+		x1, y1 := float64(p[i+1]), float64(q[i+1])
+		a0, b0, in0 := pick(x0, y0)
+		a1, b1, in1 := pick(x1, y1)
+		pl0, qh0 = pl0+a0, qh0+b0
+		pl1, qh1 = pl1+a1, qh1+b1
+		if in0 {
+			mid = append(mid, kseqItem{x0 / y0, x0, y0})
+		}
+		if in1 {
+			mid = append(mid, kseqItem{x1 / y1, x1, y1})
+		}
+	}
+	for ; i < len(p); i++ {
+		x, y := float64(p[i]), float64(q[i])
+		a, b, in := pick(x, y)
+		pl0, qh0 = pl0+a, qh0+b
+		if in {
+			mid = append(mid, kseqItem{x / y, x, y})
+		}
+	}
+	return mid, pl0 + pl1, qh0 + qh1
+}
+
+// kseqItem is one token whose ratio lies inside the bisection's bracket.
+type kseqItem struct{ r, p, q float64 }
+
+type kseqScratch struct{ mid []kseqItem }
+
+var kseqPool = sync.Pool{New: func() any { return new(kseqScratch) }}
+
 // kseqResidual writes the unnormalised p_res into dst.
 func kseqResidual(dst []float64, p, q sim.Row, rho, b float64, m int) {
 	c, pw := 0.0, 1.0
@@ -335,25 +526,155 @@ func kseqResidual(dst []float64, p, q sim.Row, rho, b float64, m int) {
 		pw *= 1 - b
 	}
 	for i := range dst {
-		dst[i] = math.Max(0, p.At(i)-math.Min(q.At(i), p.At(i)/rho)*c)
+		px := p.At(i)
+		dst[i] = max(0, px-min(q.At(i), px/rho)*c) // as math.Max, math.Min on numbers
 	}
 }
 
+// step examines the draws before it computes anything of size V: at a
+// node with one draw ρ* = 1 and c(ρ*) = 1 whatever b is (TestKSeqRhoSplit),
+// so only a node with several draws searches ρ*, and only a rejection
+// writes the residual.
+//
+// With several draws it first brackets ρ* by kseqCoarse alone and finishes
+// the search (a pass over V) only when a draw's test u < p/(ρ* q) is not
+// settled by the bracket (u between p/(hi·q) and p/(lo·q), a band of
+// relative width at most about kseqWidth) or all draws are rejected: the test's
+// rounded value falls as ρ grows, so the bracket's ends bound it.
 func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
-	rho, b := KSeqRho(nd.P, nd.Q, len(nd.Draws))
-	for _, c := range nd.Draws {
-		x := t.Nodes[c].Token
-		if rng.Float64() < nd.P.At(x)/(rho*nd.Q.At(x)) {
-			return c, 0
+	m := len(nd.Draws)
+	rho, b := 1.0, 0.0
+	lo, hi, exact := 1.0, 1.0, true
+	var steps int
+	c := func(b float64) float64 {
+		c, pw := 0.0, 1.0
+		for range m {
+			c += pw
+			pw *= 1 - b
+		}
+		return c
+	}
+	if m > 1 {
+		lo, hi, steps = kseqCoarse(nd.P, nd.Q, m, c)
+		exact = false
+	}
+	for _, d := range nd.Draws {
+		x := t.Nodes[d].Token
+		px, qx := nd.P.At(x), nd.Q.At(x)
+		u := rng.Float64()
+		if !exact {
+			if u < px/(hi*qx) {
+				return d, 0
+			}
+			if !(u < px/(lo*qx)) {
+				continue
+			}
+			rho, b = kseqFinish(nd.P, nd.Q, m, c, lo, hi, steps)
+			exact = true
+		}
+		if u < px/(rho*qx) {
+			return d, 0
 		}
 	}
-	r := t.Scratch(0)
-	kseqResidual(r, nd.P, nd.Q, rho, b, len(nd.Draws))
-	if y := sampleMass(rng.Float64(), r); y >= 0 {
+	if !exact {
+		rho, b = kseqFinish(nd.P, nd.Q, m, c, lo, hi, steps)
+	}
+	if y := kseqSample(rng.Float64(), nd.P, nd.Q, rho, b, len(nd.Draws)); y >= 0 {
 		return -1, y
 	}
 	return -1, sim.SampleRow(rng.Float64(), nd.P)
+}
+
+// kseqSample returns sampleMass's token for kseqResidual's weights (-1 if
+// they are all zero) without writing them: one pass sums each block of
+// massBlock weights (four running sums, so the additions do not wait on
+// each other), and the block the target falls in is summed again one by
+// one. The sums differ from sampleMass's index order by rounding, so the
+// token can differ only where u·Σw lies within rounding of a cumulative
+// sum (TestKSeqSample).
+func kseqSample(u float64, p, q sim.Row, rho, b float64, m int) int {
+	c, pw := 0.0, 1.0
+	for range m {
+		c += pw
+		pw *= 1 - b
+	}
+	p32, p64 := p.Data()
+	q32, q64 := q.Data()
+	switch {
+	case p32 != nil && q32 != nil:
+		return kseqSampleRows(u, p32, q32, rho, c)
+	case p64 != nil && q64 != nil:
+		return kseqSampleRows(u, p64, q64, rho, c)
+	}
+	return kseqSampleRows(u, p.Float64s(nil), q.Float64s(nil), rho, c)
+}
+
+// kseqSampleRows is kseqSample over the rows' own storage, with c = c(ρ*).
+func kseqSampleRows[F float32 | float64](u float64, p, q []F, rho, c float64) int {
+	q = q[:len(p)]
+	one := rho == 1            // px/1 = px: the same weights without a division
+	w := func(i int) float64 { // one closure, never reassigned, so it inlines
+		px := float64(p[i])
+		r := px
+		if !one {
+			r = px / rho
+		}
+		return max(0, px-min(float64(q[i]), r)*c)
+	}
+	n := len(p)
+	var ends [(1 << 17) / massBlock]float64
+	nb := (n + massBlock - 1) / massBlock
+	if nb > len(ends) {
+		r := make([]float64, n)
+		for i := range r {
+			r[i] = w(i)
+		}
+		return sampleMass(u, r)
+	}
+	s := 0.0
+	for k := range nb {
+		i, end := k*massBlock, min(n, (k+1)*massBlock)
+		var s0, s1, s2, s3 float64
+		for ; i+4 <= end; i += 4 {
+			s0 += w(i)
+			s1 += w(i + 1)
+			s2 += w(i + 2)
+			s3 += w(i + 3)
+		}
+		for ; i < end; i++ {
+			s0 += w(i)
+		}
+		s += (s0 + s1) + (s2 + s3)
+		ends[k] = s
+	}
+	if !(s > 0) {
+		return -1
+	}
+	target := u * s
+	cum := 0.0
+	for k := range nb {
+		if !(ends[k] > target) {
+			cum = ends[k]
+			continue
+		}
+		last := -1
+		for i := k * massBlock; i < min(n, (k+1)*massBlock); i++ {
+			if v := w(i); v > 0 {
+				last = i
+				if cum += v; cum > target {
+					return i
+				}
+			}
+		}
+		return last // rounding: the block's sum passed target, its scan not
+	}
+	for i := n - 1; i >= 0; i-- { // rounding: u·s at or above s
+		if w(i) > 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 func (KSeq) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
@@ -392,20 +713,35 @@ func (k KSeq) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(k, t
 // and one for the emitted token.
 type TargetOnly struct{}
 
+// step reads p only at the children until all are rejected (they are
+// distinct, so r(x) = p(x) when x is examined), and only then writes r.
 func (TargetOnly) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
-	r := t.Scratch(0)
-	loadRow(r, nd.P)
 	rem := 1.0
 	for _, c := range nd.Kids {
-		x := t.Nodes[c].Token
-		if rng.Float64() < r[x]/rem {
+		px := nd.P.At(t.Nodes[c].Token)
+		if rng.Float64() < px/rem {
 			return c, 0
 		}
-		rem -= r[x]
-		r[x] = 0
+		rem -= px
 	}
-	return -1, sampleMass(rng.Float64(), r)
+	r := t.Scratch(0)
+	loadRowFast(r, nd.P)
+	for _, c := range nd.Kids {
+		r[t.Nodes[c].Token] = 0
+	}
+	return -1, sampleMassBlocks(rng.Float64(), r)
+}
+
+// loadRowFast is loadRow over the row's own storage.
+func loadRowFast(dst []float64, r sim.Row) {
+	if r32, r64 := r.Data(); r32 != nil {
+		for i, v := range r32[:len(dst)] {
+			dst[i] = float64(v)
+		}
+	} else {
+		copy(dst, r64)
+	}
 }
 
 func (TargetOnly) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
@@ -462,13 +798,27 @@ func (GreedyDraft) parts(t *sim.Tree, n int, w []float64) (last int, a float64) 
 	return last, a
 }
 
+// step draws its first uniform before it writes the weights, which only a
+// rejection needs: acceptance is O(k).
 func (g GreedyDraft) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
-	w := t.Scratch(0)
-	last, a := g.parts(t, n, w)
-	if rng.Float64() < a {
+	nd := &t.Nodes[n]
+	m := len(nd.Draws)
+	last := nd.Draws[m-1]
+	rest := 1.0
+	for _, c := range nd.Draws[:m-1] {
+		rest -= nd.Q.At(t.Nodes[c].Token)
+	}
+	x := t.Nodes[last].Token
+	if rng.Float64() < math.Min(1, nd.P.At(x)*rest/nd.Q.At(x)) { // parts' a
 		return last, 0
 	}
-	y := sampleMass(rng.Float64(), w)
+	w := t.Scratch(0)
+	greedyWeights(w, nd.P, nd.Q, rest)
+	for _, c := range nd.Draws[:m-1] {
+		y := t.Nodes[c].Token
+		w[y] = nd.P.At(y)
+	}
+	y := sampleMassBlocks(rng.Float64(), w)
 	if y < 0 {
 		y = sim.SampleRow(rng.Float64(), t.Nodes[n].P)
 	}
@@ -496,6 +846,31 @@ func (g GreedyDraft) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 		} else {
 			emit[y] += m
 		}
+	}
+}
+
+// greedyWeights writes parts' weights max(0, p - q/rest) over the rows'
+// own storage.
+func greedyWeights(w []float64, p, q sim.Row, rest float64) {
+	p32, p64 := p.Data()
+	q32, q64 := q.Data()
+	switch {
+	case p32 != nil && q32 != nil:
+		greedyWeightsOf(w, p32, q32, rest)
+	case p64 != nil && q64 != nil:
+		greedyWeightsOf(w, p64, q64, rest)
+	default:
+		for i := range w {
+			w[i] = math.Max(0, p.At(i)-q.At(i)/rest)
+		}
+	}
+}
+
+// greedyWeightsOf is greedyWeights over the rows' own storage.
+func greedyWeightsOf[F float32 | float64](w []float64, p, q []F, rest float64) {
+	p, q = p[:len(w)], q[:len(w)]
+	for i := range w {
+		w[i] = max(0, float64(p[i])-float64(q[i])/rest) // as math.Max on numbers
 	}
 }
 

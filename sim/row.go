@@ -47,6 +47,11 @@ func (r Row) Float64s(dst []float64) []float64 {
 	return dst
 }
 
+// Data returns r's storage, the float32 or the float64 slice (the other
+// nil), for loops that should not dispatch on the type at every entry.
+// The slices are r's own: a caller must not write them.
+func (r Row) Data() ([]float32, []float64) { return r.f32, r.f64 }
+
 // IsZero reports whether r holds no data.
 func (r Row) IsZero() bool { return r.f32 == nil && r.f64 == nil }
 
