@@ -92,21 +92,34 @@ type decoded struct {
 
 // Open opens the log at path.
 func Open(path string, opt ReadOptions) (*Reader, error) {
+	return openLogFile(path, func(f *os.File, size int64) (*Reader, error) {
+		r, err := NewReader(f, size, opt)
+		if err == nil {
+			r.file = f
+		}
+		return r, err
+	})
+}
+
+// openLogFile opens path (a regular file, fsutil.Open) and hands it with
+// its size to open; the file is closed when open fails, and otherwise
+// belongs to what open returns.
+func openLogFile[R any](path string, open func(f *os.File, size int64) (R, error)) (R, error) {
+	var zero R
 	f, err := fsutil.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return zero, err
 	}
-	r, err := NewReader(f, st.Size(), opt)
+	r, err := open(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, err
+		return zero, err
 	}
-	r.file = f
 	return r, nil
 }
 

@@ -48,22 +48,13 @@ type TreeReader struct {
 
 // OpenTree opens the tree log at path.
 func OpenTree(path string, opt ReadOptions) (*TreeReader, error) {
-	f, err := fsutil.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r, err := NewTreeReader(f, st.Size(), opt)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r.file = f
-	return r, nil
+	return openLogFile(path, func(f *os.File, size int64) (*TreeReader, error) {
+		r, err := NewTreeReader(f, size, opt)
+		if err == nil {
+			r.file = f
+		}
+		return r, err
+	})
 }
 
 // NewTreeReader reads a tree log of size bytes from ra.
