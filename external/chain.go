@@ -69,23 +69,7 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 	}
 	composed := len(im.cfg.Rows) > 0
 	// The row kinds, draft lengths and seeds.
-	kinds := make([]int, b)
-	gammas := make([]int64, b)
-	seeds := make([]int64, b)
-	for i := range bs {
-		kinds[i], _ = im.kindOf(&bs[i])
-		gammas[i], seeds[i] = int64(g), -1
-		if kinds[i] >= 0 {
-			c := im.cfg.Rows[kinds[i]]
-			gammas[i] = int64(c.gammaOf(g))
-			if c.Seeded {
-				seeds[i] = rowSeed(o.seed, i)
-			}
-		}
-		if o.seeds != nil {
-			seeds[i] = o.seeds[i]
-		}
-	}
+	kinds, gammas, seeds := im.rowKinds(o, b, func(i int) *sim.Block { return &bs[i] })
 	pooled := im.pool != nil
 	for i := range bs {
 		if _, c := im.kindOf(&bs[i]); c < 0 || c >= contexts(im.pool) {

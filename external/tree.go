@@ -33,10 +33,18 @@ func (im *Impl) TreeSteps(rng *rand.Rand, ts []*sim.Tree, outs []sim.TreeOutcome
 // (kind -1, the run's depth and no seed outside a composed run; o.seeds,
 // when set, replaces the seeds).
 func (im *Impl) treeKinds(o batchOpts, ts []*sim.Tree) (kinds []int, gammas, seeds []int64) {
-	b, g := len(ts), im.cfg.Gamma
-	kinds, gammas, seeds = make([]int, b), make([]int64, b), make([]int64, b)
-	for i, t := range ts {
-		kinds[i], _ = im.kindOf(&sim.Block{Ctx: t.Ctx})
+	return im.rowKinds(o, len(ts), func(i int) *sim.Block { return &sim.Block{Ctx: ts[i].Ctx} })
+}
+
+// rowKinds returns the row kind, draft length (tree depth) and seed of
+// each of the n rows of a batch, row i's block (its context) given by
+// block: kind -1, the run's γ and no seed outside a composed run; o.seeds,
+// when set, replaces the seeds.
+func (im *Impl) rowKinds(o batchOpts, n int, block func(i int) *sim.Block) (kinds []int, gammas, seeds []int64) {
+	g := im.cfg.Gamma
+	kinds, gammas, seeds = make([]int, n), make([]int64, n), make([]int64, n)
+	for i := range n {
+		kinds[i], _ = im.kindOf(block(i))
 		gammas[i], seeds[i] = int64(g), -1
 		if kinds[i] >= 0 {
 			c := im.cfg.Rows[kinds[i]]
