@@ -131,26 +131,9 @@ func exactTree(c *cli.Context) error {
 		return exactErr(ctx, err)
 	}
 	v := pair.P.Vocab()
-	p, q := make([]float64, v), make([]float64, v)
-	pair.P.Next(nil, p)
-	pair.Q.Next(nil, q)
-	var bound float64
-	switch kind {
-	case sim.DraftIID, sim.DraftWOR:
-		bound, err = algos.OptimalAcceptance(p, q, k, kind == sim.DraftIID)
-		if err != nil {
-			return diag.Usage(err)
-		}
-	case sim.DraftGreedy:
-		sets, probs := algos.GreedyDraftSetLaw(q, k)
-		bound = algos.OptimalAcceptanceSets(p, sets, probs)
-	case sim.DraftTopK:
-		bound = algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
-	default:
-		// A registered kind: its root set law by enumerating its depth-1 trees.
-		if bound, err = drafterBound(kind, pair, p, k, branch); err != nil {
-			return diag.Usage(err)
-		}
+	bound, err := treeBound(kind, pair, k, branch)
+	if err != nil {
+		return diag.Usage(err)
 	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
 		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
@@ -163,6 +146,27 @@ func exactTree(c *cli.Context) error {
 		fmt.Fprintf(w, "E[accepted] = %.12g  E[emitted] = %.12g per step\n", out.ExpectedAccepted, out.ExpectedEmitted)
 		fmt.Fprintf(w, "max |pi(s) - p(s)| = %.3g  TV = %.3g  first-token TV = %.3g  -> lossless: %v\n", out.MaxAbsError, out.TV, out.FirstTV, out.Lossless)
 	})
+}
+
+// treeBound is the optimal first-position acceptance α* for the root
+// drafts of kind with k children on pair's first rows: the closed forms
+// of iid, wor, greedy and topk, else the enumerated root set law of the
+// kind's depth-1 trees (drafterBound).
+func treeBound(kind sim.DraftKind, pair sim.Pair, k int, branch []int) (float64, error) {
+	v := pair.P.Vocab()
+	p, q := make([]float64, v), make([]float64, v)
+	pair.P.Next(nil, p)
+	pair.Q.Next(nil, q)
+	switch kind {
+	case sim.DraftIID, sim.DraftWOR:
+		return algos.OptimalAcceptance(p, q, k, kind == sim.DraftIID)
+	case sim.DraftGreedy:
+		sets, probs := algos.GreedyDraftSetLaw(q, k)
+		return algos.OptimalAcceptanceSets(p, sets, probs), nil
+	case sim.DraftTopK:
+		return algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1}), nil
+	}
+	return drafterBound(kind, pair, p, k, branch)
 }
 
 // drafterBound is α* for the root drafts of kind with k children (or
