@@ -77,74 +77,13 @@ func checkExternal(c *cli.Context) error {
 		return diag.Usage(fmt.Errorf("--timeout = %v; give a positive duration such as 30s (the longest wait for one answer)", d))
 	}
 	seed := masterSeed(c)
-	gamma := c.Int("gamma")
-	var src sim.Source
-	if c.IsSet("p") || c.IsSet("q") {
-		pr, err := pairFromFlags(c, seed)
-		if err != nil {
-			return err
-		}
-		ch, err := sim.NewChain(pr, gamma)
-		if err != nil {
-			return diag.Usage(err)
-		}
-		src = sim.Source{Spec: "fixed", BlockSource: ch}
-	} else {
-		if gamma < 1 || gamma > sim.MaxGamma {
-			return diag.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
-		}
-		if states, v, ok := source.States(c.String("source"), gamma, memBudget(c)); ok && c.String("conform") == "" {
-			// refuse a check whose per-state tallies cannot fit before
-			// drawing its pair
-			if err := check.ReserveStateTallies(states, v, gamma, 0, memBudget(c)); err != nil {
-				return diag.Usage(err)
-			}
-		}
-		var err error
-		if src, err = source.New(c.String("source"), gamma, seed, memBudget(c)); err != nil {
-			return diag.Usage(err)
-		}
-	}
-	// the edge-case batches have external.EdgeRows rows whatever --batch is
-	if err := checkBatchMem(src, gamma, max(c.Int("batch"), external.EdgeRows), memBudget(c)); err != nil {
-		return diag.Usage(err)
-	}
-	ps, err := parseParams(c.StringSlice("param"))
+	src, err := externalSource(c, seed)
 	if err != nil {
-		return diag.Usage(err)
+		return err
 	}
-	if len(ps) > 0 && c.String("conform") == "" {
-		return diag.Usage(fmt.Errorf("--param with --external sets the parameters of the --conform rule; give --conform NAME (an external implementation takes no parameters from the harness)"))
-	}
-	cfg := external.RunConfig{
-		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
-		Check: check.Config{Gamma: gamma, Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"), Profile: c.String("report") != "",
-			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
-		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
-	}
-	cfg.MemBudget = memBudget(c)
-	if c.IsSet("k") {
-		cfg.K = c.Int("k")
-	}
-	if c.IsSet("branch") {
-		b, err := parseBranch(c.String("branch"))
-		if err != nil {
-			return diag.Usage(err)
-		}
-		cfg.Branch = b
-	}
-	if (c.IsSet("k") || c.IsSet("draft") || c.IsSet("branch")) && cfg.Mode != external.Tree {
-		return diag.Usage(fmt.Errorf("--k, --draft and --branch configure the drafter of --mode tree; this is --mode %s", cfg.Mode))
-	}
-	if c.IsSet("rows") {
-		rows, err := external.ParseRows(c.String("rows"))
-		if err != nil {
-			return diag.Usage(fmt.Errorf("--rows: %v", err))
-		}
-		cfg.Rows = rows
-	}
-	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
-		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
+	cfg, err := externalConfig(c, seed)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
@@ -162,15 +101,106 @@ func checkExternal(c *cli.Context) error {
 		// in (the verdict and its exit code stand, with a note)
 		rep.Interrupted = true
 	}
-	out := newCheckJSON(rep.Report, rep.Elapsed, newInvocation(c, cfg.Mode == external.Tree, rep.Draft, *cost))
-	if werr := printResult(c, externalJSON{rep, out.Next}, func(w io.Writer) {
+	if err := printExternal(c, rep, newInvocation(c, cfg.Mode == external.Tree, rep.Draft, *cost)); err != nil {
+		return err
+	}
+	return checkExit(rep.Interrupted, rep.Implementation, rep.Report, cfg.Check.Trials)
+}
+
+// externalSource builds the source of an external check: a context-free
+// pair from -p/-q, or --source, refused before it is built where its
+// per-state tallies or a batch of its rows would not fit the budget.
+func externalSource(c *cli.Context, seed uint64) (sim.Source, error) {
+	gamma := c.Int("gamma")
+	var src sim.Source
+	if c.IsSet("p") || c.IsSet("q") {
+		pr, err := pairFromFlags(c, seed)
+		if err != nil {
+			return src, err
+		}
+		ch, err := sim.NewChain(pr, gamma)
+		if err != nil {
+			return src, diag.Usage(err)
+		}
+		src = sim.Source{Spec: "fixed", BlockSource: ch}
+	} else {
+		if gamma < 1 || gamma > sim.MaxGamma {
+			return src, diag.Usage(fmt.Errorf("--gamma = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
+		}
+		if states, v, ok := source.States(c.String("source"), gamma, memBudget(c)); ok && c.String("conform") == "" {
+			// refuse a check whose per-state tallies cannot fit before
+			// drawing its pair
+			if err := check.ReserveStateTallies(states, v, gamma, 0, memBudget(c)); err != nil {
+				return src, diag.Usage(err)
+			}
+		}
+		var err error
+		if src, err = source.New(c.String("source"), gamma, seed, memBudget(c)); err != nil {
+			return src, diag.Usage(err)
+		}
+	}
+	// the edge-case batches have external.EdgeRows rows whatever --batch is
+	if err := checkBatchMem(src, gamma, max(c.Int("batch"), external.EdgeRows), memBudget(c)); err != nil {
+		return src, diag.Usage(err)
+	}
+	return src, nil
+}
+
+// externalConfig reads the run's configuration from the flags, refusing
+// those that do not apply to the chosen mode.
+func externalConfig(c *cli.Context, seed uint64) (external.RunConfig, error) {
+	ps, err := parseParams(c.StringSlice("param"))
+	if err != nil {
+		return external.RunConfig{}, diag.Usage(err)
+	}
+	if len(ps) > 0 && c.String("conform") == "" {
+		return external.RunConfig{}, diag.Usage(fmt.Errorf("--param with --external sets the parameters of the --conform rule; give --conform NAME (an external implementation takes no parameters from the harness)"))
+	}
+	cfg := external.RunConfig{
+		Config: external.Config{Command: c.String("external"), Mode: c.String("mode"), Timeout: c.Duration("timeout")},
+		Check: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"), Batch: c.Int("batch"), Profile: c.String("report") != "",
+			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power")},
+		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
+	}
+	cfg.MemBudget = memBudget(c)
+	if c.IsSet("k") {
+		cfg.K = c.Int("k")
+	}
+	if c.IsSet("branch") {
+		b, err := parseBranch(c.String("branch"))
+		if err != nil {
+			return cfg, diag.Usage(err)
+		}
+		cfg.Branch = b
+	}
+	if (c.IsSet("k") || c.IsSet("draft") || c.IsSet("branch")) && cfg.Mode != external.Tree {
+		return cfg, diag.Usage(fmt.Errorf("--k, --draft and --branch configure the drafter of --mode tree; this is --mode %s", cfg.Mode))
+	}
+	if c.IsSet("rows") {
+		rows, err := external.ParseRows(c.String("rows"))
+		if err != nil {
+			return cfg, diag.Usage(fmt.Errorf("--rows: %v", err))
+		}
+		cfg.Rows = rows
+	}
+	if c.IsSet("temperature") || c.IsSet("top-k") || c.IsSet("top-p") || c.IsSet("min-p") {
+		cfg.Sampling = &external.Sampling{Temperature: c.Float64("temperature"), TopK: c.Int("top-k"), TopP: c.Float64("top-p"), MinP: c.Float64("min-p")}
+	}
+	return cfg, nil
+}
+
+// printExternal prints an external check's report (text or JSON, with
+// its next steps) and writes its report page where --report asks.
+func printExternal(c *cli.Context, rep external.Report, inv invocation) error {
+	out := newCheckJSON(rep.Report, rep.Elapsed, inv)
+	if err := printResult(c, externalJSON{rep, out.Next}, func(w io.Writer) {
 		printCheck(w, out)
 		for _, comp := range rep.Components {
 			fmt.Fprintf(w, "component %s: %s (%s)\n", escape.Line(comp.Name), comp.Verdict, escape.Line(comp.Detail))
 		}
 		fmt.Fprintf(w, "external %s (%s mode, protocol %d, batch %d): %.0f steps/s\n", escape.Line(rep.Implementation), rep.ExternalMode, rep.Protocol, rep.Batch, rep.StepsPerSecond)
-	}); werr != nil {
-		return werr
+	}); err != nil {
+		return err
 	}
 	if dir := c.String("report"); dir != "" {
 		files, err := resolve.WriteReport(dir, rep.Report)
@@ -179,5 +209,5 @@ func checkExternal(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
 	}
-	return checkExit(rep.Interrupted, rep.Implementation, rep.Report, cfg.Check.Trials)
+	return nil
 }
