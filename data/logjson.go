@@ -18,33 +18,19 @@ import (
 // (-3.4028235e38), whose probability is 0 after any transform as well. It
 // returns the number of rows written.
 func ImportJSONL(in io.Reader, w *Writer) (int64, error) {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	var line int64
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var r LogRow
-		if err := json.Unmarshal(b, &r); err != nil {
-			return w.Rows(), fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
-		}
-		if err := w.WriteRow(&r); err != nil {
-			return w.Rows(), fmt.Errorf("line %d: %w", line, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return w.Rows(), err
-	}
-	return w.Rows(), nil
+	return importJSONL(in, w.WriteRow, w.Rows)
 }
 
 // ImportTreeJSONL reads JSON lines, one TreeLogRow per line (what
 // data/logger/logger.py --tree writes when pyarrow is absent), validates
 // each and writes it to w; it returns the number of rows written.
 func ImportTreeJSONL(in io.Reader, w *TreeWriter) (int64, error) {
+	return importJSONL(in, w.WriteRow, w.Rows)
+}
+
+// importJSONL decodes each non-empty JSON line of in as an R and writes
+// it with write (which validates it); rows is the count written so far.
+func importJSONL[R any](in io.Reader, write func(*R) error, rows func() int64) (int64, error) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	var line int64
@@ -54,15 +40,15 @@ func ImportTreeJSONL(in io.Reader, w *TreeWriter) (int64, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var r TreeLogRow
+		var r R
 		if err := json.Unmarshal(b, &r); err != nil {
-			return w.Rows(), fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
+			return rows(), fmt.Errorf("%w: line %d: %v", ErrInvalid, line, err)
 		}
-		if err := w.WriteRow(&r); err != nil {
-			return w.Rows(), fmt.Errorf("line %d: %w", line, err)
+		if err := write(&r); err != nil {
+			return rows(), fmt.Errorf("line %d: %w", line, err)
 		}
 	}
-	return w.Rows(), sc.Err()
+	return rows(), sc.Err()
 }
 
 // jsonlVersion returns the schema_version of the first non-empty line of
