@@ -22,7 +22,7 @@ var Floors = map[string]int{
 	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "internal/fsutil": 2, "internal/pooltest": 2,
 	// drafters, the verdict engine, SMC; language models (their cache is
 	// a file); result files
-	"sim/draft": 3, "sim/check": 3, "smc": 3, "lm": 3, "data/results": 3,
+	"sim/draft": 3, "sim/check": 3, "smc": 3, "lm": 3, "data/results": 3, "internal/statefile": 3,
 	// the rules
 	"algos": 4,
 	// logs; figures; what the front ends share
