@@ -130,84 +130,52 @@ func build[A any](e algos.Rule[A], given algos.Params) (A, algos.Params, error) 
 	return a, full, err
 }
 
+// Prepared is a check a Request names, built: the source, the rule and
+// the configuration check.Check (or check.CheckState and check.Merge, for
+// a sharded check) runs, and the report's description of them.
+type Prepared struct {
+	Src  sim.Source
+	Rule check.Rule
+	Cfg  check.Config
+	// Rep describes the check (rule, parameters, source, γ, drafter,
+	// notes); its Result is filled by Finish.
+	Rep Report
+}
+
 // Run builds the rule, the source and (with Conform) the law a Request
 // names and runs Check. Errors in the Request (unknown names, bad
 // parameters or sources) are usage errors (diag.ErrUsage); other errors
 // are internal, or the context's when it was cancelled.
 func Run(ctx context.Context, req Request) (Report, error) {
-	usage := func(err error) (Report, error) { return Report{}, diag.Usage(err) }
-	rep := Report{Algorithm: req.Algo}
-	var rule check.Rule
-	greedy, batched := false, false
-	if algos.IsTree(req.Algo) {
-		e, err := algos.LookupTree(req.Algo)
-		if err != nil {
-			return usage(err)
-		}
-		a, full, err := build(e, req.Params)
-		if err != nil {
-			return usage(err)
-		}
-		kind := e.Draft
-		if req.Draft != "" {
-			if kind, err = sim.ParseDraftKind(req.Draft); err != nil {
-				return usage(err)
-			}
-		}
-		if req.K < 1 || req.K > 64 {
-			return usage(diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K))
-		}
-		k, branch := req.K, req.Branch
-		if len(branch) > 0 && !draft.Branches(kind.String()) {
-			return usage(draft.BranchError(kind.String()))
-		}
-		rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: k, Branch: branch, LawName: e.Name,
-			Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
-				return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch})
-			}}
-		if lw, ok := a.(sim.TreeLawer); ok {
-			rule.TreeLaw = lw
-		}
-		if ba, ok := a.(algos.BatchTreeAlgorithm); ok {
-			// randomness per batch: verified in batches, with the test
-			// that a batch's rows are independent
-			rule.Tree, rule.TreeSteps, batched = nil, algos.BatchSteps{A: ba}, true
-		}
-		rep.Params, rep.K, rep.Draft = full, req.K, kind.String()
-	} else {
-		e, err := algos.Lookup(req.Algo)
-		if err != nil {
-			return usage(fmt.Errorf("%w; tree rules: %s", err, strings.Join(algos.TreeNames(), ", ")))
-		}
-		if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 {
-			return usage(fmt.Errorf("algorithm %s verifies a single chain; k, draft and branch need a tree rule: %s", e.Name, strings.Join(algos.TreeNames(), ", ")))
-		}
-		a, full, err := build(e, req.Params)
-		if err != nil {
-			return usage(err)
-		}
-		rule, greedy, rep.Params = check.ChainRule(e.Name, a), e.Greedy, full
+	p, err := Prepare(ctx, req)
+	if err != nil {
+		return p.Rep, err
 	}
-	if req.Conform != "" {
-		// The reference takes the parameters --conform gives, else the
-		// tested rule's when it is the same rule, else its defaults.
-		name, _, err := ParseConform(req.Conform)
-		if err != nil {
-			return usage(err)
-		}
-		var ps algos.Params
-		if name == rule.Name || name == req.Algo {
-			ps = rep.Params
-		}
-		rule.Conform, rule.Law, rule.TreeLaw = true, nil, nil
-		if rule.Tree != nil {
-			rule.TreeLaw, rule.LawName, err = TreeLaw(req.Conform, ps)
-		} else {
-			rule.Law, rule.LawName, err = ChainLaw(req.Conform, ps)
-		}
-		if err != nil {
-			return usage(err)
-		}
+	res, err := check.Check(ctx, p.Src, p.Rule, p.Cfg)
+	return p.Finish(ctx, res, err)
+}
+
+// Finish is the report of p's check, whose result is res and error err
+// (check.Check's or check.Merge's): an error of a check that ran no trial
+// and was not cancelled is a usage error (check refused its
+// configuration).
+func (p Prepared) Finish(ctx context.Context, res check.Result, err error) (Report, error) {
+	rep := p.Rep
+	rep.Result = res
+	if err != nil && ctx.Err() == nil && res.Verdict == "" {
+		return rep, diag.Usage(err)
+	}
+	return rep, err
+}
+
+// Prepare builds what Run runs: the rule (ruleOf), with Conform's law in
+// place of its own, the configuration and the source. Its errors are
+// Run's.
+func Prepare(ctx context.Context, req Request) (Prepared, error) {
+	p := Prepared{Rep: Report{Algorithm: req.Algo}}
+	rule, greedy, batched, err := ruleOf(req, &p.Rep)
+	if err != nil {
+		return p, diag.Usage(err)
 	}
 	if req.SkipLaw && !rule.Conform {
 		rule.Law, rule.TreeLaw = nil, nil
@@ -222,44 +190,136 @@ func Run(ctx context.Context, req Request) (Report, error) {
 	if len(req.Branch) > 0 {
 		gamma = len(req.Branch)
 	}
-	src := sim.Source{Spec: "fixed"}
+	src, err := sourceOf(ctx, req, rule, cfg, gamma)
+	if err != nil {
+		return p, err
+	}
+	p.Rep.Source, p.Rep.Gamma = src.Spec, gamma
+	if pool, ok := sim.PoolOf(src.BlockSource); ok && !req.LawTest && !rule.Conform && pool.V > LawTestAutoMaxV && (rule.Law != nil || rule.TreeLaw != nil) {
+		rule.Law, rule.TreeLaw = nil, nil
+		p.Rep.Notes = append(p.Rep.Notes, fmt.Sprintf("the sampler-vs-law test was left out: V = %d > %d, where the rule's law (O(γV) a step, about 2 ms at V = 32000) would dominate; add --law-test to run it", pool.V, LawTestAutoMaxV))
+	}
+	p.Src, p.Rule, p.Cfg = src, rule, cfg
+	return p, nil
+}
+
+// ruleOf builds the chain or tree rule req names (treeRuleOf,
+// chainRuleOf) and, with req.Conform, puts the named rule's law in place
+// of its own. It fills rep's parameters and drafter; greedy says the rule
+// is greedy, batched that it draws its randomness per batch.
+func ruleOf(req Request, rep *Report) (rule check.Rule, greedy, batched bool, err error) {
+	if algos.IsTree(req.Algo) {
+		rule, batched, err = treeRuleOf(req, rep)
+	} else {
+		rule, greedy, err = chainRuleOf(req, rep)
+	}
+	if err != nil || req.Conform == "" {
+		return rule, greedy, batched, err
+	}
+	// The reference takes the parameters --conform gives, else the
+	// tested rule's when it is the same rule, else its defaults.
+	name, _, err := ParseConform(req.Conform)
+	if err != nil {
+		return rule, greedy, batched, err
+	}
+	var ps algos.Params
+	if name == rule.Name || name == req.Algo {
+		ps = rep.Params
+	}
+	rule.Conform, rule.Law, rule.TreeLaw = true, nil, nil
+	if rule.Tree != nil {
+		rule.TreeLaw, rule.LawName, err = TreeLaw(req.Conform, ps)
+	} else {
+		rule.Law, rule.LawName, err = ChainLaw(req.Conform, ps)
+	}
+	return rule, greedy, batched, err
+}
+
+// treeRuleOf builds the tree rule req names with its drafter (kind, k
+// candidates, branching); batched says it verifies a batch at a time.
+func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
+	var rule check.Rule
+	e, err := algos.LookupTree(req.Algo)
+	if err != nil {
+		return rule, false, err
+	}
+	a, full, err := build(e, req.Params)
+	if err != nil {
+		return rule, false, err
+	}
+	kind := e.Draft
+	if req.Draft != "" {
+		if kind, err = sim.ParseDraftKind(req.Draft); err != nil {
+			return rule, false, err
+		}
+	}
+	if req.K < 1 || req.K > 64 {
+		return rule, false, diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K)
+	}
+	k, branch := req.K, req.Branch
+	if len(branch) > 0 && !draft.Branches(kind.String()) {
+		return rule, false, draft.BranchError(kind.String())
+	}
+	rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: k, Branch: branch, LawName: e.Name,
+		Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
+			return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch})
+		}}
+	if lw, ok := a.(sim.TreeLawer); ok {
+		rule.TreeLaw = lw
+	}
+	batched := false
+	if ba, ok := a.(algos.BatchTreeAlgorithm); ok {
+		// randomness per batch: verified in batches, with the test
+		// that a batch's rows are independent
+		rule.Tree, rule.TreeSteps, batched = nil, algos.BatchSteps{A: ba}, true
+	}
+	rep.Params, rep.K, rep.Draft = full, req.K, kind.String()
+	return rule, batched, nil
+}
+
+// chainRuleOf builds the chain rule req names; greedy says it is greedy.
+func chainRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
+	e, err := algos.Lookup(req.Algo)
+	if err != nil {
+		return check.Rule{}, false, fmt.Errorf("%w; tree rules: %s", err, strings.Join(algos.TreeNames(), ", "))
+	}
+	if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 {
+		return check.Rule{}, false, fmt.Errorf("algorithm %s verifies a single chain; k, draft and branch need a tree rule: %s", e.Name, strings.Join(algos.TreeNames(), ", "))
+	}
+	a, full, err := build(e, req.Params)
+	if err != nil {
+		return check.Rule{}, false, err
+	}
+	rep.Params = full
+	return check.ChainRule(e.Name, a), e.Greedy, nil
+}
+
+// sourceOf builds the source of req: its fixed pair, or its source spec,
+// refused before it is built where its per-state tallies cannot fit.
+// Errors are usage errors, or the context's when it was cancelled.
+func sourceOf(ctx context.Context, req Request, rule check.Rule, cfg check.Config, gamma int) (sim.Source, error) {
 	if req.Pair != nil {
 		ch, err := sim.NewChain(*req.Pair, gamma)
 		if err != nil {
-			return usage(err)
+			return sim.Source{}, diag.Usage(err)
 		}
-		src.BlockSource = ch
-	} else {
-		if gamma < 1 || gamma > sim.MaxGamma {
-			return usage(diag.Param("gamma", " = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma))
-		}
-		if states, v, ok := source.States(req.Source, gamma, req.MemBudget); ok && !rule.Conform {
-			// refuse a check whose per-state tallies cannot fit before
-			// drawing its pair (which can take seconds and as much again)
-			if err := check.ReserveStateTallies(states, v, gamma, cfg.Workers, cfg.MemBudget); err != nil {
-				return usage(err)
-			}
-		}
-		s, err := newSource(ctx, req.Source, gamma, cfg.Seed, req.MemBudget)
-		if err != nil {
-			if ctx.Err() != nil {
-				return rep, err
-			}
-			return usage(err)
-		}
-		src = s
+		return sim.Source{Spec: "fixed", BlockSource: ch}, nil
 	}
-	rep.Source, rep.Gamma = src.Spec, gamma
-	if pool, ok := sim.PoolOf(src.BlockSource); ok && !req.LawTest && !rule.Conform && pool.V > LawTestAutoMaxV && (rule.Law != nil || rule.TreeLaw != nil) {
-		rule.Law, rule.TreeLaw = nil, nil
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the sampler-vs-law test was left out: V = %d > %d, where the rule's law (O(γV) a step, about 2 ms at V = 32000) would dominate; add --law-test to run it", pool.V, LawTestAutoMaxV))
+	if gamma < 1 || gamma > sim.MaxGamma {
+		return sim.Source{}, diag.Param("gamma", " = %d; use 1 <= gamma <= %d", gamma, sim.MaxGamma)
 	}
-	res, err := check.Check(ctx, src, rule, cfg)
-	rep.Result = res
-	if err != nil && ctx.Err() == nil && res.Verdict == "" {
-		return rep, diag.Usage(err)
+	if states, v, ok := source.States(req.Source, gamma, req.MemBudget); ok && !rule.Conform {
+		// refuse a check whose per-state tallies cannot fit before
+		// drawing its pair (which can take seconds and as much again)
+		if err := check.ReserveStateTallies(states, v, gamma, cfg.Workers, cfg.MemBudget); err != nil {
+			return sim.Source{}, diag.Usage(err)
+		}
 	}
-	return rep, err
+	s, err := newSource(ctx, req.Source, gamma, cfg.Seed, req.MemBudget)
+	if err != nil && ctx.Err() == nil {
+		return s, diag.Usage(err)
+	}
+	return s, err
 }
 
 // newSource builds a source spec like source.New but returns as soon as
