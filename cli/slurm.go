@@ -27,6 +27,7 @@ scripts, so every task and any re-submission compute the same cells.`,
 			&cli.StringFlag{Name: "out", Usage: "results directory `DIR` shared by all tasks (required)"},
 			&cli.StringFlag{Name: "partition", Usage: "Slurm partition (#SBATCH --partition)"},
 			&cli.StringFlag{Name: "time", Usage: "time limit per task, e.g. 01:00:00 (#SBATCH --time)"},
+			&cli.StringFlag{Name: "gres", Usage: "generic resources per task, e.g. gpu:1 (#SBATCH --gres)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "cells in parallel per task (also --cpus-per-task)"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the default trial counts"},
 			&cli.StringFlag{Name: "report", Usage: "path of the report binary (default: next to simulate, else $PATH)"},
@@ -48,7 +49,7 @@ func slurmAction(c *cli.Context) error {
 	res, err := sweep.Slurm(ctx, sweep.SlurmOptions{Target: target, Out: c.String("out"),
 		Shards: c.Int("shards"), Workers: c.Int("workers"), Scale: c.Float64("scale"), ScaleSet: c.IsSet("scale"),
 		Seed: c.Uint64("seed"), ClockSeed: func() uint64 { return masterSeed(c) }, Partition: c.String("partition"),
-		Time: c.String("time"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit")})
+		Time: c.String("time"), Gres: c.String("gres"), Report: c.String("report"), Sbatch: c.String("sbatch"), Submit: c.Bool("submit")})
 	res.Warnings.Print(c.App.ErrWriter, c.App.Name)
 	if err != nil {
 		return err

@@ -21,8 +21,9 @@ type SlurmJob struct {
 	// Simulate and Report are the absolute paths of the two binaries.
 	Simulate, Report string
 	Shards, Workers  int
-	// Partition and Time go to #SBATCH --partition and --time when set.
-	Partition, Time string
+	// Partition, Time and Gres go to #SBATCH --partition, --time and
+	// --gres when set.
+	Partition, Time, Gres string
 }
 
 // ShellQuote quotes s for a POSIX shell.
@@ -30,15 +31,15 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// checkSbatchValue rejects a value that cannot stand on one #SBATCH line
+// CheckSbatchValue rejects a value that cannot stand on one #SBATCH line
 // (a newline or another control character would end the directive and
 // start a shell line), or that holds a space or quote sbatch would not
 // read back.
-func checkSbatchValue(name, v string) error {
+func CheckSbatchValue(name, v string) error {
 	for _, r := range v {
 		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\'' || r == '"' || r == '\\' {
 			return diag.Param(name, " %q holds %q, which cannot stand in an #SBATCH line; give a plain value such as %s",
-				v, r, map[string]string{"partition": "gpu", "time": "01:00:00"}[name])
+				v, r, map[string]string{"partition": "gpu", "time": "01:00:00", "gres": "gpu:1"}[name])
 		}
 	}
 	return nil
@@ -69,12 +70,6 @@ exec {{.Merge}}
 // cannot stand in a script (a partition or time limit with a newline,
 // space or quote) is an error naming the flag.
 func (j SlurmJob) Scripts() (sweep, merge string, err error) {
-	if err := checkSbatchValue("partition", j.Partition); err != nil {
-		return "", "", err
-	}
-	if err := checkSbatchValue("time", j.Time); err != nil {
-		return "", "", err
-	}
 	if strings.ContainsAny(j.Out, "\n\r") {
 		return "", "", diag.Param("out", " %q holds a line break; use a path without one", j.Out)
 	}
@@ -83,12 +78,9 @@ func (j SlurmJob) Scripts() (sweep, merge string, err error) {
 			return "", "", fmt.Errorf("%s %q holds a line break; use a path without one", p.what, p.v)
 		}
 	}
-	var hdr strings.Builder
-	if j.Partition != "" {
-		fmt.Fprintf(&hdr, "#SBATCH --partition=%s\n", j.Partition)
-	}
-	if j.Time != "" {
-		fmt.Fprintf(&hdr, "#SBATCH --time=%s\n", j.Time)
+	hdr, err := SbatchHeader(j.Partition, j.Time, j.Gres)
+	if err != nil {
+		return "", "", err
 	}
 	p := j.Plan
 	sdir := filepath.Join(j.Out, "slurm")
@@ -98,7 +90,7 @@ func (j SlurmJob) Scripts() (sweep, merge string, err error) {
 		"Exp": p.Exp.Name, "Cells": len(p.Cells), "Hash": fmt.Sprintf("%.12s", p.Spec.Hash()), "Seed": p.Seed,
 		"Name": "specsim-" + p.Exp.Name, "Last": j.Shards - 1, "Workers": j.Workers,
 		"SweepLog": filepath.Join(sdir, "sweep-%A_%a.out"), "MergeLog": filepath.Join(sdir, "merge-%j.out"),
-		"Header": hdr.String(), "Run": strings.Join(run, " "),
+		"Header": hdr, "Run": strings.Join(run, " "),
 		"Merge": ShellQuote(j.Report) + " merge " + ShellQuote(j.Out) + " --out " + ShellQuote(filepath.Join(j.Out, "merged.parquet")),
 	}
 	var a, b strings.Builder
@@ -109,4 +101,20 @@ func (j SlurmJob) Scripts() (sweep, merge string, err error) {
 		return "", "", err
 	}
 	return a.String(), b.String(), nil
+}
+
+// SbatchHeader returns the #SBATCH lines of the given partition, time
+// limit and generic resources (each left out when empty), refusing a
+// value that cannot stand on such a line (CheckSbatchValue).
+func SbatchHeader(partition, time, gres string) (string, error) {
+	var hdr strings.Builder
+	for _, d := range []struct{ name, v string }{{"partition", partition}, {"time", time}, {"gres", gres}} {
+		if err := CheckSbatchValue(d.name, d.v); err != nil {
+			return "", err
+		}
+		if d.v != "" {
+			fmt.Fprintf(&hdr, "#SBATCH --%s=%s\n", d.name, d.v)
+		}
+	}
+	return hdr.String(), nil
 }

@@ -50,10 +50,10 @@ type SlurmOptions struct {
 	ScaleSet    bool
 	Seed        uint64
 	ClockSeed   func() uint64
-	// Partition and Time go to #SBATCH lines; Report is the report
+	// Partition, Time and Gres go to #SBATCH lines; Report is the report
 	// binary (default: next to this executable, else $PATH); Sbatch the
 	// sbatch command.
-	Partition, Time, Report, Sbatch string
+	Partition, Time, Gres, Report, Sbatch string
 	// Submit submits both jobs with sbatch.
 	Submit bool
 }
@@ -64,132 +64,179 @@ type SlurmOptions struct {
 // both. Errors are marked with their kind (internal/diag); the result
 // carries its warnings, with an error too.
 func Slurm(ctx context.Context, o SlurmOptions) (SlurmResult, error) {
-	var res SlurmResult
-	n := o.Shards
-	if n < 1 {
-		return res, diag.Param("shards", " = %d; give the number of array tasks (at least 1)", n)
-	}
-	if o.Out == "" {
-		return res, diag.Param("out", " is required: a directory every node can reach")
-	}
-	if o.Workers < 1 {
-		return res, diag.Param("workers", " = %d; use at least 1", o.Workers)
-	}
-	arg := o.Target
-	spec, err := LoadTarget(arg)
+	job, res, err := slurmJob(o)
 	if err != nil {
 		return res, err
 	}
-	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
-		return res, err
-	}
-	out, err := filepath.Abs(o.Out)
-	if err != nil {
-		return res, diag.IO(err)
-	}
-	seed, err := ResolveSeed(o.Seed, spec, out, o.ClockSeed)
-	if err != nil {
-		return res, err
-	}
-	plan, err := NewPlan(spec, seed)
-	if err != nil {
-		return res, diag.Usage(err)
-	}
-	if n > len(plan.Cells) {
-		res.Warnings = append(res.Warnings, fmt.Errorf("%d shards for %d cells; %d tasks will have nothing to do", n, len(plan.Cells), n-len(plan.Cells)))
-	}
-	target := arg
-	if _, err := os.Stat(arg); err == nil {
-		if target, err = filepath.Abs(arg); err != nil {
-			return res, diag.IO(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return res, diag.IO(fmt.Errorf("locating the simulate binary: %w", err))
-	}
-	report := o.Report
-	if report == "" {
-		report = filepath.Join(filepath.Dir(self), "report")
-		if _, err := os.Stat(report); err != nil {
-			if report, err = exec.LookPath("report"); err != nil {
-				return res, diag.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or give its path", self))
-			}
-		}
-	}
-	if report, err = filepath.Abs(report); err != nil {
-		return res, diag.IO(err)
-	}
-	sdir := filepath.Join(out, "slurm")
+	sdir := filepath.Join(job.Out, "slurm")
 	sweepPath, mergePath := filepath.Join(sdir, "sweep.sbatch"), filepath.Join(sdir, "merge.sbatch")
 	for _, p := range []string{sweepPath, mergePath} {
 		// the target may be a file the scripts would replace (a spec
 		// named DIR/slurm/sweep.sbatch, say)
-		if err := results.CheckOutput(p, arg); err != nil {
+		if err := results.CheckOutput(p, o.Target); err != nil {
 			return res, diag.Param("out", ": %w", err)
 		}
 	}
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		return res, diag.IO(err)
-	}
-	sweep, merge, err := SlurmJob{Plan: plan, Target: target, Out: out, Simulate: self, Report: report,
-		Shards: n, Workers: o.Workers, Partition: o.Partition, Time: o.Time}.Scripts()
+	sweep, merge, err := job.Scripts()
 	if err != nil {
 		return res, diag.Usage(err)
 	}
-	for p, text := range map[string]string{sweepPath: sweep, mergePath: merge} {
-		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
-			return res, diag.IO(err)
-		}
+	if err := WriteScripts(sdir, map[string]string{sweepPath: sweep, mergePath: merge}); err != nil {
+		return res, err
 	}
-	sb := o.Sbatch
-	res = SlurmResult{Experiment: plan.Exp.Name, Seed: seed, SpecHash: spec.Hash(), Cells: len(plan.Cells), Shards: n, Out: out,
-		SweepScript: sweepPath, MergeScript: mergePath, Warnings: res.Warnings,
-		Commands: []string{sb + " --parsable " + ShellQuote(sweepPath), sb + " --parsable --dependency=afterok:<array_job_id> " + ShellQuote(mergePath)}}
+	sb, plan := o.Sbatch, job.Plan
+	res = SlurmResult{Experiment: plan.Exp.Name, Seed: plan.Seed, SpecHash: plan.Spec.Hash(), Cells: len(plan.Cells), Shards: job.Shards, Out: job.Out,
+		SweepScript: sweepPath, MergeScript: mergePath, Warnings: res.Warnings, Commands: ArrayCommands(sb, sweepPath, mergePath, nil)}
 	res.sweep, res.merge = sweep, merge
 	if !o.Submit {
 		return res, nil
 	}
-	submit := func(args ...string) (string, error) {
-		// sbatch prints a job id: keep at most maxSbatchOutput bytes of
-		// each stream, and stop an sbatch that prints more (a broken or
-		// hostile one may print without end)
-		cctx, stop := context.WithCancel(ctx)
-		defer stop()
-		cmd := exec.CommandContext(cctx, sb, args...)
-		stdout, stderr := &capped{max: maxSbatchOutput, over: stop}, &capped{max: maxSbatchOutput, over: stop}
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.WaitDelay = 5 * time.Second // a child left holding the pipes
-		// its own process group, killed whole on Ctrl-C or an overflow:
-		// sbatch (or a wrapper script) and any child it started
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		err := cmd.Run()
-		if ctx.Err() != nil {
-			return "", diag.Interrupted(fmt.Errorf("interrupted while %s %s ran; it and its process group were killed", sb, strings.Join(args, " ")))
-		}
-		b := stdout.Bytes()
-		if stdout.overflow || stderr.overflow {
-			return "", diag.IO(fmt.Errorf("%s %s printed more than %d bytes; it is not sbatch, or it is broken", sb, strings.Join(args, " "), maxSbatchOutput))
-		}
-		if err != nil {
-			return "", diag.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, clipText(strings.TrimSpace(stderr.String()), 300)))
-		}
-		id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";") // --parsable: "id" or "id;cluster"
-		if id == "" || strings.ContainsAny(id, " \n") {
-			return "", diag.IO(fmt.Errorf("%s --parsable printed %.200q, not a job id", sb, string(b)))
-		}
-		return id, nil
-	}
-	if res.ArrayJobID, err = submit("--parsable", sweepPath); err != nil {
+	if res.ArrayJobID, res.MergeJobID, err = SubmitArray(ctx, sb, sweepPath, mergePath, nil); err != nil {
 		return res, err
 	}
-	if res.MergeJobID, err = submit("--parsable", "--dependency=afterok:"+res.ArrayJobID, mergePath); err != nil {
-		return res, fmt.Errorf("%w (the array job %s was submitted; cancel it with scancel %s or submit the merge by hand)", err, res.ArrayJobID, res.ArrayJobID)
-	}
 	res.Submitted = true
+	res.Commands = ArrayCommands(sb, sweepPath, mergePath, nil)
 	res.Commands[1] = strings.Replace(res.Commands[1], "<array_job_id>", res.ArrayJobID, 1)
 	return res, nil
+}
+
+// slurmJob checks o and builds the job it describes: the sweep's plan
+// (spec, scale, seed), the absolute output directory, and the simulate
+// and report binaries. res carries the warnings.
+func slurmJob(o SlurmOptions) (SlurmJob, SlurmResult, error) {
+	var res SlurmResult
+	n := o.Shards
+	if n < 1 {
+		return SlurmJob{}, res, diag.Param("shards", " = %d; give the number of array tasks (at least 1)", n)
+	}
+	if o.Out == "" {
+		return SlurmJob{}, res, diag.Param("out", " is required: a directory every node can reach")
+	}
+	if o.Workers < 1 {
+		return SlurmJob{}, res, diag.Param("workers", " = %d; use at least 1", o.Workers)
+	}
+	spec, err := LoadTarget(o.Target)
+	if err != nil {
+		return SlurmJob{}, res, err
+	}
+	if err := ApplyScale(spec, o.Scale, o.ScaleSet); err != nil {
+		return SlurmJob{}, res, err
+	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return SlurmJob{}, res, diag.IO(err)
+	}
+	seed, err := ResolveSeed(o.Seed, spec, out, o.ClockSeed)
+	if err != nil {
+		return SlurmJob{}, res, err
+	}
+	plan, err := NewPlan(spec, seed)
+	if err != nil {
+		return SlurmJob{}, res, diag.Usage(err)
+	}
+	if n > len(plan.Cells) {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d shards for %d cells; %d tasks will have nothing to do", n, len(plan.Cells), n-len(plan.Cells)))
+	}
+	target := o.Target
+	if _, err := os.Stat(target); err == nil {
+		if target, err = filepath.Abs(target); err != nil {
+			return SlurmJob{}, res, diag.IO(err)
+		}
+	}
+	self, report, err := Binaries(o.Report)
+	if err != nil {
+		return SlurmJob{}, res, err
+	}
+	return SlurmJob{Plan: plan, Target: target, Out: out, Simulate: self, Report: report,
+		Shards: n, Workers: o.Workers, Partition: o.Partition, Time: o.Time, Gres: o.Gres}, res, nil
+}
+
+// Binaries returns the absolute paths of this simulate binary and of the
+// report binary: report when given, else the one next to simulate, else
+// the one on $PATH.
+func Binaries(report string) (self, rep string, err error) {
+	self, err = os.Executable()
+	if err != nil {
+		return "", "", diag.IO(fmt.Errorf("locating the simulate binary: %w", err))
+	}
+	if report == "" {
+		report = filepath.Join(filepath.Dir(self), "report")
+		if _, err := os.Stat(report); err != nil {
+			if report, err = exec.LookPath("report"); err != nil {
+				return "", "", diag.Usage(fmt.Errorf("the report binary is neither next to %s nor on $PATH; build it (go build -o bin/ ./cmd/report) or give its path", self))
+			}
+		}
+	}
+	if rep, err = filepath.Abs(report); err != nil {
+		return "", "", diag.IO(err)
+	}
+	return self, rep, nil
+}
+
+// WriteScripts creates dir and writes each script (path to text),
+// executable, atomically.
+func WriteScripts(dir string, scripts map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return diag.IO(err)
+	}
+	for p, text := range scripts {
+		if err := fsutil.WriteBytes(p, []byte(text), 0o755); err != nil {
+			return diag.IO(err)
+		}
+	}
+	return nil
+}
+
+// ArrayCommands are the two sbatch command lines that submit an array
+// script, with extra arguments (an --array=... override), and the merge
+// script after it; the merge's names the array job <array_job_id>.
+func ArrayCommands(sb, array, merge string, extra []string) []string {
+	a := append([]string{sb, "--parsable"}, extra...)
+	return []string{strings.Join(append(a, ShellQuote(array)), " "), sb + " --parsable --dependency=afterok:<array_job_id> " + ShellQuote(merge)}
+}
+
+// SubmitArray submits the array script (with the extra sbatch arguments)
+// and then the merge script with --dependency=afterok on the array job,
+// and returns both job ids.
+func SubmitArray(ctx context.Context, sb, array, merge string, extra []string) (arrayID, mergeID string, err error) {
+	if arrayID, err = Sbatch(ctx, sb, append(append([]string{"--parsable"}, extra...), array)...); err != nil {
+		return "", "", err
+	}
+	if mergeID, err = Sbatch(ctx, sb, "--parsable", "--dependency=afterok:"+arrayID, merge); err != nil {
+		return arrayID, "", fmt.Errorf("%w (the array job %s was submitted; cancel it with scancel %s or submit the merge by hand)", err, arrayID, arrayID)
+	}
+	return arrayID, mergeID, nil
+}
+
+// Sbatch runs the sbatch command sb with args and returns the job id it
+// printed (--parsable: "id" or "id;cluster"). It runs in its own process
+// group, killed whole on ctx's cancellation or when it prints more than
+// maxSbatchOutput bytes (a broken or hostile one may print without end).
+func Sbatch(ctx context.Context, sb string, args ...string) (string, error) {
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := exec.CommandContext(cctx, sb, args...)
+	stdout, stderr := &capped{max: maxSbatchOutput, over: stop}, &capped{max: maxSbatchOutput, over: stop}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second // a child left holding the pipes
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", diag.Interrupted(fmt.Errorf("interrupted while %s %s ran; it and its process group were killed", sb, strings.Join(args, " ")))
+	}
+	b := stdout.Bytes()
+	if stdout.overflow || stderr.overflow {
+		return "", diag.IO(fmt.Errorf("%s %s printed more than %d bytes; it is not sbatch, or it is broken", sb, strings.Join(args, " "), maxSbatchOutput))
+	}
+	if err != nil {
+		return "", diag.IO(fmt.Errorf("%s %s: %v: %s", sb, strings.Join(args, " "), err, clipText(strings.TrimSpace(stderr.String()), 300)))
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(b)), ";")
+	if id == "" || strings.ContainsAny(id, " \n") {
+		return "", diag.IO(fmt.Errorf("%s --parsable printed %.200q, not a job id", sb, string(b)))
+	}
+	return id, nil
 }
 
 // maxSbatchOutput bounds what the harness keeps of sbatch's output.

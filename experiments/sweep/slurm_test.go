@@ -23,20 +23,21 @@ func TestSlurmScriptsQuote(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := sweep.SlurmJob{Plan: p, Target: "leviathan-table1", Out: "/o", Simulate: "/b/simulate", Report: "/b/report", Shards: 3, Workers: 2}
-	for _, bad := range []struct{ part, time, field string }{{"gpu\nrm -rf /", "", "partition"}, {"", "1:00\n", "time"}, {"a b", "", "partition"}} {
-		j.Partition, j.Time = bad.part, bad.time
+	for _, bad := range []struct{ part, time, gres, field string }{{"gpu\nrm -rf /", "", "", "partition"}, {"", "1:00\n", "", "time"}, {"a b", "", "", "partition"},
+		{"", "", "gpu:1\nrm -rf /", "gres"}} {
+		j.Partition, j.Time, j.Gres = bad.part, bad.time, bad.gres
 		_, _, err := j.Scripts()
 		var pe *diag.ParamError
 		if !errors.As(err, &pe) || pe.Name != bad.field || !strings.HasPrefix(err.Error(), bad.field+" ") || !errors.Is(err, diag.ErrUsage) {
 			t.Errorf("partition %q time %q: %v", bad.part, bad.time, err)
 		}
 	}
-	j.Partition, j.Time = "gpu", "01:00:00"
+	j.Partition, j.Time, j.Gres = "gpu", "01:00:00", "gpu:1"
 	sweep, merge, err := j.Scripts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\nset -euo pipefail\n", "#SBATCH --array=0-2\n",
+	for _, want := range []string{"#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\n#SBATCH --gres=gpu:1\nset -euo pipefail\n", "#SBATCH --array=0-2\n",
 		"exec '/b/simulate' run 'leviathan-table1' --out '/o' --seed 7 --workers 2 --scale 1\n"} {
 		if !strings.Contains(sweep, want) {
 			t.Errorf("sweep script lacks %q:\n%s", want, sweep)
