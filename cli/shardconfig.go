@@ -63,28 +63,16 @@ func shardConfig(c *cli.Context, fs []cli.Flag) (config map[string][]string, giv
 // refused, as is a header whose flags this simulate resolves differently
 // (another version's defaults).
 func mergedContext(c *cli.Context, cmd *cli.Command, h statefile.Header) (*cli.Context, error) {
-	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range cmd.Flags {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
 	args := []string{"--seed=" + strconv.FormatUint(h.Seed, 10)}
 	for _, name := range h.Given {
 		for _, v := range h.Config[name] {
 			args = append(args, "--"+name+"="+v)
 		}
 	}
-	if err := set.Parse(args); err != nil {
+	nc, err := commandContext(c, cmd, args)
+	if err != nil {
 		return nil, diag.Usage(fmt.Errorf("--merge: the state files' configuration does not parse here (%v); merge with the simulate that ran the shards", err))
 	}
-	var parent *cli.Context
-	if p := c.Lineage(); len(p) > 1 {
-		parent = p[1]
-	}
-	nc := cli.NewContext(c.App, set, parent)
-	nc.Command = cmd
 	config, _ := shardConfig(nc, cmd.Flags)
 	if name := statefile.ConfigDiff(config, h.Config); name != "" {
 		return nil, diag.Usage(fmt.Errorf("--merge: this simulate resolves --%s to %q where the shards had %q; merge with the simulate that ran the shards", name, strings.Join(config[name], ","), strings.Join(h.Config[name], ",")))
@@ -99,6 +87,31 @@ func mergedContext(c *cli.Context, cmd *cli.Command, h statefile.Header) (*cli.C
 	if c.IsSet("seed") && c.Uint64("seed") != h.Seed {
 		return nil, diag.Usage(fmt.Errorf("--merge: --seed %d contradicts the shards' seed %d; leave it out", c.Uint64("seed"), h.Seed))
 	}
+	return nc, nil
+}
+
+// commandContext is the context cmd would run in, given args (its flags
+// only), under c's parent (the global flags, such as --mem-budget).
+func commandContext(c *cli.Context, cmd *cli.Command, args []string) (*cli.Context, error) {
+	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range cmd.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	if err := set.Parse(args); err != nil {
+		return nil, err
+	}
+	if set.NArg() > 0 {
+		return nil, fmt.Errorf("%q is not a flag of %s", set.Arg(0), cmd.Name)
+	}
+	var parent *cli.Context
+	if p := c.Lineage(); len(p) > 1 {
+		parent = p[1]
+	}
+	nc := cli.NewContext(c.App, set, parent)
+	nc.Command = cmd
 	return nc, nil
 }
 

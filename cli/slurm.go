@@ -21,8 +21,9 @@ SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT), and DIR/slurm/merge.sbatch,
 running 'report merge DIR' once every task succeeded
 (--dependency=afterok:<array job>). The master seed is fixed in the
 scripts, so every task and any re-submission compute the same cells.`,
-		ArgsUsage: "NAME|SPEC",
+		ArgsUsage: "NAME|SPEC, or --check -- CHECK-FLAGS...",
 		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "check", Usage: "run a sharded check instead of a sweep: its flags follow '--' ('simulate slurm --check --shards N --out DIR -- --algo token --trials 1000000000 ...'); each array task runs 'simulate check --shard I/N --state-out DIR/state/shard-I.state', the merge job 'simulate check --merge'"},
 			&cli.IntFlag{Name: "shards", Usage: "number of array tasks `N` (required)"},
 			&cli.StringFlag{Name: "out", Usage: "results directory `DIR` shared by all tasks (required)"},
 			&cli.StringFlag{Name: "partition", Usage: "Slurm partition (#SBATCH --partition)"},
@@ -40,6 +41,9 @@ scripts, so every task and any re-submission compute the same cells.`,
 }
 
 func slurmAction(c *cli.Context) error {
+	if c.Bool("check") {
+		return slurmCheckAction(c)
+	}
 	target, err := cliutil.OneArg(c, "experiment name or spec file")
 	if err != nil {
 		return err
