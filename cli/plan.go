@@ -18,11 +18,11 @@ func init() { register(planCommand) }
 func planCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "plan",
-		Usage: "how many trials (and seconds on this machine, from a pilot) a check needs to detect a deviation of TV >= --tv in a test's quantity with power --power",
-		Flags: append(checkFlags(),
+		Usage: "how many trials (and seconds on this machine, from a pilot; and shards of a Slurm array of --task-time each) a check needs to detect a deviation of TV >= --tv in a test's quantity with power --power",
+		Flags: append(append(checkFlags(),
 			&cli.Float64Flag{Name: "tv", Required: true, Usage: "the total variation to detect, in (0, 1), in the test's quantity"},
 			&cli.StringFlag{Name: "test", Usage: "the test to plan for, by name as check prints it (default: the test with the smallest detectable TV)"},
-		),
+		), planFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := levelLimits(c); err != nil {
 				return err
@@ -41,7 +41,12 @@ func planCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return printResult(c, rep, func(w io.Writer) {
+			out, err := planShards(c, rep, req.Seed)
+			if err != nil {
+				return err
+			}
+			return printResult(c, out, func(w io.Writer) {
+				defer printPlanShards(w, out)
 				fmt.Fprintf(w, "%s on %s, gamma %d, mode %s\n", rep.Algorithm, rep.Source, rep.Gamma, rep.Mode)
 				fmt.Fprintf(w, "to detect a deviation of TV >= %g with probability %g at level %g in test %q (%s):\n", rep.TV, rep.Power, rep.Level, rep.Test, rep.Quantity)
 				if rep.OverCap {
