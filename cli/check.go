@@ -92,19 +92,26 @@ func checkCommand() *cli.Command {
 				return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); nothing to report"))
 			}
 			out := newCheckJSON(rep, time.Since(start).Seconds(), newInvocation(c, algos.IsTree(req.Algo), rep.Draft, *cost))
-			if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
-				return werr
-			}
-			if dir := c.String("report"); dir != "" {
-				files, err := resolve.WriteReport(dir, rep)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
-			}
-			return checkExit(ctx.Err() != nil, rep.Algorithm, rep, req.Trials)
+			return printCheckResult(c, out, rep, req.Trials, ctx.Err() != nil)
 		},
 	}
+}
+
+// printCheckResult prints a check's report out (text or JSON), writes
+// its report page where --report asks, and returns the verdict's exit
+// (checkExit): the one ending of a one-process check and of a merge.
+func printCheckResult(c *cli.Context, out checkJSON, rep resolve.Report, trials int64, interrupted bool) error {
+	if werr := printResult(c, out, func(w io.Writer) { printCheck(w, out) }); werr != nil {
+		return werr
+	}
+	if dir := c.String("report"); dir != "" {
+		files, err := resolve.WriteReport(dir, rep)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "simulate: report written: %s\n", strings.Join(files, ", "))
+	}
+	return checkExit(interrupted, rep.Algorithm, rep, trials)
 }
 
 // checkRequest reads the check a command's flags describe (check and
