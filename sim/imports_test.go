@@ -18,16 +18,17 @@ const module = "github.com/specsim/specsim"
 // the only project packages they may import; every other package under
 // sim/ may import packages under sim/ only.
 var allowedImports = map[string][]string{
-	"sim":        {},                                                  // the vocabulary imports no project package
-	"sim/check":  {"sim", "sim/stattest", "sim/run", "internal/diag"}, // the verdict engine: no registries, no names
-	"sim/source": {"sim"},                                             // sources know no rules
-	"sim/run":    {"sim"},                                             // the round loop knows only the vocabulary
+	"sim":        {},                                                                     // the vocabulary imports no project package
+	"sim/check":  {"sim", "sim/stattest", "sim/run", "internal/diag", "internal/binenc"}, // the verdict engine: no registries, no names
+	"sim/source": {"sim"},                                                                // sources know no rules
+	"sim/run":    {"sim"},                                                                // the round loop knows only the vocabulary
 }
 
 // leaves are the project's ground floor: packages that import no project
-// package (internal/diag: the kinds of failure and warnings), which every
-// package under sim/ but sim itself may use.
-var leaves = []string{"internal/diag"}
+// package (internal/diag: the kinds of failure and warnings;
+// internal/binenc: the states' binary payloads), which every package
+// under sim/ but sim itself may use.
+var leaves = []string{"internal/diag", "internal/binenc"}
 
 // TestImportsPointDown: no package under sim/ imports a project package
 // outside sim/ (algos, data, experiments, ...), and sim, sim/check,

@@ -52,6 +52,12 @@ type MCOptions struct {
 	// Progress, if set, is called with the number of finished trials after
 	// every chunk, from one goroutine at a time.
 	Progress func(done, total int64)
+	// WholeChunks, on cancellation, keeps only the whole chunks before
+	// the first cut one (the cut chunk's finished trials are dropped), so
+	// the prefix returned ends on a chunk boundary: a run resumed from it
+	// (sim/check's shard states) has the same chunks, and so the same
+	// floating-point sums, as one that was never interrupted.
+	WholeChunks bool
 }
 
 // MonteCarlo runs trials 0..n-1. Each chunk of ChunkSize consecutive trials
@@ -101,7 +107,7 @@ func MonteCarlo[A any](ctx context.Context, n int64, opt MCOptions, newAcc func(
 	// flush has merged the contiguous run of whole chunks; the first cut
 	// chunk's finished trials extend it when every chunk before it is
 	// merged, and chunks after it stay in pending and are dropped.
-	if p, ok := r.partial[r.merged]; ok && p.k > 0 {
+	if p, ok := r.partial[r.merged]; ok && p.k > 0 && !opt.WholeChunks {
 		merge(r.total, p.acc)
 		r.count += p.k
 	}

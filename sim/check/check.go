@@ -108,6 +108,11 @@ type Config struct {
 	// length: rows of a kind with a shorter one than Gamma see only its
 	// drafts, and the candidates' fits score them at it.
 	KindGammas []int
+	// Shard and Shards run shard Shard (0-based) of Shards of the check
+	// (CheckState; 0/0 or 0/1 is the whole run): the units of ShardRange,
+	// every layout sized for the whole run's Trials. A Seconds budget
+	// does not apply to shards.
+	Shard, Shards int
 	// MemBudget is the most bytes the check's own input-sized storage may
 	// take (0: sim.DefaultMemBudget): its per-state tallies and PIT tables,
 	// one per worker and the total, and its batches of draft trees. A
@@ -368,6 +373,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("check: %d kind draft lengths for %d row kinds; give one per kind", len(c.KindGammas), len(c.RowKinds))
 	case c.LawKindsOff != nil && len(c.LawKindsOff) != len(c.RowKinds):
 		return fmt.Errorf("check: %d law-kinds-off entries for %d row kinds; give one per kind", len(c.LawKindsOff), len(c.RowKinds))
+	case c.Shards < 0 || c.Shard < 0 || c.Shard >= max(c.Shards, 1):
+		return diag.Usage(fmt.Errorf("check: shard %d of %d; give a shard I of N with 0 <= I < N", c.Shard, c.Shards))
+	case c.Shards > 1 && c.Seconds > 0:
+		return diag.Usage(fmt.Errorf("check: seconds = %g with %d shards; a time budget does not apply to shards (each must run its share of the same trial count): give the trials", c.Seconds, c.Shards))
 	}
 	return nil
 }

@@ -48,6 +48,13 @@
 //     total deviation (no degrees of freedom or too few trials); else
 //     preserved.
 //
+// A check can run in shards (Config.Shard of Config.Shards, CheckState):
+// each runs a contiguous range of the units (ShardRange) and keeps its
+// merged tallies in a State, which MarshalBinary writes (versioned, with
+// a checksum) and UnmarshalState reads; Merge combines every shard's
+// state into the Result the one-process Check gives, statistic for
+// statistic (the floating-point sums are exact: stattest.ExactSum).
+//
 // EdgeCheck runs a chain rule with scripted coins (exactly 0, and just
 // below 1) on blocks built to expose inclusive comparisons.
 package check // import "github.com/specsim/specsim/sim/check"

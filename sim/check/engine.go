@@ -242,7 +242,14 @@ type tally struct {
 	invalid    int64
 	fit        []float64 // per candidate: Σ log-probability of the outcomes
 	fitN       int64
-	pit        *pitCounts
+	// law and fitSum are a merged tally's law-test moments and fits:
+	// exact sums of its chunks' het and fit (stattest.ExactSum), so a
+	// total does not depend on how its chunks were grouped (shards, a
+	// resumed run). err is the first merge that could not be summed.
+	law    *stattest.HeteroSum
+	fitSum []stattest.ExactSum
+	err    error
+	pit    *pitCounts
 	// the previous round's transforms in token-index order and its trial,
 	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
 	prevU     []float64
@@ -276,6 +283,9 @@ func (t *tally) record(accepted, examined, emitted int) {
 	t.emitSq += int64(emitted * emitted)
 }
 
+// merge adds src (a chunk's tally or a merged one) into dst, a merged
+// tally: counts are added, and the law test's moments and the fits are
+// summed exactly into dst.law and dst.fitSum.
 func merge(dst, src *tally) {
 	for i, v := range src.pos {
 		dst.pos[i] += v
@@ -285,8 +295,8 @@ func merge(dst, src *tally) {
 	}
 	if dst.kinds != nil {
 		mergeKinds(dst, src)
-	} else if dst.het != nil {
-		dst.het.Merge(src.het)
+	} else {
+		dst.err = cmp.Or(dst.err, addLaw(&dst.law, src.het, src.law))
 	}
 	dst.accepted += src.accepted
 	dst.examined += src.examined
@@ -296,10 +306,47 @@ func merge(dst, src *tally) {
 	if dst.pit != nil && dst.kinds == nil {
 		dst.pit.merge(src.pit)
 	}
+	if n := max(len(src.fit), len(src.fitSum)); dst.fitSum == nil && n > 0 {
+		dst.fitSum = make([]stattest.ExactSum, n)
+	}
 	for i, v := range src.fit {
-		dst.fit[i] += v
+		dst.fitSum[i].Add(v)
+	}
+	for i := range src.fitSum {
+		dst.fitSum[i].AddSum(&src.fitSum[i])
 	}
 	dst.fitN += src.fitN
+	dst.err = cmp.Or(dst.err, src.err)
+}
+
+// addLaw adds a chunk's law-test accumulator het and a merged tally's
+// exact sum law (either may be nil) into *dst, made on first use.
+func addLaw(dst **stattest.HeteroSum, het *stattest.Hetero, law *stattest.HeteroSum) error {
+	if het == nil && law == nil {
+		return nil
+	}
+	if *dst == nil {
+		k := 0
+		if het != nil {
+			k = het.K()
+		} else {
+			k = law.K()
+		}
+		*dst = stattest.NewHeteroSum(k)
+	}
+	var err error
+	if het != nil {
+		err = (*dst).AddHetero(het)
+	}
+	if law != nil {
+		err = cmp.Or(err, (*dst).AddSum(law))
+	}
+	return err
+}
+
+// meanFit returns candidate i's mean log-likelihood.
+func (t *tally) meanFit(i int) float64 {
+	return t.fitSum[i].Float64() / float64(t.fitN)
 }
 
 func (t *tally) fill(r *Result, n int64) {
@@ -358,6 +405,8 @@ type runner struct {
 	lawEvery int64
 	// fitSteps is the number of first steps the candidates' fits cover.
 	fitSteps int64
+	// n is the trials of the whole run the runner is sized for (size).
+	n int64
 }
 
 // reserveMem asks the check's memory account (Config.MemBudget) for what
@@ -749,8 +798,11 @@ const (
 
 var fitFloor = math.Log(1e-300)
 
-// run executes the trials and returns the merged tally.
-func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
+// size lays out the tests of a run of n trials (the whole run's, for a
+// shard too): the PIT grids, the law test's stride and bins, and the
+// candidates' fit steps.
+func (rn *runner) size(n int64) {
+	rn.n = n
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
@@ -764,6 +816,27 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	if nc := len(rn.cfg.Candidates); nc > 0 {
 		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
 	}
+}
+
+// run sizes the runner for n trials and runs them all (the pilots of a
+// Seconds budget).
+func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
+	rn.size(n)
+	return rn.runRange(ctx, 0, rn.units(), false)
+}
+
+// units is the number of units of the sized run.
+func (rn *runner) units() int64 {
+	b := int64(rn.cfg.Batch)
+	return (rn.n + b - 1) / b
+}
+
+// runRange runs units lo..hi-1 of the sized run and returns their
+// merged tally (nil on an error other than a cancellation), the trials
+// it holds and the error; whole keeps, on a cancellation, only whole
+// chunks (sim.MCOptions.WholeChunks), so that a resumed range has the
+// chunks of an uninterrupted one.
+func (rn *runner) runRange(ctx context.Context, lo, hi int64, whole bool) (*tally, int64, error) {
 	if rn.loop == nil {
 		l, err := rn.newLoop()
 		if err != nil {
@@ -774,8 +847,8 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	if err := rn.reserveMem(); err != nil {
 		return nil, 0, err
 	}
-	opt := sim.MCOptions{Workers: rn.cfg.Workers, Progress: rn.cfg.Progress}
-	tot, done, err := run.Rounds(ctx, n, rn.loop, opt, rn.newTally, rn.record, func(dst, src *tally) {
+	opt := sim.MCOptions{Workers: rn.cfg.Workers, Progress: rn.cfg.Progress, WholeChunks: whole}
+	tot, done, err := run.RoundsRange(ctx, lo, hi, rn.n, rn.loop, opt, rn.newTally, rn.record, func(dst, src *tally) {
 		merge(dst, src)
 		if src.sc != nil {
 			rn.scratch.Put(src.sc)
@@ -786,10 +859,29 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 		// a drafter's, the rule's or the recorder's error
 		return nil, 0, fmt.Errorf("check: %s: %w", rn.rule.Name, err)
 	}
-	if tot != nil {
-		rn.poolKinds(tot)
+	if tot != nil && tot.err != nil {
+		return nil, 0, fmt.Errorf("check: %s: %w", rn.rule.Name, tot.err)
 	}
 	return tot, done, err
+}
+
+// final readies a merged tally's tests: the pooled sums of its row
+// kinds, and the law-test accumulators of its exact sums.
+func (rn *runner) final(t *tally) {
+	rn.poolKinds(t)
+	het := func(law *stattest.HeteroSum) *stattest.Hetero {
+		switch {
+		case law != nil:
+			return law.Hetero()
+		case rn.lawOn:
+			return stattest.NewHetero(rn.lawCells())
+		}
+		return nil
+	}
+	t.het = het(t.law)
+	for k := range t.kinds {
+		t.kinds[k].het = het(t.kinds[k].law)
+	}
 }
 
 // fit adds the log-probability of outcome o given the drafts of b under

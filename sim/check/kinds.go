@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -46,8 +47,10 @@ type KindResult struct {
 
 // kindTally is one row kind's share of a chunk's counts.
 type kindTally struct {
-	pit                 *pitCounts
-	het                 *stattest.Hetero
+	pit *pitCounts
+	het *stattest.Hetero
+	// law is a merged tally's exact sum of het (see tally.law).
+	law                 *stattest.HeteroSum
 	n, invalid, emitted int64
 }
 
@@ -110,35 +113,28 @@ func mergeKinds(dst, src *tally) {
 		if d.pit != nil {
 			d.pit.merge(s.pit)
 		}
-		if d.het != nil {
-			d.het.Merge(s.het)
-		}
+		dst.err = cmp.Or(dst.err, addLaw(&d.law, s.het, s.law))
 		d.n += s.n
 		d.invalid += s.invalid
 		d.emitted += s.emitted
 	}
 }
 
-// poolKinds sets the merged tally's pooled PIT and law counts to the sum
-// of its kinds'.
+// poolKinds sets the merged tally's pooled PIT counts and law-test sums
+// to the sum of its kinds'.
 func (rn *runner) poolKinds(t *tally) {
 	if t.kinds == nil {
 		return
 	}
-	t.pit, t.het = nil, nil
+	t.pit, t.law = nil, nil
 	if rn.marg {
 		t.pit = rn.pit.newCounts()
-	}
-	if rn.lawOn {
-		t.het = stattest.NewHetero(rn.lawCells())
 	}
 	for k := range t.kinds {
 		if t.pit != nil {
 			t.pit.merge(t.kinds[k].pit)
 		}
-		if t.het != nil {
-			t.het.Merge(t.kinds[k].het)
-		}
+		t.err = cmp.Or(t.err, addLaw(&t.law, nil, t.kinds[k].law))
 	}
 }
 

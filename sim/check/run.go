@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/sim/run"
 )
 
 // A Seconds budget is spent in three parts: pilot runs of pilotTrials,
@@ -27,8 +26,51 @@ const (
 // Check runs the statistical check of rule r on src (a pool or a model
 // pair; see the package doc) and combines every test, the outcome
 // invariants and, for rules with Edge set, the scripted-coin edge cases
-// into one verdict.
+// into one verdict. It is the run's one state (checkState, the whole run
+// or cfg's shard) and its assembly.
 func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, error) {
+	st, err := checkState(ctx, src, r, cfg, nil, false)
+	if st == nil {
+		return Result{}, err
+	}
+	res, aerr := st.rn.assemble(st.tot, st.trials, err != nil, st.cpu)
+	if aerr != nil {
+		return res, aerr
+	}
+	return res, err
+}
+
+// newCheck validates the check of r on src and builds its runner, sized
+// for the whole run's trials: cfg.Trials, or under a Seconds budget the
+// count its pilots choose (the pool then binned again for it).
+func newCheck(ctx context.Context, src sim.Source, r Rule, cfg Config) (*runner, error) {
+	begin := time.Now()
+	w, r, cfg, err := newWorld(ctx, src, r, cfg)
+	if err != nil {
+		return nil, err
+	}
+	build := time.Since(begin)
+	rn := newRunner(w, r, cfg)
+	n := cfg.Trials
+	if cfg.Seconds > 0 {
+		if n, err = rn.budget(ctx, begin, build); err != nil {
+			return nil, err
+		}
+		if w.pool != nil && n != pilotTrials {
+			if w, err = poolWorld(ctx, w.pool, r, n); err != nil {
+				return nil, err
+			}
+			rn = newRunner(w, r, cfg)
+		}
+	}
+	rn.size(n)
+	return rn, nil
+}
+
+// newWorld validates the check of r on src and builds its world (a pool
+// binned for max(cfg.Trials, pilotTrials) trials, or for pilotTrials
+// under a budget); it returns r and cfg with their defaults.
+func newWorld(ctx context.Context, src sim.Source, r Rule, cfg Config) (*world, Rule, Config, error) {
 	pool, _ := sim.PoolOf(src.BlockSource)
 	pair, isPair := sim.PairOf(src.BlockSource)
 	if pool != nil {
@@ -38,34 +80,24 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		cfg.Gamma = len(r.Branch)
 	}
 	if err := cfg.defaults(); err != nil {
-		return Result{}, err
+		return nil, r, cfg, err
 	}
 	if (r.Steps == nil) == !r.isTree() || (r.Tree != nil && r.TreeSteps != nil) {
-		return Result{}, fmt.Errorf("check: rule %s: give exactly one of a Stepper and a tree rule", r.Name)
+		return nil, r, cfg, fmt.Errorf("check: rule %s: give exactly one of a Stepper and a tree rule", r.Name)
 	}
 	if r.Conform && r.Law == nil && r.TreeLaw == nil {
-		return Result{}, fmt.Errorf("check: conformance to %q needs a rule with an exact law", r.LawName)
+		return nil, r, cfg, fmt.Errorf("check: conformance to %q needs a rule with an exact law", r.LawName)
 	}
 	if r.isTree() && r.Branch == nil && r.K < 1 {
 		r.K = 1
 	}
-	begin := time.Now()
-	var w *world
-	// poolWorld bins the pool for a check of the given trial count.
-	poolWorld := func(trials int64) (*world, error) {
-		w, err := newPoolWorld(ctx, pool, trials)
-		if err == nil && r.isTree() {
-			w.buildPos()
-		}
-		return w, err
-	}
 	switch {
 	case pool != nil:
 		if cfg.Greedy && !r.Conform {
-			return Result{}, fmt.Errorf("check: greedy rules are checked on model pairs (markov sources) or with 'simulate exact'")
+			return nil, r, cfg, fmt.Errorf("check: greedy rules are checked on model pairs (markov sources) or with 'simulate exact'")
 		}
 		if pool.Gamma != cfg.Gamma {
-			return Result{}, fmt.Errorf("check: the pool holds %d draft positions but the rule drafts %d; build the source with the same gamma", pool.Gamma, cfg.Gamma)
+			return nil, r, cfg, fmt.Errorf("check: the pool holds %d draft positions but the rule drafts %d; build the source with the same gamma", pool.Gamma, cfg.Gamma)
 		}
 		// The binning depends on the trial count (binned as for at least
 		// pilotTrials); under a budget the world is rebuilt once the
@@ -74,47 +106,38 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 		if cfg.Seconds > 0 {
 			n = pilotTrials
 		}
-		var err error
-		if w, err = poolWorld(n); err != nil {
-			return Result{}, err
-		}
+		w, err := poolWorld(ctx, pool, r, n)
+		return w, r, cfg, err
 	case isPair:
 		if r.Steps != nil && StepMode(r.Steps) && (r.Law != nil || r.Conform) {
 			// The tests on the emitted tokens read the target's rows after
 			// the emitted prefix; a law test needs the rows of the drafts,
 			// which the harness computed for drafts the sampler replaced.
-			return Result{}, fmt.Errorf("check: %s samples its own drafts (step mode): the law and conformance tests need the harness's drafts on a model pair; use verify mode or a positional pool (dirichlet:...)", r.Name)
+			return nil, r, cfg, fmt.Errorf("check: %s samples its own drafts (step mode): the law and conformance tests need the harness's drafts on a model pair; use verify mode or a positional pool (dirichlet:...)", r.Name)
 		}
-		var err error
-		if w, err = newPairWorld(&pair, cfg.Gamma, cfg.Greedy); err != nil {
-			return Result{}, err
-		}
-	default:
-		return Result{}, fmt.Errorf("check: empty source")
+		w, err := newPairWorld(&pair, cfg.Gamma, cfg.Greedy)
+		return w, r, cfg, err
 	}
-	build := time.Since(begin)
-	rn := newRunner(w, r, cfg)
-	n := cfg.Trials
-	if cfg.Seconds > 0 {
-		var err error
-		if n, err = rn.budget(ctx, begin, build); err != nil {
-			return Result{}, err
-		}
-		if pool != nil && n != pilotTrials {
-			if w, err = poolWorld(n); err != nil {
-				return Result{}, err
-			}
-			rn = newRunner(w, r, cfg)
-		}
+	return nil, r, cfg, fmt.Errorf("check: empty source")
+}
+
+// poolWorld bins pool for a check of the given trial count (with each
+// context's positional models for a tree rule).
+func poolWorld(ctx context.Context, pool *sim.Pool, r Rule, trials int64) (*world, error) {
+	w, err := newPoolWorld(ctx, pool, trials)
+	if err == nil && r.isTree() {
+		w.buildPos()
 	}
-	cpu0 := run.ProcessCPU()
-	tot, done, err := rn.run(ctx, n)
-	if tot == nil {
-		return Result{}, err
-	}
-	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: err != nil,
+	return w, err
+}
+
+// assemble turns a merged tally of done trials into the result: the
+// summaries, the fits, the edge cases, the tests and the verdict (finish).
+func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Duration) (Result, error) {
+	r, cfg := rn.rule, rn.cfg
+	res := Result{Mode: "lossless", Level: cfg.Level, Power: cfg.Power, Trials: done, Seed: cfg.Seed, Interrupted: interrupted,
 		Edge: NotApplicable, EdgeConform: NotApplicable, CPUSeconds: math.NaN(), TVAtOneCPUSecond: math.NaN()}
-	if cpu := run.ProcessCPU() - cpu0; cpu > 0 {
+	if cpu > 0 {
 		res.CPUSeconds = cpu.Seconds()
 	}
 	if r.Conform {
@@ -123,25 +146,15 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if rn.lawOn {
 		res.LawEvery = rn.lawEvery
 	}
+	rn.final(tot)
 	tot.fill(&res, done)
 	for i, c := range cfg.Candidates {
 		if tot.fitN > 0 {
-			res.Fits = append(res.Fits, Fit{Name: c.Name, Summary: c.Summary, Lossless: c.Lossless, MeanLogLik: tot.fit[i] / float64(tot.fitN), Steps: tot.fitN})
+			res.Fits = append(res.Fits, Fit{Name: c.Name, Summary: c.Summary, Lossless: c.Lossless, MeanLogLik: tot.meanFit(i), Steps: tot.fitN})
 		}
 	}
 	slices.SortStableFunc(res.Fits, func(a, b Fit) int { return cmp.Compare(b.MeanLogLik, a.MeanLogLik) })
-	if r.Edge != nil {
-		res.Edge = Passed
-		if eerr := EdgeCheck(r.Edge); eerr != nil {
-			res.Edge, res.EdgeMsg = Violated, eerr.Error()
-		}
-		if r.Conform && r.Law != nil {
-			res.EdgeConform = Passed
-			if eerr := EdgeConform(r.Edge, r.Law); eerr != nil {
-				res.EdgeConform, res.EdgeConformMsg = Violated, eerr.Error()
-			}
-		}
-	}
+	rn.edges(&res)
 	if cfg.Profile && tot.pit != nil {
 		res.Profile = rn.pit.profile(tot.pit)
 	}
@@ -159,7 +172,25 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {
 		res.TVAtOneCPUSecond = tv
 	}
-	return res, err
+	return res, nil
+}
+
+// edges runs the rule's scripted edge cases into res (rules with Edge).
+func (rn *runner) edges(res *Result) {
+	r := rn.rule
+	if r.Edge == nil {
+		return
+	}
+	res.Edge = Passed
+	if eerr := EdgeCheck(r.Edge); eerr != nil {
+		res.Edge, res.EdgeMsg = Violated, eerr.Error()
+	}
+	if r.Conform && r.Law != nil {
+		res.EdgeConform = Passed
+		if eerr := EdgeConform(r.Edge, r.Law); eerr != nil {
+			res.EdgeConform, res.EdgeConformMsg = Violated, eerr.Error()
+		}
+	}
 }
 
 // newRunner returns the runner of rule r on world w.

@@ -27,6 +27,19 @@ import (
 // those after it are not. opt.Progress, if set, receives finished
 // trials, not units.
 func Rounds[A any](ctx context.Context, n int64, l *Loop, opt sim.MCOptions, newAcc func() A, record func(acc A, r *Round) error, merge func(dst, src A)) (A, int64, error) {
+	n = max(n, 0)
+	b := int64(l.batch())
+	return RoundsRange(ctx, 0, (n+b-1)/b, n, l, opt, newAcc, record, merge)
+}
+
+// RoundsRange is Rounds over units lo..hi-1 of a run of n trials: each
+// unit keeps its absolute index (its keyed streams, its trials
+// u·Batch..min((u+1)·Batch, n)-1), so the union of disjoint ranges' rounds
+// is exactly Rounds' (a sharded check, sim/check). Chunks of
+// sim.ChunkSize units start at lo, so with lo a multiple of ChunkSize they
+// are Rounds' own chunks. It returns the merged accumulator and the
+// trials it holds (those of units lo..lo+k-1 for the k units done).
+func RoundsRange[A any](ctx context.Context, lo, hi, n int64, l *Loop, opt sim.MCOptions, newAcc func() A, record func(acc A, r *Round) error, merge func(dst, src A)) (A, int64, error) {
 	var zero A
 	if err := l.check(); err != nil {
 		return zero, 0, err
@@ -34,18 +47,23 @@ func Rounds[A any](ctx context.Context, n int64, l *Loop, opt sim.MCOptions, new
 	b := int64(l.batch())
 	n = max(n, 0)
 	units := (n + b - 1) / b
+	lo, hi = min(max(lo, 0), units), min(max(hi, 0), units)
+	hi = max(hi, lo)
+	// trials of units lo..lo+k-1
+	trials := func(k int64) int64 { return max(min((lo+k)*b, n)-lo*b, 0) }
 	if p := opt.Progress; p != nil {
-		opt.Progress = func(done, _ int64) { p(min(done*b, n), n) }
+		total := trials(hi - lo)
+		opt.Progress = func(done, _ int64) { p(trials(done), total) }
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &roundsRun[A]{l: l, n: n, newAcc: newAcc, record: record, merge: merge, ctx: cctx, cancel: cancel}
+	r := &roundsRun[A]{l: l, n: n, lo: lo, newAcc: newAcc, record: record, merge: merge, ctx: cctx, cancel: cancel}
 	r.stop.Store(math.MaxInt64)
 	// stopped is set once cctx ends; a unit looks at it after each round,
 	// so a unit of slow rounds (a law over V = 4M tokens takes ~80 ms a
 	// round, a unit of 16 over a second) stops within a round.
 	defer context.AfterFunc(cctx, func() { r.stopped.Store(true) })()
-	tot, done, err := sim.MonteCarlo(cctx, units, opt, r.newChunk, r.unit, r.mergeChunks)
+	tot, done, err := sim.MonteCarlo(cctx, hi-lo, opt, r.newChunk, r.unit, r.mergeChunks)
 	if r.firstErr != nil && !errors.Is(r.firstErr, context.Canceled) {
 		return zero, 0, r.firstErr
 	}
@@ -53,7 +71,7 @@ func Rounds[A any](ctx context.Context, n int64, l *Loop, opt sim.MCOptions, new
 	if r.firstErr != nil {
 		err = r.firstErr
 	}
-	return tot.acc, min(done*b, n), err
+	return tot.acc, trials(done), err
 }
 
 // roundsChunk is a chunk of Rounds' units: its accumulator and the
@@ -65,12 +83,13 @@ type roundsChunk[A any] struct {
 
 // roundsRun is one Rounds call's state. Workers are pooled: a chunk takes
 // one for its units and the merge hands it back, so the storage kept is
-// about one per goroutine. stop is the first unit that failed or was
+// about one per goroutine. stop is the first unit (counted from lo)
+// that failed or was
 // skipped after a cancellation: units from it on recorded nothing, though
 // sim.MonteCarlo counts them in its prefix.
 type roundsRun[A any] struct {
 	l        *Loop
-	n        int64
+	n, lo    int64 // the run's trials; the first unit of the range
 	newAcc   func() A
 	record   func(acc A, r *Round) error
 	merge    func(dst, src A)
@@ -112,13 +131,13 @@ func (r *roundsRun[A]) newChunk() *roundsChunk[A] {
 	return c
 }
 
-// unit runs unit u's rounds into c, unless the run has stopped.
+// unit runs unit lo+u's rounds into c, unless the run has stopped.
 func (r *roundsRun[A]) unit(u int64, c *roundsChunk[A]) {
 	if r.stopped.Load() {
 		r.lower(u) // not run: the prefix ends before it
 		return
 	}
-	if e := c.w.Unit(u, r.n, func(rd *Round) error {
+	if e := c.w.Unit(r.lo+u, r.n, func(rd *Round) error {
 		if r.stopped.Load() {
 			return r.ctx.Err()
 		}
