@@ -55,7 +55,7 @@ func checkCommand() *cli.Command {
 				&cli.Int64Flag{Name: "trials", Value: 200000, Usage: "speculative steps"},
 				&cli.Float64Flag{Name: "seconds", Usage: "time budget instead of --trials: run as many trials as fill it"},
 				&cli.StringFlag{Name: "report", Usage: "also write a report page into this directory: check.md (the claim, where the law departs, the tests) and check-profile.{png,svg,pdf} (observed vs expected per position)"},
-			}, externalFlags()...)...),
+			}, append(externalFlags(), shardFlags()...)...)...),
 		Action: func(c *cli.Context) error {
 			if err := checkLimits(c); err != nil {
 				return err
@@ -68,8 +68,17 @@ func checkCommand() *cli.Command {
 					return err
 				}
 			}
-			if c.IsSet("external") {
+			switch {
+			case c.Bool("merge"):
+				return checkMerge(c)
+			case c.IsSet("external") && (c.IsSet("shard") || c.IsSet("state-out")):
+				return diag.Usage(fmt.Errorf("--shard with --external: an external check is not sharded by this simulate; run it in one process"))
+			case c.IsSet("external"):
 				return checkExternal(c)
+			case c.IsSet("shard") || c.IsSet("state-out"):
+				return checkShard(c)
+			case c.NArg() > 0:
+				return diag.Usage(fmt.Errorf("check takes no arguments (%q); state files go with --merge", c.Args().First()))
 			}
 			req, err := checkRequest(c)
 			if err != nil {
