@@ -121,7 +121,7 @@ func TestShardedCheck(t *testing.T) {
 // finished shard merges to the one-process check's JSON.
 func TestShardResume(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"check", "--algo", "token", "--source", "dirichlet:V=200,a=0.3,beta=0.7", "--gamma", "3", "--trials", "3000000", "--seed", "5"}
+	args := []string{"check", "--algo", "token", "--source", "dirichlet:V=200,a=0.3,beta=0.7", "--gamma", "3", "--trials", "1000000", "--seed", "5"}
 	state := filepath.Join(dir, "s.state")
 	cmd := exec.Command(bin.simulate, append(args, "--shard", "0/1", "--state-out", state)...)
 	cmd.Dir = dir
@@ -130,7 +130,7 @@ func TestShardResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(800 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	code := 0
@@ -152,7 +152,7 @@ func TestShardResume(t *testing.T) {
 		Finished   bool
 	}
 	json.Unmarshal([]byte(strings.NewReplacer(`"trials_done"`, `"Done"`, `"trials_wanted"`, `"Want"`).Replace(r.stdout)), &sh)
-	if r.code != 0 || !sh.Finished || sh.Done != 3000000 {
+	if r.code != 0 || !sh.Finished || sh.Done != 1000000 {
 		t.Fatalf("resume: exit %d %+v: %s %s", r.code, sh, r.stdout, r.stderr)
 	}
 	one := run(t, dir, bin.simulate, append(args, "--json")...)
