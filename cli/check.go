@@ -71,12 +71,10 @@ func checkCommand() *cli.Command {
 			switch {
 			case c.Bool("merge"):
 				return checkMerge(c)
-			case c.IsSet("external") && (c.IsSet("shard") || c.IsSet("state-out")):
-				return diag.Usage(fmt.Errorf("--shard with --external: an external check is not sharded by this simulate; run it in one process"))
-			case c.IsSet("external"):
-				return checkExternal(c)
 			case c.IsSet("shard") || c.IsSet("state-out"):
 				return checkShard(c)
+			case c.IsSet("external"):
+				return checkExternal(c)
 			case c.NArg() > 0:
 				return diag.Usage(fmt.Errorf("check takes no arguments (%q); state files go with --merge", c.Args().First()))
 			}

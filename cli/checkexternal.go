@@ -71,20 +71,11 @@ type externalJSON struct {
 // checkExternal is 'simulate check --external CMD': it builds the source
 // as check does and calls external.Run.
 func checkExternal(c *cli.Context) error {
-	if d := c.Duration("timeout"); d <= 0 {
-		// honoured exactly or refused: 0s and -5s fell back to the
-		// default 60s without a word
-		return diag.Usage(fmt.Errorf("--timeout = %v; give a positive duration such as 30s (the longest wait for one answer)", d))
-	}
-	seed := masterSeed(c)
-	src, err := externalSource(c, seed)
+	cfg, src, err := externalCheck(c, masterSeed(c))
 	if err != nil {
 		return err
 	}
-	cfg, err := externalConfig(c, seed)
-	if err != nil {
-		return err
-	}
+	seed := cfg.Check.Seed
 	ctx, stop := signalContext(c.Context)
 	defer stop()
 	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check --external %q (%s mode), seed %d", cfg.Command, cfg.Mode, seed), cfg.Check.Trials, "trials")
@@ -105,6 +96,22 @@ func checkExternal(c *cli.Context) error {
 		return err
 	}
 	return checkExit(rep.Interrupted, rep.Implementation, rep.Report, cfg.Check.Trials)
+}
+
+// externalCheck reads an external check's configuration and builds its
+// source from c's flags with the master seed seed.
+func externalCheck(c *cli.Context, seed uint64) (external.RunConfig, sim.Source, error) {
+	if d := c.Duration("timeout"); d <= 0 {
+		// honoured exactly or refused: 0s and -5s fell back to the
+		// default 60s without a word
+		return external.RunConfig{}, sim.Source{}, diag.Usage(fmt.Errorf("--timeout = %v; give a positive duration such as 30s (the longest wait for one answer)", d))
+	}
+	src, err := externalSource(c, seed)
+	if err != nil {
+		return external.RunConfig{}, src, err
+	}
+	cfg, err := externalConfig(c, seed)
+	return cfg, src, err
 }
 
 // externalSource builds the source of an external check: a context-free

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specsim/specsim/algos"
+	"github.com/specsim/specsim/external"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/gitrev"
@@ -93,20 +96,17 @@ func diffWord(name string) string {
 }
 
 // checkShard is 'simulate check --shard I/N --state-out FILE': it runs the
-// shard's trials (continuing FILE's finished prefix) and writes the
-// state, also on SIGINT or SIGTERM (then exit 4).
+// shard's trials (continuing FILE's finished prefix; an external check
+// with its own implementation process) and writes the state, also on
+// SIGINT or SIGTERM (then exit 4).
 func checkShard(c *cli.Context) error {
 	i, n, err := shardLimits(c)
 	if err != nil {
 		return err
 	}
-	req, err := checkRequest(c)
-	if err != nil {
-		return err
-	}
-	req.Shard, req.Shards = i, n
 	config, given := shardConfig(c, c.Command.Flags)
-	h := statefile.Header{Config: config, Given: given, Seed: req.Seed, Shard: i, Shards: n, Revision: gitrev.Revision()}
+	seed := masterSeed(c)
+	h := statefile.Header{Config: config, Given: given, Seed: seed, Shard: i, Shards: n, Revision: gitrev.Revision()}
 	path := c.String("state-out")
 	resume, _, err := resumeState(path, h, memBudget(c))
 	if err != nil {
@@ -114,25 +114,66 @@ func checkShard(c *cli.Context) error {
 	}
 	ctx, stop := signalContext(c.Context)
 	defer stop()
-	p, err := resolve.Prepare(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return diag.Interrupted(fmt.Errorf("interrupted before any trial ran (while building the source); the state file is as it was"))
+	start := time.Now()
+	run := inProcessShard
+	if c.IsSet("external") {
+		run = externalShard
+	}
+	st, err := run(ctx, c, &h, resume)
+	if st == nil {
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return err
+		case ctx.Err() != nil:
+			return diag.Interrupted(fmt.Errorf("interrupted before the shard's first trials finished; the state file is as it was"))
 		}
 		return err
 	}
-	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d, shard %d/%d", req.Algo, req.Seed, i, n), 0, "trials")
+	return writeShard(c, st, h, path, time.Since(start).Seconds(), ctx.Err() != nil)
+}
+
+// inProcessShard runs the shard h names of a check of this program's rule.
+func inProcessShard(ctx context.Context, c *cli.Context, h *statefile.Header, resume *check.State) (*check.State, error) {
+	req, err := checkRequest(c)
+	if err != nil {
+		return nil, err
+	}
+	req.Seed, req.Shard, req.Shards = h.Seed, h.Shard, h.Shards
+	p, err := resolve.Prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check %s, seed %d, shard %d/%d", req.Algo, req.Seed, h.Shard, h.Shards), 0, "trials")
 	p.Cfg.Progress = bar.update
-	start := time.Now()
 	st, err := check.CheckState(ctx, p.Src, p.Rule, p.Cfg, resume)
 	bar.done(err != nil && ctx.Err() == nil)
-	if st == nil {
-		if err != nil && ctx.Err() == nil {
-			return diag.Usage(err)
-		}
-		return diag.Interrupted(fmt.Errorf("interrupted before the shard's state could be written: %v", err))
+	if err != nil && st == nil && ctx.Err() == nil {
+		return nil, diag.Usage(err)
 	}
-	return writeShard(c, st, h, path, time.Since(start).Seconds(), ctx.Err() != nil)
+	return st, err
+}
+
+// externalShard runs the shard h names of an external check with its own
+// implementation process, and records the implementation and its
+// components in h.
+func externalShard(ctx context.Context, c *cli.Context, h *statefile.Header, resume *check.State) (*check.State, error) {
+	cfg, src, err := externalCheck(c, h.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Check.Shard, cfg.Check.Shards = h.Shard, h.Shards
+	bar := newHeaded(c.App.ErrWriter, fmt.Sprintf("simulate: check --external %q (%s mode), seed %d, shard %d/%d", cfg.Command, cfg.Mode, h.Seed, h.Shard, h.Shards), 0, "trials")
+	cfg.Check.Progress = bar.update
+	st, sr, err := external.RunShard(ctx, src, cfg, resume)
+	bar.done(err != nil && ctx.Err() == nil)
+	if st == nil {
+		return nil, err
+	}
+	h.Implementation, h.Protocol = sr.Implementation, sr.Protocol
+	if h.External, err = json.Marshal(sr); err != nil {
+		return nil, err
+	}
+	return st, ctx.Err()
 }
 
 // writeShard writes st to path and reports it; interrupted gives exit 4.
@@ -203,6 +244,9 @@ func checkMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if nc.IsSet("external") {
+		return externalMerge(c, nc, files, states)
+	}
 	req, err := checkRequest(nc)
 	if err != nil {
 		return err
@@ -229,4 +273,35 @@ func checkMerge(c *cli.Context) error {
 	cost := costModel{start: start}
 	out := newCheckJSON(rep, time.Since(start).Seconds(), newInvocation(nc, algos.IsTree(req.Algo), rep.Draft, cost))
 	return printCheckResult(c, out, rep, req.Trials, false)
+}
+
+// externalMerge is the merge of an external check's shards: their states
+// and their implementation's components, printed as 'check --external'
+// prints one process's report. It starts no implementation.
+func externalMerge(c, nc *cli.Context, files []statefile.File, states []*check.State) error {
+	seed := files[0].Header.Seed
+	cfg, src, err := externalCheck(nc, seed)
+	if err != nil {
+		return err
+	}
+	cfg.Check.Profile = c.String("report") != ""
+	reports := make([]external.ShardReport, len(files))
+	for k, f := range files {
+		if err := json.Unmarshal(f.Header.External, &reports[k]); err != nil {
+			return diag.Usage(fmt.Errorf("state file %s: its external shard report does not decode (%v); rerun its shard", f.Path, err))
+		}
+	}
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	rep, err := external.MergeShards(ctx, src, cfg, states, reports)
+	if err != nil {
+		if ctx.Err() != nil {
+			return diag.Interrupted(fmt.Errorf("interrupted while merging; nothing to report"))
+		}
+		return err
+	}
+	if err := printExternal(c, rep, newInvocation(nc, cfg.Mode == external.Tree, rep.Draft, costModel{start: time.Now()})); err != nil {
+		return err
+	}
+	return checkExit(false, rep.Implementation, rep.Report, cfg.Check.Trials)
 }

@@ -17,10 +17,11 @@ import (
 // notConfig are the flags of 'simulate check' that change neither a
 // check's trials nor its tests, and so are not part of a shard's
 // configuration: how it runs (workers, timeout, the external command
-// line, whose implementation is recorded by name and protocol), what it
-// prints or writes, the sharding itself, and the seed (recorded on its
-// own).
-var notConfig = []string{"workers", "json", "report", "seconds", "timeout", "external", "shard", "state-out", "merge", "seed", "help"}
+// what it prints or writes, the sharding itself, and the seed (recorded
+// on its own). An external check's command is part of it (the merge
+// rebuilds the check from it, without starting it), and its
+// implementation's name and protocol are recorded beside it.
+var notConfig = []string{"workers", "json", "report", "seconds", "timeout", "shard", "state-out", "merge", "seed", "help"}
 
 // flagValues renders flag name's value in c as the words a command line
 // gives it (one per value of a repeatable flag).

@@ -90,8 +90,52 @@ func usage(err error) error { return diag.Usage(err) }
 // sampler gives are invalid outcomes: counted, shown in the "outcomes"
 // component, and a violation.
 func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
-	pool, _ := sim.PoolOf(src.BlockSource)
-	pair, isPair := sim.PairOf(src.BlockSource)
+	p, err := prepare(src, cfg)
+	if err != nil {
+		return p.rep, err
+	}
+	im, err := p.start(ctx)
+	if err != nil {
+		return p.rep, err
+	}
+	defer im.Kill()
+	start := time.Now()
+	res, err := check.Check(ctx, p.checked, p.rule, p.cfg.Check)
+	rep, err := p.report(im, res, err, time.Since(start), ctx.Err() == nil)
+	if err != nil {
+		return rep, err
+	}
+	comps, err := p.components(im, res.Interrupted)
+	if err != nil {
+		return rep, err
+	}
+	comps.apply(&rep)
+	if err := im.Close(); err != nil && !(res.Interrupted && errors.Is(err, context.Canceled)) {
+		// every answer is in and judged: what went wrong at the close
+		// is a note beside the verdict, never its loss
+		rep.Notes = append(rep.Notes, err.Error()+" (the verdict above is from its answers, all received before the close)")
+	}
+	return rep, nil
+}
+
+// prepared is an external check built up to its implementation's start:
+// the configuration completed from the source, the report's description,
+// the source the check tallies (the transformed or composed pool where
+// sampling parameters or rows ask for one) and the rule.
+type prepared struct {
+	cfg      RunConfig
+	rep      Report
+	src      sim.Source
+	checked  sim.Source
+	rule     check.Rule
+	chainLaw sim.Lawer
+	sampling *data.Sampling
+}
+
+// prepare checks cfg against src and builds the check's source and rule
+// (prepareSource, prepareConform, prepareTree); every error is one the
+// harness refuses before starting anything.
+func prepare(src sim.Source, cfg RunConfig) (*prepared, error) {
 	if cfg.Check.Batch == 0 {
 		cfg.Check.Batch = DefaultBatch
 	}
@@ -103,186 +147,246 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	// share randomness that keeps every row's law exact: always test that
 	// rows are independent (with batches of two rows or more).
 	cfg.Check.CrossRow = true
-	rep := Report{Command: cfg.Command, ExternalMode: cfg.Mode, Batch: cfg.Check.Batch, Sampling: cfg.Sampling}
-	rep.Source, rep.Gamma = src.Spec, cfg.Check.Gamma
+	p := &prepared{src: src, checked: src, rule: check.Rule{Name: "external"},
+		rep: Report{Command: cfg.Command, ExternalMode: cfg.Mode, Batch: cfg.Check.Batch, Sampling: cfg.Sampling}}
+	p.rep.Source, p.rep.Gamma = src.Spec, cfg.Check.Gamma
 	if cfg.Mode != Verify && cfg.Mode != Step && cfg.Mode != Tree {
-		return rep, diag.Param("mode", " %q; use %q, %q or %q", cfg.Mode, Verify, Step, Tree)
+		return p, diag.Param("mode", " %q; use %q, %q or %q", cfg.Mode, Verify, Step, Tree)
 	}
-	var s *data.Sampling
 	if cfg.Sampling != nil {
-		s = &data.Sampling{Temperature: cfg.Sampling.Temperature, TopK: cfg.Sampling.TopK, TopP: cfg.Sampling.TopP, MinP: cfg.Sampling.MinP}
-		if err := s.Validate(); err != nil {
-			return rep, usage(err)
+		p.sampling = &data.Sampling{Temperature: cfg.Sampling.Temperature, TopK: cfg.Sampling.TopK, TopP: cfg.Sampling.TopP, MinP: cfg.Sampling.MinP}
+		if err := p.sampling.Validate(); err != nil {
+			return p, usage(err)
 		}
 	}
-	switch {
+	pool, _ := sim.PoolOf(src.BlockSource)
+	switch s := p.sampling; {
 	case s != nil && len(cfg.Rows) > 0:
-		return rep, usage(fmt.Errorf("sampling parameters and a batch composition (rows) both given; give each row kind its own parameters in rows"))
+		return p, usage(fmt.Errorf("sampling parameters and a batch composition (rows) both given; give each row kind its own parameters in rows"))
 	case (s != nil || len(cfg.Rows) > 0) && pool == nil:
-		return rep, usage(fmt.Errorf("sampling parameters and batch compositions need a pool source (dirichlet:, temperature:, zipf:)"))
+		return p, usage(fmt.Errorf("sampling parameters and batch compositions need a pool source (dirichlet:, temperature:, zipf:)"))
 	case s != nil && cfg.Mode == Tree:
-		return rep, usage(fmt.Errorf("sampling parameters apply to chain modes (verify, step), not to tree mode"))
+		return p, usage(fmt.Errorf("sampling parameters apply to chain modes (verify, step), not to tree mode"))
 	}
-	checked := src
+	p.cfg = cfg
+	if err := p.prepareSource(); err != nil {
+		return p, err
+	}
+	p.rep.Gamma = p.cfg.Gamma
+	if err := p.prepareConform(); err != nil {
+		return p, err
+	}
+	if p.cfg.Mode == Tree {
+		if err := p.prepareTree(); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// prepareSource completes the configuration from the source (a pool, with
+// its transformed or composed copy; a model pair) and refuses what the
+// source cannot serve.
+func (p *prepared) prepareSource() error {
+	cfg := &p.cfg
+	pool, _ := sim.PoolOf(p.src.BlockSource)
+	pair, isPair := sim.PairOf(p.src.BlockSource)
 	switch {
 	case pool != nil:
 		cfg.Check.Gamma, cfg.Gamma, cfg.V, cfg.Source = pool.Gamma, pool.Gamma, pool.V, SourcePool
 		switch {
-		case s != nil:
-			tp, err := TransformPool(pool, *s)
+		case p.sampling != nil:
+			tp, err := TransformPool(pool, *p.sampling)
 			if err != nil {
-				return rep, usage(err)
+				return usage(err)
 			}
-			checked = sim.Source{Spec: src.Spec, BlockSource: tp}
+			p.checked = sim.Source{Spec: p.src.Spec, BlockSource: tp}
 		case len(cfg.Rows) > 0:
-			if err := checkRows(cfg.Rows, pool.Gamma, cfg.Mode == Tree); err != nil {
-				return rep, usage(err)
-			}
-			need := sim.MulBytes(int64(pool.Contexts), int64(len(cfg.Rows)), int64(2*pool.Gamma+1), int64(pool.V), 4, 2)
-			if err := sim.CheckMem(fmt.Sprintf("the composed pool (%d contexts × %d row kinds × %d rows × V = %d)", pool.Contexts, len(cfg.Rows), 2*pool.Gamma+1, pool.V), need, cfg.MemBudget, "use fewer contexts or row kinds"); err != nil {
-				return rep, usage(err)
-			}
-			cp, err := ComposePool(pool, cfg.Rows)
-			if err != nil {
-				return rep, usage(err)
-			}
-			checked = sim.Source{Spec: src.Spec, BlockSource: cp}
-			var kinds []string
-			for _, r := range cfg.Rows {
-				kinds = append(kinds, r.String())
-			}
-			rep.Rows, cfg.Check.RowKinds = strings.Join(kinds, ";"), kinds
-			for _, r := range cfg.Rows {
-				cfg.Check.KindGammas = append(cfg.Check.KindGammas, r.gammaOf(cfg.Gamma))
-			}
-			if err := kindMem(cfg, len(kinds)); err != nil {
-				return rep, usage(err)
-			}
+			return p.composeRows(pool)
 		}
 	case isPair:
 		if err := pair.Check(); err != nil {
-			return rep, usage(err)
+			return usage(err)
 		}
 		cfg.Gamma, cfg.V, cfg.Source = cfg.Check.Gamma, pair.P.Vocab(), SourceInline
 		if sim.MarkovOf(pair.P) != nil && sim.MarkovOf(pair.Q) != nil && cfg.Mode != Verify {
 			cfg.Source = SourceMarkov
 		}
 		if cfg.Mode == Step && cfg.Source != SourceMarkov {
-			return rep, usage(fmt.Errorf("step mode needs a pool source or a Markov model pair (markov:...), whose tables the harness ships; %s is neither", src.Spec))
+			return usage(fmt.Errorf("step mode needs a pool source or a Markov model pair (markov:...), whose tables the harness ships; %s is neither", p.src.Spec))
 		}
 	default:
-		return rep, usage(fmt.Errorf("empty source"))
+		return usage(fmt.Errorf("empty source"))
 	}
-	rep.Gamma = cfg.Gamma
-	rule := check.Rule{Name: "external"}
-	var chainLaw sim.Lawer
-	if cfg.Conform != "" {
-		if cfg.Mode == Tree {
-			lw, name, err := resolve.TreeLaw(cfg.Conform, cfg.ConformParams)
-			if err != nil {
-				return rep, usage(err)
-			}
-			rule.TreeLaw, rule.LawName = lw, name
-		} else {
-			lw, name, err := resolve.ChainLaw(cfg.Conform, cfg.ConformParams)
-			if err != nil {
-				return rep, usage(err)
-			}
-			rule.Law, rule.LawName, chainLaw = lw, name, lw
-			if len(cfg.Rows) > 0 {
-				cp, _ := sim.PoolOf(checked.BlockSource)
-				off, note, err := conformKinds(cfg.Rows, cp, lw, name)
-				if err != nil {
-					return rep, usage(err)
-				}
-				cfg.Check.LawKindsOff = off
-				if note != "" {
-					rep.Notes = append(rep.Notes, note)
-				}
-			}
-		}
-		rule.Conform = true
+	return nil
+}
+
+// composeRows builds the composed pool of cfg.Rows' row kinds and their
+// check configuration.
+func (p *prepared) composeRows(pool *sim.Pool) error {
+	cfg := &p.cfg
+	if err := checkRows(cfg.Rows, pool.Gamma, cfg.Mode == Tree); err != nil {
+		return usage(err)
 	}
-	if cfg.Mode == Tree {
-		name, k, branch := cfg.TreeDraft, cfg.K, cfg.Branch
-		if name == "" {
-			name = sim.DraftIID.String()
-		}
-		if !slices.Contains(draft.TreeNames(), name) {
-			return rep, diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
-		}
-		if k == 0 {
-			k = 4
-		}
-		if len(branch) > 0 {
-			cfg.Check.Gamma, cfg.Gamma = len(branch), len(branch)
-			rep.Gamma = cfg.Gamma
-		}
-		if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
-			return rep, diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
-		}
-		// the harness's own batch of drafted trees, before the
-		// implementation starts (check reserves it again, with its tallies)
-		nodes := MaxTreeNodes(name, k, cfg.Gamma, branch)
-		need := check.TreeBatchBytes(int64(cfg.Check.Batch), int64(nodes), k, cfg.V)
-		if err := sim.CheckMem(fmt.Sprintf("a batch of %d draft trees of up to %d nodes × V = %d in the harness", cfg.Check.Batch, nodes, cfg.V), need, cfg.MemBudget, check.TreeBatchFix); err != nil {
-			return rep, usage(err)
-		}
-		if cfg.Source == SourceInline {
-			if err := sim.CheckMem(treeWhat(cfg.Check.Batch, nodes, cfg.V), TreeBytes(cfg.Check.Batch, nodes, cfg.V), cfg.MemBudget, "lower the batch size"); err != nil {
-				return rep, usage(err)
-			}
-		}
-		rule.K, rule.Branch, cfg.Draft, rep.K, rep.Draft = k, branch, name, k, name
-		rule.Drafter = func(q sim.Model, depth int) (sim.Drafter, error) {
-			return treeDrafter(name, q, k, depth, branch)
-		}
-		if _, err := rule.Drafter(uniform(cfg.V), cfg.Gamma); err != nil {
-			return rep, usage(err)
-		}
-		if rows := cfg.Rows; len(rows) > 0 {
-			rule.DrafterAt = func(c int, q sim.Model, depth int) (sim.Drafter, error) {
-				kr := rows[c%len(rows)]
-				return treeDrafter(name, q, k, kr.gammaOf(depth), kr.branchOf(branch, depth))
-			}
-			for i, kr := range rows {
-				if _, err := rule.DrafterAt(i, uniform(cfg.V), cfg.Gamma); err != nil {
-					return rep, usage(fmt.Errorf("rows: kind %d (%s): %v", i+1, kr, err))
-				}
-			}
-		}
+	need := sim.MulBytes(int64(pool.Contexts), int64(len(cfg.Rows)), int64(2*pool.Gamma+1), int64(pool.V), 4, 2)
+	if err := sim.CheckMem(fmt.Sprintf("the composed pool (%d contexts × %d row kinds × %d rows × V = %d)", pool.Contexts, len(cfg.Rows), 2*pool.Gamma+1, pool.V), need, cfg.MemBudget, "use fewer contexts or row kinds"); err != nil {
+		return usage(err)
 	}
-	im, err := StartContext(ctx, cfg.Config)
+	cp, err := ComposePool(pool, cfg.Rows)
 	if err != nil {
-		return rep, err
+		return usage(err)
 	}
-	defer im.Kill()
-	im.needDrafts = cfg.Conform != "" && cfg.Mode == Step
-	rep.Implementation, rep.Algorithm, rep.Protocol = im.Name(), im.Name(), im.Protocol()
-	rule.Name = im.Name()
+	p.checked = sim.Source{Spec: p.src.Spec, BlockSource: cp}
+	var kinds []string
+	for _, r := range cfg.Rows {
+		kinds = append(kinds, r.String())
+	}
+	p.rep.Rows, cfg.Check.RowKinds = strings.Join(kinds, ";"), kinds
+	for _, r := range cfg.Rows {
+		cfg.Check.KindGammas = append(cfg.Check.KindGammas, r.gammaOf(cfg.Gamma))
+	}
+	if err := kindMem(*cfg, len(kinds)); err != nil {
+		return usage(err)
+	}
+	return nil
+}
+
+// prepareConform puts the law of the --conform rule on the rule.
+func (p *prepared) prepareConform() error {
+	cfg := &p.cfg
+	if cfg.Conform == "" {
+		return nil
+	}
 	if cfg.Mode == Tree {
-		rule.TreeSteps = im
+		lw, name, err := resolve.TreeLaw(cfg.Conform, cfg.ConformParams)
+		if err != nil {
+			return usage(err)
+		}
+		p.rule.TreeLaw, p.rule.LawName = lw, name
 	} else {
-		rule.Steps = im
+		lw, name, err := resolve.ChainLaw(cfg.Conform, cfg.ConformParams)
+		if err != nil {
+			return usage(err)
+		}
+		p.rule.Law, p.rule.LawName, p.chainLaw = lw, name, lw
+		if len(cfg.Rows) > 0 {
+			cp, _ := sim.PoolOf(p.checked.BlockSource)
+			off, note, err := conformKinds(cfg.Rows, cp, lw, name)
+			if err != nil {
+				return usage(err)
+			}
+			cfg.Check.LawKindsOff = off
+			if note != "" {
+				p.rep.Notes = append(p.rep.Notes, note)
+			}
+		}
 	}
+	p.rule.Conform = true
+	return nil
+}
+
+// prepareTree builds tree mode's drafter, refusing a batch of trees that
+// would not fit the memory budget.
+func (p *prepared) prepareTree() error {
+	cfg := &p.cfg
+	name, k, branch := cfg.TreeDraft, cfg.K, cfg.Branch
+	if name == "" {
+		name = sim.DraftIID.String()
+	}
+	if !slices.Contains(draft.TreeNames(), name) {
+		return diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
+	}
+	if k == 0 {
+		k = 4
+	}
+	if len(branch) > 0 {
+		cfg.Check.Gamma, cfg.Gamma = len(branch), len(branch)
+		p.rep.Gamma = cfg.Gamma
+	}
+	if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
+		return diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
+	}
+	// the harness's own batch of drafted trees, before the
+	// implementation starts (check reserves it again, with its tallies)
+	nodes := MaxTreeNodes(name, k, cfg.Gamma, branch)
+	need := check.TreeBatchBytes(int64(cfg.Check.Batch), int64(nodes), k, cfg.V)
+	if err := sim.CheckMem(fmt.Sprintf("a batch of %d draft trees of up to %d nodes × V = %d in the harness", cfg.Check.Batch, nodes, cfg.V), need, cfg.MemBudget, check.TreeBatchFix); err != nil {
+		return usage(err)
+	}
+	if cfg.Source == SourceInline {
+		if err := sim.CheckMem(treeWhat(cfg.Check.Batch, nodes, cfg.V), TreeBytes(cfg.Check.Batch, nodes, cfg.V), cfg.MemBudget, "lower the batch size"); err != nil {
+			return usage(err)
+		}
+	}
+	p.rule.K, p.rule.Branch, cfg.Draft, p.rep.K, p.rep.Draft = k, branch, name, k, name
+	p.rule.Drafter = func(q sim.Model, depth int) (sim.Drafter, error) {
+		return treeDrafter(name, q, k, depth, branch)
+	}
+	if _, err := p.rule.Drafter(uniform(cfg.V), cfg.Gamma); err != nil {
+		return usage(err)
+	}
+	if rows := cfg.Rows; len(rows) > 0 {
+		p.rule.DrafterAt = func(c int, q sim.Model, depth int) (sim.Drafter, error) {
+			kr := rows[c%len(rows)]
+			return treeDrafter(name, q, k, kr.gammaOf(depth), kr.branchOf(branch, depth))
+		}
+		for i, kr := range rows {
+			if _, err := p.rule.DrafterAt(i, uniform(cfg.V), cfg.Gamma); err != nil {
+				return usage(fmt.Errorf("rows: kind %d (%s): %v", i+1, kr, err))
+			}
+		}
+	}
+	return nil
+}
+
+// start starts the implementation, hands it the pool or model it keeps,
+// and makes it the rule's stepper; the caller kills it.
+func (p *prepared) start(ctx context.Context) (*Impl, error) {
+	im, err := StartContext(ctx, p.cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	im.needDrafts = p.cfg.Conform != "" && p.cfg.Mode == Step
+	p.rep.Implementation, p.rep.Algorithm, p.rep.Protocol = im.Name(), im.Name(), im.Protocol()
+	p.setStepper(im, im.Name())
+	pool, _ := sim.PoolOf(p.src.BlockSource)
+	pair, _ := sim.PairOf(p.src.BlockSource)
 	switch {
 	case pool != nil:
-		if err := im.SetPool(pool); err != nil {
-			return rep, err
-		}
-	case cfg.Source == SourceMarkov:
-		if err := im.SetModel(pair); err != nil {
-			return rep, err
-		}
+		err = im.SetPool(pool)
+	case p.cfg.Source == SourceMarkov:
+		err = im.SetModel(pair)
 	}
-	start := time.Now()
-	if cfg.Mode != Tree && !rule.Conform {
-		// rank the harness's chain rules by how well their laws explain
-		// the outcomes: a violation's likely bug, a clean check's rule
-		cfg.Check.Candidates = resolve.Candidates()
+	if err != nil {
+		im.Kill()
+		return nil, err
 	}
-	res, err := check.Check(ctx, checked, rule, cfg.Check)
-	rep.Elapsed = time.Since(start).Seconds()
+	return im, nil
+}
+
+// setStepper makes st, named name, the rule's stepper and, for chain
+// modes of the losslessness check, ranks the harness's rules by how well
+// their laws explain the outcomes (a violation's likely bug, a clean
+// check's rule).
+func (p *prepared) setStepper(st stepper, name string) {
+	p.rule.Name = name
+	if p.cfg.Mode == Tree {
+		p.rule.TreeSteps = st
+	} else {
+		p.rule.Steps = st
+	}
+	if p.cfg.Mode != Tree && !p.rule.Conform {
+		p.cfg.Check.Candidates = resolve.Candidates()
+	}
+}
+
+// report is the report of the check's result res and error err, which
+// ran elapsed with im: the implementation's own error where it failed, a
+// usage error where check refused the configuration before any step
+// (live: the context was not cancelled).
+func (p *prepared) report(im *Impl, res check.Result, err error, elapsed time.Duration, live bool) (Report, error) {
+	rep := p.rep
+	rep.Elapsed = elapsed.Seconds()
 	rep.Result = res
 	if rep.Elapsed > 0 {
 		rep.StepsPerSecond = float64(im.Sent()) / rep.Elapsed
@@ -293,45 +397,79 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 			// The implementation's own error already names the batch and
 			// step; check's wrapping would repeat them.
 			return rep, im.err
-		case res.Verdict == "" && ctx.Err() == nil:
+		case res.Verdict == "" && live:
 			return rep, usage(err) // refused by check before any step
 		}
 		return rep, err
 	}
-	if c, ok := im.invalid.component(); ok {
-		rep.AddComponent(c)
+	return rep, nil
+}
+
+// stepper answers chain and tree batches: the implementation, or a
+// merge's stand-in that runs no step.
+type stepper interface {
+	check.Stepper
+	sim.TreeStepper
+}
+
+// Components are what an external check finds beside its tests: the
+// invalid outcomes and broken contracts (with examples), the edge cases
+// (chain modes) and the determinism replay. A shard of a sharded check
+// keeps its own in its state file; the merge applies every shard's.
+type Components struct {
+	// Edge, EdgeMsg and Note are the edge cases' verdict, message and
+	// note ("" where they did not run: tree mode, an interrupted run).
+	Edge    string            `json:"edge,omitempty"`
+	EdgeMsg string            `json:"edge_message,omitempty"`
+	Note    string            `json:"edge_note,omitempty"`
+	List    []check.Component `json:"components,omitempty"`
+}
+
+// components runs the edge cases and the determinism replay of im (not
+// after an interrupt) and collects the invalid outcomes' and broken
+// contracts' components.
+func (p *prepared) components(im *Impl, interrupted bool) (Components, error) {
+	var c Components
+	if comp, ok := im.invalid.component(); ok {
+		c.List = append(c.List, comp)
 	}
-	if !res.Interrupted && cfg.Mode != Tree {
+	if !interrupted && p.cfg.Mode != Tree {
 		// The edge cases enter the verdict as check's do for Go rules:
 		// a failure makes it violated whatever the tests said; cases
 		// whose scripted coins were not used are not_exercised.
-		verdict, msg, note, err := im.Edge(s, chainLaw)
+		verdict, msg, note, err := im.Edge(p.sampling, p.chainLaw)
 		if err != nil {
-			return rep, fmt.Errorf("%v (edge-case batch)", err)
+			return c, fmt.Errorf("%v (edge-case batch)", err)
 		}
-		rep.SetEdge(verdict, msg)
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
+		c.Edge, c.EdgeMsg, c.Note = verdict, msg, note
 	}
-	if !res.Interrupted {
-		c, ok, err := im.Determinism()
+	if !interrupted {
+		comp, ok, err := im.Determinism()
 		if err != nil {
-			return rep, err
+			return c, err
 		}
 		if ok {
-			rep.AddComponent(c)
+			c.List = append(c.List, comp)
 		}
 	}
-	if c, ok := im.broken.component(im.Sent()); ok {
-		rep.AddComponent(c)
+	if comp, ok := im.broken.component(im.Sent()); ok {
+		c.List = append(c.List, comp)
 	}
-	if err := im.Close(); err != nil && !(res.Interrupted && errors.Is(err, context.Canceled)) {
-		// every answer is in and judged: what went wrong at the close
-		// is a note beside the verdict, never its loss
-		rep.Notes = append(rep.Notes, err.Error()+" (the verdict above is from its answers, all received before the close)")
+	return c, nil
+}
+
+// apply puts c's edge cases and components on rep, in the order Run
+// reports them: the edge cases first, then the components.
+func (c Components) apply(rep *Report) {
+	if c.Edge != "" {
+		rep.SetEdge(c.Edge, c.EdgeMsg)
+		if c.Note != "" {
+			rep.Notes = append(rep.Notes, c.Note)
+		}
 	}
-	return rep, nil
+	for _, comp := range c.List {
+		rep.AddComponent(comp)
+	}
 }
 
 // treeDrafter builds tree mode's drafter name over q (k candidates,

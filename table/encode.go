@@ -217,6 +217,9 @@ func jsonable(v reflect.Value) any {
 		}
 		return out
 	case reflect.Map:
+		if v.IsNil() {
+			return nil // null, as encoding/json writes a nil map
+		}
 		out := map[string]any{}
 		for _, k := range v.MapKeys() {
 			out[k.String()] = jsonable(v.MapIndex(k))

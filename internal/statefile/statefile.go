@@ -55,6 +55,10 @@ type Header struct {
 	// trials; the shard is finished when they are equal.
 	TrialsDone   int64 `json:"trials_done"`
 	TrialsWanted int64 `json:"trials_wanted"`
+	// External is an external check's shard report (the implementation's
+	// components: edge cases, invalid outcomes, determinism), which the
+	// merge applies; absent for a rule of this program.
+	External json.RawMessage `json:"external,omitempty"`
 }
 
 // Finished reports whether the shard ran all its trials.
