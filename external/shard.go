@@ -127,5 +127,5 @@ type noSteps struct{}
 
 var errNoSteps = errors.New("a merge runs no step")
 
-func (noSteps) Steps(*rand.Rand, []sim.Block, []sim.Outcome) error        { return errNoSteps }
+func (noSteps) Steps(*rand.Rand, []sim.Block, []sim.Outcome) error         { return errNoSteps }
 func (noSteps) TreeSteps(*rand.Rand, []*sim.Tree, []sim.TreeOutcome) error { return errNoSteps }
