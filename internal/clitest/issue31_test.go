@@ -159,3 +159,41 @@ func TestShardResume(t *testing.T) {
 	merged := run(t, dir, bin.simulate, "check", "--merge", "--json", state)
 	sameCheck(t, "resumed", checkJSON(t, "one process", one), checkJSON(t, "resumed and merged", merged))
 }
+
+// TestShardedExternal: an external check (the NumPy verifier) run as two
+// shards, each with its own implementation process, merges to the
+// one-process report field by field (timings aside: also its
+// steps_per_second); shards of two implementations are refused with
+// exit 2. It needs /usr/bin/python3 with NumPy and skips without.
+func TestShardedExternal(t *testing.T) {
+	py, err := exec.LookPath("/usr/bin/python3")
+	if err != nil || exec.Command(py, "-c", "import numpy").Run() != nil {
+		t.Skip("no /usr/bin/python3 with NumPy: the external shards are not run")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	t.Setenv("PYTHONPATH", filepath.Join(root, "python"))
+	ext := func(fn string) string { return py + " -m specsim_ext " + filepath.Join(root, "examples", "python", fn) }
+	dir := t.TempDir()
+	// batches of 32 steps: chunks of 32768 trials, so 50000 trials make two
+	// chunks, one per shard
+	args := []string{"--external", ext("numpy_verify.py:verify"), "--source", "dirichlet:V=50,a=0.3,beta=0.7", "--gamma", "3", "--trials", "50000", "--batch", "32", "--seed", "5"}
+	one := run(t, dir, bin.simulate, append(append([]string{"check"}, args...), "--json")...)
+	files := shards(t, dir, "ext", 2, args...)
+	merged := run(t, dir, bin.simulate, "check", "--merge", "--json", files[1], files[0])
+	if merged.code != one.code {
+		t.Errorf("merge exit %d, one process %d: %s", merged.code, one.code, merged.stderr)
+	}
+	a, b := checkJSON(t, "one process", one), checkJSON(t, "merged", merged)
+	delete(a, "steps_per_second")
+	delete(b, "steps_per_second")
+	sameCheck(t, "external", a, b)
+	if impl, _ := b["implementation"].(string); b["verdict"] != "not_detected" || !strings.HasSuffix(impl, "verify") {
+		t.Errorf("merged: verdict %v of %v", b["verdict"], b["implementation"])
+	}
+	other := append([]string{"--external", ext("numpy_verify.py:bug_zero_coin")}, args[2:]...)
+	mixed := shards(t, dir, "mixed", 2, other...)
+	r := run(t, dir, bin.simulate, "check", "--merge", files[0], mixed[1])
+	if r.code != 2 || !strings.Contains(r.stderr, "not shards of one check") {
+		t.Errorf("mixed implementations: exit %d %s", r.code, r.stderr)
+	}
+}
