@@ -284,4 +284,52 @@ func TestSlurmIntegration(t *testing.T) {
 	if !bytes.Equal(b, refBytes) {
 		t.Fatal("Slurm merged parquet is not byte-identical to the one-process merge")
 	}
+	slurmShardedCheck(t, env, sim, base)
+}
+
+// slurmShardedCheck submits the dirichlet V=200 check as 4 shards with
+// 'simulate slurm --check --submit', waits for the array and the merge,
+// and compares the merge job's verdict line and every test's line with
+// the one-process check's text (issue 31).
+func slurmShardedCheck(t *testing.T, env []string, sim, base string) {
+	check := []string{"--algo", "token", "--source", "dirichlet:V=200,a=0.3,beta=0.7", "--gamma", "3", "--trials", "200000"}
+	one, se, code := runBin(t, nil, time.Minute, sim, append(append([]string{"check"}, check...), "--seed", "5")...)
+	if code != 0 {
+		t.Fatalf("one-process check: exit %d: %s", code, se)
+	}
+	out := filepath.Join(base, "check")
+	so, se, code := runBin(t, env, time.Minute, sim, append([]string{"slurm", "--check", "--shards", "4", "--out", out, "--time", "00:05:00", "--seed", "5", "--submit", "--json", "--"}, check...)...)
+	var sub slurmCheckJSON
+	if err := json.Unmarshal([]byte(so), &sub); code != 0 || err != nil || sub.MergeJobID == "" {
+		t.Fatalf("simulate slurm --check --submit: exit %d %v\n%s%s", code, err, so, se)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		q, _, _ := runBin(t, env, 10*time.Second, "squeue", "-h", "-j", sub.ArrayJobID+","+sub.MergeJobID, "-o", "%i %T %r")
+		if strings.TrimSpace(q) == "" {
+			break
+		}
+		if strings.Contains(q, "DependencyNeverSatisfied") || time.Now().After(deadline) {
+			t.Fatalf("the sharded check's jobs did not finish: %s", q)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	logs, _ := filepath.Glob(filepath.Join(out, "slurm", "check-merge-*.out"))
+	if len(logs) != 1 {
+		t.Fatalf("merge logs %v", logs)
+	}
+	merged, _ := os.ReadFile(logs[0])
+	keep := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "verdict:") || strings.HasPrefix(l, "  ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	a, b := keep(one), keep(string(merged))
+	if len(a) < 10 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("the Slurm merge's verdict and tests differ from one process:\n%s\n---\n%s", strings.Join(a, "\n"), merged)
+	}
 }
