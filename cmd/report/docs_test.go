@@ -672,6 +672,11 @@ func checkApp(app *cli.App, args []string) error {
 	}
 	flags := flagNames(cmd.Flags)
 	for _, w := range args[i+1:] {
+		if w == "--" && cmd.Name == "slurm" {
+			// 'simulate slurm --check ... -- CHECK-FLAGS': check's flags
+			flags = flagNames(app.Command("check").Flags)
+			continue
+		}
 		name := flagWord(w)
 		if name == "" || name == "help" || name == "h" {
 			continue
