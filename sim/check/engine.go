@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
@@ -234,7 +233,12 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 // tally is one chunk's accumulator.
 type tally struct {
 	pos, joint []int64
-	het        *stattest.Hetero
+	// fams are the states of the runner's families (Family), in its
+	// order; with row kinds, a family kept per kind counts into
+	// kinds[kind].fams (kind: the current round's) and fams holds the
+	// pooled sum once the run is merged (poolFamilies).
+	fams       []Family
+	kind       int
 	accepted   int64
 	examined   int64
 	emitted    int64
@@ -242,11 +246,10 @@ type tally struct {
 	invalid    int64
 	fit        []float64 // per candidate: Σ log-probability of the outcomes
 	fitN       int64
-	// law and fitSum are a merged tally's law-test moments and fits:
-	// exact sums of its chunks' het and fit (stattest.ExactSum), so a
-	// total does not depend on how its chunks were grouped (shards, a
-	// resumed run). err is the first merge that could not be summed.
-	law    *stattest.HeteroSum
+	// fitSum is a merged tally's fits: the exact sum of its chunks' fit
+	// (stattest.ExactSum), so a total does not depend on how its chunks
+	// were grouped (shards, a resumed run). err is the first merge that
+	// could not be summed.
 	fitSum []stattest.ExactSum
 	err    error
 	pit    *pitCounts
@@ -256,8 +259,8 @@ type tally struct {
 	prevTrial int64
 	sc        *scratch
 	// kinds are the per-row-kind counts (Config.RowKinds): with them,
-	// pit and het point at the current round's kind's during the run,
-	// and hold the pooled sums once it is merged (poolKinds).
+	// pit points at the current round's kind's during the run, and
+	// holds the pooled sums once it is merged (poolKinds).
 	kinds []kindTally
 }
 
@@ -274,6 +277,8 @@ type scratch struct {
 	// fitBlock is a round's block cut to its row kind's draft length
 	// (kindBlock)
 	fitBlock sim.Block
+	// obs is the round's view handed to the families
+	obs roundObs
 }
 
 func (t *tally) record(accepted, examined, emitted int) {
@@ -285,7 +290,7 @@ func (t *tally) record(accepted, examined, emitted int) {
 
 // merge adds src (a chunk's tally or a merged one) into dst, a merged
 // tally: counts are added, and the law test's moments and the fits are
-// summed exactly into dst.law and dst.fitSum.
+// summed exactly into dst.fitSum; the families merge their states.
 func merge(dst, src *tally) {
 	for i, v := range src.pos {
 		dst.pos[i] += v
@@ -295,9 +300,8 @@ func merge(dst, src *tally) {
 	}
 	if dst.kinds != nil {
 		mergeKinds(dst, src)
-	} else {
-		dst.err = cmp.Or(dst.err, addLaw(&dst.law, src.het, src.law))
 	}
+	dst.err = cmp.Or(dst.err, mergeFamilies(dst, src))
 	dst.accepted += src.accepted
 	dst.examined += src.examined
 	dst.emitted += src.emitted
@@ -362,26 +366,6 @@ func (t *tally) fill(r *Result, n int64) {
 	r.Invalid = t.invalid
 }
 
-// lawCells is the number of cells of the law test: (accepted length a,
-// bin k of the next token's PIT under the law given a), then one for "no
-// next token" and one for outcomes the law gives probability zero.
-func (rn *runner) lawCells() int { return (rn.w.g+1)*rn.lb + 2 }
-
-// lawBlocks is the law test's cells as blocks of equal probability for
-// stattest.Hetero.AddBlocks: the lb bins of each accepted length share its
-// mass (the PIT of the next token under its own law is uniform), then
-// "no next token" and the impossible cell, one cell each.
-func (rn *runner) lawBlocks() []int {
-	wd := make([]int, rn.w.g+3)
-	for a := range wd {
-		wd[a] = 1
-		if a <= rn.w.g {
-			wd[a] = rn.lb
-		}
-	}
-	return wd
-}
-
 // runner runs one check: the world, the rule and the tallies' layout.
 type runner struct {
 	w      *world
@@ -407,6 +391,9 @@ type runner struct {
 	fitSteps int64
 	// n is the trials of the whole run the runner is sized for (size).
 	n int64
+	// fams makes the states of the check's families (families), in
+	// their order.
+	fams []familyMaker
 }
 
 // reserveMem asks the check's memory account (Config.MemBudget) for what
@@ -504,9 +491,7 @@ func (rn *runner) newTally() *tally {
 		t.pit = rn.pit.newCounts()
 		t.prevU = make([]float64, rn.w.g+1)
 	}
-	if rn.lawOn {
-		t.het = stattest.NewHetero(rn.lawCells())
-	}
+	t.fams = rn.newFamilies()
 	rn.newKinds(t)
 	return t
 }
@@ -606,15 +591,9 @@ func (rn *runner) record1(t *tally, r *run.Round) error {
 	if r.Trial < rn.fitSteps && sim.CheckOutcome(b, o) == nil {
 		rn.fit(t, rn.kindBlock(r, b, &sc.fitBlock), o)
 	}
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
-		rn.rule.Law.Law(b, &sc.law)
-		clear(sc.mass)
-		for a := 0; a <= g; a++ {
-			rn.addLawRow(sc.mass, a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
-		}
-		obs := rn.lawObs(o.Accepted, o.Next, sc.law.P[o.Accepted*(w.v+1):(o.Accepted+1)*(w.v+1)], r.Trial)
-		t.het.AddBlocks(rn.lawWidths, sc.mass, obs)
-	}
+	obs := &sc.obs
+	*obs = roundObs{r: r, sc: sc, c: c, kind: t.kind, b: b, o: o}
+	t.addFamilies(obs, false)
 	if rn.marg {
 		seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
 		if o.Next != sim.NoToken {
@@ -623,46 +602,6 @@ func (rn *runner) record1(t *tally, r *run.Round) error {
 		rn.count(r, c, seq, t, bad)
 	}
 	return nil
-}
-
-// addLawRow adds the law row of an accepted length (or, for trees, of a
-// node) at depth a — row[0] the mass of "no next token", row[1+t] that of
-// next token t — into the law test's block masses (lawBlocks): the mass
-// of its next tokens to depth a's block, whose lb PIT bins share it
-// evenly since the PIT of the next token under its own conditional law is
-// uniform.
-func (rn *runner) addLawRow(mass []float64, a int, row []float64) {
-	mass[rn.w.g+1] += row[0]
-	mass[a] += floats.Sum(row[1:])
-}
-
-// lawObs returns the law test's cell of an observed outcome at depth a
-// with next token tok, given the law row of its accepted length (or node):
-// "no next token", the impossible cell where the law gives the outcome
-// probability zero, else (a, bin of the next token's randomised PIT under
-// row in token order, the randomisation a keyed hash of the trial).
-func (rn *runner) lawObs(a, tok int, row []float64, trial int64) int {
-	cells := rn.lawCells()
-	if tok == sim.NoToken {
-		if row[0] > 0 {
-			return cells - 2
-		}
-		return cells - 1
-	}
-	row = row[1:]
-	p := row[tok]
-	if !(p > 0) {
-		return cells - 1
-	}
-	before, m := 0.0, 0.0
-	for t, x := range row {
-		if t < tok {
-			before += x
-		}
-		m += x
-	}
-	v := float64(sim.StreamID("check/lawpit", rn.cfg.Seed, uint64(trial))>>11) * 0x1p-53
-	return a*rn.lb + bin(min((before+v*p)/m, 1), rn.lb)
 }
 
 // recordTree checks and counts one tree round.
@@ -687,15 +626,9 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		emitted++
 	}
 	t.record(depth, min(depth+1, w.g), emitted)
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
-		rn.rule.TreeLaw.TreeLaw(tree, &sc.tlaw)
-		clear(sc.mass)
-		for nd := range tree.Nodes {
-			rn.addLawRow(sc.mass, tree.Nodes[nd].Depth, sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
-		}
-		obs := rn.lawObs(depth, o.Next, sc.tlaw.P[o.Node*(w.v+1):(o.Node+1)*(w.v+1)], r.Trial)
-		t.het.AddBlocks(rn.lawWidths, sc.mass, obs)
-	}
+	obs := &sc.obs
+	*obs = roundObs{r: r, sc: sc, c: c, kind: t.kind, tree: tree, node: o.Node, depth: depth, next: o.Next}
+	t.addFamilies(obs, false)
 	if rn.marg {
 		seq := tree.Path(sc.seq[:0], o.Node)
 		if o.Next != sim.NoToken {
@@ -813,6 +746,7 @@ func (rn *runner) size(n int64) {
 	}
 	rn.lb = lawTestBins(rn.w.g, (n+rn.lawEvery-1)/rn.lawEvery)
 	rn.lawWidths = rn.lawBlocks()
+	rn.fams = rn.families()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
 		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
 	}
@@ -866,22 +800,10 @@ func (rn *runner) runRange(ctx context.Context, lo, hi int64, whole bool) (*tall
 }
 
 // final readies a merged tally's tests: the pooled sums of its row
-// kinds, and the law-test accumulators of its exact sums.
-func (rn *runner) final(t *tally) {
+// kinds' PIT counts and family states.
+func (rn *runner) final(t *tally) error {
 	rn.poolKinds(t)
-	het := func(law *stattest.HeteroSum) *stattest.Hetero {
-		switch {
-		case law != nil:
-			return law.Hetero()
-		case rn.lawOn:
-			return stattest.NewHetero(rn.lawCells())
-		}
-		return nil
-	}
-	t.het = het(t.law)
-	for k := range t.kinds {
-		t.kinds[k].het = het(t.kinds[k].law)
-	}
+	return rn.poolFamilies(t)
 }
 
 // fit adds the log-probability of outcome o given the drafts of b under
@@ -1018,7 +940,11 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 		}
 	}
 	if rn.marg {
-		pt, err := rn.pit.tests(t.pit)
+		pc := t.pit
+		if kind >= 0 {
+			pc = t.kinds[kind].pit
+		}
+		pt, err := rn.pit.tests(pc)
 		if err != nil {
 			return nil, err
 		}
@@ -1028,29 +954,11 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 			}
 		}
 	}
-	if rn.lawOn && t.het != nil {
-		h := t.het.Test(stattest.DefaultMinExpected)
-		name, what := "sampler vs own law", "the rule's own exact law"
-		if rn.rule.Conform {
-			name, what = "conformance to "+rn.rule.LawName, rn.rule.LawName+"'s exact law"
-		}
-		lb, cells := rn.lb, rn.lawCells()
-		steps := "each step's"
-		if rn.lawEvery > 1 {
-			steps = fmt.Sprintf("every %s step's", ordinal(rn.lawEvery))
-		}
-		out = append(out, pending{name: name, het: &h, hetero: t.het,
-			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given %s drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, steps, rn.lb),
-			cell: func(_, c int) string {
-				switch c {
-				case cells - 2:
-					return "no next token"
-				case cells - 1:
-					return "outcomes the law makes impossible"
-				}
-				return fmt.Sprintf("accepted length %d, next token's PIT bin %d of %d under the law", c/lb, c%lb+1, lb)
-			}})
+	fs, err := t.familyTests(kind)
+	if err != nil {
+		return nil, err
 	}
+	out = append(out, fs...)
 	return out, nil
 }
 

@@ -146,7 +146,9 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	if rn.lawOn {
 		res.LawEvery = rn.lawEvery
 	}
-	rn.final(tot)
+	if err := rn.final(tot); err != nil {
+		return res, err
+	}
 	tot.fill(&res, done)
 	for i, c := range cfg.Candidates {
 		if tot.fitN > 0 {
