@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/stattest"
@@ -237,15 +236,15 @@ type tally struct {
 	// order; with row kinds, a family kept per kind counts into
 	// kinds[kind].fams (kind: the current round's) and fams holds the
 	// pooled sum once the run is merged (poolFamilies).
-	fams       []Family
-	kind       int
-	accepted   int64
-	examined   int64
-	emitted    int64
-	emitSq     int64
-	invalid    int64
-	fit        []float64 // per candidate: Σ log-probability of the outcomes
-	fitN       int64
+	fams     []Family
+	kind     int
+	accepted int64
+	examined int64
+	emitted  int64
+	emitSq   int64
+	invalid  int64
+	fit      []float64 // per candidate: Σ log-probability of the outcomes
+	fitN     int64
 	// fitSum is a merged tally's fits: the exact sum of its chunks' fit
 	// (stattest.ExactSum), so a total does not depend on how its chunks
 	// were grouped (shards, a resumed run). err is the first merge that
