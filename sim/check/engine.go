@@ -257,9 +257,7 @@ type tally struct {
 	prevU     []float64
 	prevTrial int64
 	sc        *scratch
-	// kinds are the per-row-kind counts (Config.RowKinds): with them,
-	// pit points at the current round's kind's during the run, and
-	// holds the pooled sums once it is merged (poolKinds).
+	// kinds are the per-row-kind counts (Config.RowKinds).
 	kinds []kindTally
 }
 
@@ -306,9 +304,6 @@ func merge(dst, src *tally) {
 	dst.emitted += src.emitted
 	dst.emitSq += src.emitSq
 	dst.invalid += src.invalid
-	if dst.pit != nil && dst.kinds == nil {
-		dst.pit.merge(src.pit)
-	}
 	if n := max(len(src.fit), len(src.fitSum)); dst.fitSum == nil && n > 0 {
 		dst.fitSum = make([]stattest.ExactSum, n)
 	}
@@ -487,7 +482,6 @@ func (rn *runner) newTally() *tally {
 	if rn.marg {
 		t.pos = make([]int64, rn.posLen)
 		t.joint = make([]int64, rn.jLen)
-		t.pit = rn.pit.newCounts()
 		t.prevU = make([]float64, rn.w.g+1)
 	}
 	t.fams = rn.newFamilies()
@@ -685,15 +679,15 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 	if bad {
 		t.invalid++
 	}
-	rn.pit.add(t.pit, &sc.u)
+	obs := &sc.obs
+	obs.seq, obs.u = seq, &sc.u
 	if rn.pit.cross {
 		// rows 2k and 2k+1 of a unit: every position's pair of transforms
 		j := r.Trial - r.Unit*int64(rn.cfg.Batch)
-		if j%2 == 1 && t.prevTrial == r.Trial-1 {
-			for i := 0; i <= g; i++ {
-				rn.pit.addCross(t.pit, i, t.prevU[i], sc.u[byIdx][i])
-			}
-		}
+		obs.pairPrev, obs.prevU = j%2 == 1 && t.prevTrial == r.Trial-1, t.prevU
+	}
+	t.addFamilies(obs, true)
+	if rn.pit.cross {
 		copy(t.prevU, sc.u[byIdx])
 		t.prevTrial = r.Trial
 	}
@@ -799,11 +793,8 @@ func (rn *runner) runRange(ctx context.Context, lo, hi int64, whole bool) (*tall
 }
 
 // final readies a merged tally's tests: the pooled sums of its row
-// kinds' PIT counts and family states.
-func (rn *runner) final(t *tally) error {
-	rn.poolKinds(t)
-	return rn.poolFamilies(t)
-}
+// kinds' family states.
+func (rn *runner) final(t *tally) error { return rn.poolFamilies(t) }
 
 // fit adds the log-probability of outcome o given the drafts of b under
 // every candidate's law to t's fits.
@@ -936,21 +927,6 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 			out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
 				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen),
 				cell:     func(_, code int) string { return fmt.Sprintf("tokens %s", digits(code, w.v, w.jointLen, 0)) }})
-		}
-	}
-	if rn.marg {
-		pc := t.pit
-		if kind >= 0 {
-			pc = t.kinds[kind].pit
-		}
-		pt, err := rn.pit.tests(pc)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pt {
-			if kind < 0 || !p.independence {
-				out = append(out, p)
-			}
 		}
 	}
 	fs, err := t.familyTests(kind)

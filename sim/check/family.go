@@ -72,6 +72,9 @@ type familyMaker func() Family
 // their tests are reported.
 func (rn *runner) families() []familyMaker {
 	var out []familyMaker
+	if rn.marg {
+		out = append(out, func() Family { return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()} })
+	}
 	if rn.lawOn {
 		out = append(out, func() Family { return &lawFamily{rn: rn} })
 	}
@@ -137,6 +140,17 @@ func (rn *runner) poolFamilies(t *tally) error {
 		}
 	}
 	return err
+}
+
+// pitCounts returns the merged tally's pooled PIT counts (nil without
+// the PIT family), for the profile.
+func (t *tally) pitCounts() *pitCounts {
+	for _, f := range t.fams {
+		if p, ok := f.(*pitFamily); ok {
+			return p.c
+		}
+	}
+	return nil
 }
 
 // familyTests returns every family's pending tests of kind (-1: every

@@ -45,7 +45,6 @@ type KindResult struct {
 
 // kindTally is one row kind's share of a chunk's counts.
 type kindTally struct {
-	pit *pitCounts
 	// fams are the kind's states of the families kept per kind (nil for
 	// the others).
 	fams                []Family
@@ -79,9 +78,6 @@ func (rn *runner) newKinds(t *tally) {
 	}
 	t.kinds = make([]kindTally, nk)
 	for k := range t.kinds {
-		if rn.marg {
-			t.kinds[k].pit = rn.pit.newCounts()
-		}
 		t.kinds[k].fams = make([]Family, len(rn.fams))
 		for i, f := range t.fams {
 			if f.byKind() {
@@ -99,7 +95,6 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	}
 	t.kind = rn.kindOf(r)
 	kt := &t.kinds[t.kind]
-	t.pit = kt.pit
 	inv, em := t.invalid, t.emitted
 	err := rn.record1(t, r)
 	kt.n++
@@ -112,29 +107,9 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 func mergeKinds(dst, src *tally) {
 	for k := range dst.kinds {
 		d, s := &dst.kinds[k], &src.kinds[k]
-		if d.pit != nil {
-			d.pit.merge(s.pit)
-		}
 		d.n += s.n
 		d.invalid += s.invalid
 		d.emitted += s.emitted
-	}
-}
-
-// poolKinds sets the merged tally's pooled PIT counts to the sum of its
-// kinds'.
-func (rn *runner) poolKinds(t *tally) {
-	if t.kinds == nil {
-		return
-	}
-	t.pit = nil
-	if rn.marg {
-		t.pit = rn.pit.newCounts()
-	}
-	for k := range t.kinds {
-		if t.pit != nil {
-			t.pit.merge(t.kinds[k].pit)
-		}
 	}
 }
 

@@ -116,20 +116,8 @@ func (s *State) readHeader(r *binenc.Reader) {
 	copy(s.fp[:], fp)
 }
 
-// appendPIT appends PIT counts (a flag, then each table).
-func appendPIT(b []byte, c *pitCounts) []byte {
-	if c == nil {
-		return binenc.AppendVarint(b, 0)
-	}
-	b = binenc.AppendVarint(b, 1)
-	for _, x := range [][]int64{c.pos, c.pair, c.block, c.cross} {
-		b = binenc.AppendInts(b, x)
-	}
-	return b
-}
-
 // appendBinary appends a merged tally: its summary counts and fits, the
-// binned and PIT counts, each row kind's, then every family's section.
+// binned counts, each row kind's counts, then every family's section.
 func (t *tally) appendBinary(b []byte) []byte {
 	b = binenc.AppendInts(b, []int64{t.accepted, t.examined, t.emitted, t.emitSq, t.invalid, t.fitN})
 	b = binenc.AppendUvarint(b, uint64(len(t.fitSum)))
@@ -138,10 +126,8 @@ func (t *tally) appendBinary(b []byte) []byte {
 	}
 	b = binenc.AppendInts(b, t.pos)
 	b = binenc.AppendInts(b, t.joint)
-	b = appendPIT(b, t.pit)
 	b = binenc.AppendUvarint(b, uint64(len(t.kinds)))
 	for _, k := range t.kinds {
-		b = appendPIT(b, k.pit)
 		b = binenc.AppendInts(b, []int64{k.n, k.invalid, k.emitted})
 	}
 	return t.appendFamilies(b)
@@ -159,19 +145,6 @@ func readCounts(r *binenc.Reader, what string, dst []int64) {
 		r.Fail(fmt.Errorf("%s: a negative count", what))
 	default:
 		copy(dst, xs)
-	}
-}
-
-// readPIT reads PIT counts written by appendPIT into c (nil: none).
-func readPIT(r *binenc.Reader, c *pitCounts) {
-	if has := r.Int("PIT flag", 0, 1) == 1; r.Err() == nil && has != (c != nil) {
-		r.Fail(errors.New("PIT tables where this configuration has none, or none where it has them"))
-	}
-	if c == nil || r.Err() != nil {
-		return
-	}
-	for _, x := range [][]int64{c.pos, c.pair, c.block, c.cross} {
-		readCounts(r, "PIT table", x)
 	}
 }
 
@@ -194,12 +167,10 @@ func (rn *runner) readTally(payload []byte, budget int64) (*tally, error) {
 	}
 	readCounts(r, "position cells", t.pos)
 	readCounts(r, "joint cells", t.joint)
-	readPIT(r, t.pit)
 	if n := r.Count(3); r.Err() == nil && n != len(t.kinds) {
 		r.Fail(fmt.Errorf("%d row kinds where this configuration has %d", n, len(t.kinds)))
 	}
 	for k := range t.kinds {
-		readPIT(r, t.kinds[k].pit)
 		c := make([]int64, 3)
 		readCounts(r, "row kind counts", c)
 		t.kinds[k].n, t.kinds[k].invalid, t.kinds[k].emitted = c[0], c[1], c[2]
