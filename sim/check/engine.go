@@ -231,7 +231,6 @@ func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
 
 // tally is one chunk's accumulator.
 type tally struct {
-	pos, joint []int64
 	// fams are the states of the runner's families (Family), in its
 	// order; with row kinds, a family kept per kind counts into
 	// kinds[kind].fams (kind: the current round's) and fams holds the
@@ -289,12 +288,6 @@ func (t *tally) record(accepted, examined, emitted int) {
 // tally: counts are added, and the law test's moments and the fits are
 // summed exactly into dst.fitSum; the families merge their states.
 func merge(dst, src *tally) {
-	for i, v := range src.pos {
-		dst.pos[i] += v
-	}
-	for i, v := range src.joint {
-		dst.joint[i] += v
-	}
 	if dst.kinds != nil {
 		mergeKinds(dst, src)
 	}
@@ -480,8 +473,6 @@ func treeNodes(kind sim.DraftKind, k int, branch []int, depth int) int64 {
 func (rn *runner) newTally() *tally {
 	t := &tally{prevTrial: -1, fit: make([]float64, len(rn.cfg.Candidates))}
 	if rn.marg {
-		t.pos = make([]int64, rn.posLen)
-		t.joint = make([]int64, rn.jLen)
 		t.prevU = make([]float64, rn.w.g+1)
 	}
 	t.fams = rn.newFamilies()
@@ -691,26 +682,6 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 		copy(t.prevU, sc.u[byIdx])
 		t.prevTrial = r.Trial
 	}
-	if w.pool != nil {
-		code := 0
-		for i := 0; i <= g; i++ {
-			b := int(w.binOf[w.poolIdx(c, i)*w.v+seq[i]])
-			t.pos[w.poolIdx(c, i)*w.bins+b]++
-			code = code*w.jb + b*w.jb/w.bins
-		}
-		t.joint[c*pow(w.jb, g+1)+code]++
-		return
-	}
-	for i := 0; i <= g && w.states > 0; i++ {
-		t.pos[(i*w.states+w.stateOf(seq[:i]))*w.v+seq[i]]++
-	}
-	if w.jointLen > 0 {
-		code := 0
-		for _, x := range seq[:w.jointLen] {
-			code = code*w.v + x
-		}
-		t.joint[code]++
-	}
 }
 
 // The candidates' fits: they cover the first steps of a check, as many as
@@ -826,116 +797,10 @@ func (rn *runner) kindBlock(r *run.Round, b *sim.Block, dst *sim.Block) *sim.Blo
 	return dst
 }
 
-// tests turns the merged tally into the pending tests: of every trial
-// (kind -1), or of row kind kind's (the pool's contexts of that kind, and
-// t holding the kind's PIT and law counts; no cross-row test).
-func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
-	w, g := rn.w, rn.w.g
-	var out []pending
-	of := func(c int) bool { return kind < 0 || c%len(rn.cfg.RowKinds) == kind }
-	// ctxOf maps a table's group (its contexts in order) to the context
-	ctxOf := func(gr int) int {
-		if kind < 0 {
-			return gr
-		}
-		return gr*len(rn.cfg.RowKinds) + kind
-	}
-	ncs := 0
-	for c := 0; c < w.nc; c++ {
-		if of(c) {
-			ncs++
-		}
-	}
-	if rn.marg && w.pool != nil {
-		// oneHot: every target row of the tested contexts has one token
-		// (greedy row kinds); a table then has one possible cell per
-		// group and tests that nothing impossible was emitted
-		oneHot := true
-		for i := 0; i <= g; i++ {
-			tb := &stattest.Table{}
-			for c := 0; c < w.nc; c++ {
-				if !of(c) {
-					continue
-				}
-				k := w.poolIdx(c, i) * w.bins
-				if err := tb.Add(t.pos[k:k+w.bins], w.binP[k:k+w.bins]); err != nil {
-					return nil, err
-				}
-				oneHot = oneHot && slices.IndexFunc(w.binP[k:k+w.bins], func(x float64) bool { return x > 0 && x < 1 }) < 0
-			}
-			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, ncs),
-				cell: func(c, b int) string {
-					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, ctxOf(c), b+1, w.bins)
-				}})
-		}
-		tb := &stattest.Table{}
-		cells := pow(w.jb, g+1)
-		probs := make([]float64, cells)
-		// coarse[i*jb+cb] is position i's mass in coarse bin cb, summed
-		// once per context (it was summed again for each of the jb^(γ+1)
-		// cells: 2 s at γ = 8, which delayed an interrupted check's
-		// report past the Ctrl-C bound); same sums, same order
-		coarse := make([]float64, (g+1)*w.jb)
-		for c := 0; c < w.nc; c++ {
-			if !of(c) {
-				continue
-			}
-			clear(coarse)
-			for i := 0; i <= g; i++ {
-				base := w.poolIdx(c, i) * w.bins
-				for b := 0; b < w.bins; b++ {
-					coarse[i*w.jb+b*w.jb/w.bins] += w.binP[base+b]
-				}
-			}
-			for code := range probs {
-				pr, x := 1.0, code
-				for i := g; i >= 0; i-- {
-					pr *= coarse[i*w.jb+x%w.jb]
-					x /= w.jb
-				}
-				probs[code] = pr
-			}
-			if err := tb.Add(t.joint[c*cells:(c+1)*cells], probs); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
-			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, ncs),
-			cell: func(c, code int) string {
-				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, ctxOf(c), digits(code, w.jb, g+1, 1), w.jb)
-			}})
-	}
-	if rn.marg && w.pair != nil {
-		for i := 0; i <= g && w.states > 0; i++ {
-			tb := &stattest.Table{}
-			for s := 0; s < w.states; s++ {
-				k := (i*w.states + s) * w.v
-				if err := tb.Add(t.pos[k:k+w.v], w.stateRow[s]); err != nil {
-					return nil, err
-				}
-			}
-			out = append(out, pending{name: fmt.Sprintf("position %d given its state", i+1), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target law of token %d given the target's state (the last order tokens), averaged over the visited states", i+1),
-				cell:     func(s, x int) string { return fmt.Sprintf("position %d in target state %d, token %d", i+1, s, x) }})
-		}
-		if w.jointLen > 0 {
-			tb := &stattest.Table{}
-			if err := tb.Add(t.joint, seqLaw(w.target, w.v, w.jointLen)); err != nil {
-				return nil, err
-			}
-			out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen),
-				cell:     func(_, code int) string { return fmt.Sprintf("tokens %s", digits(code, w.v, w.jointLen, 0)) }})
-		}
-	}
-	fs, err := t.familyTests(kind)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, fs...)
-	return out, nil
-}
+// tests turns the merged tally into the pending tests, every family's
+// in order: of every trial (kind -1), or of row kind kind's (no
+// cross-row test).
+func (rn *runner) tests(t *tally, kind int) ([]pending, error) { return t.familyTests(kind) }
 
 // seqLaw returns the target law of the first l tokens from the empty
 // context, indexed base-v with the first token most significant.

@@ -72,6 +72,12 @@ type familyMaker func() Family
 // their tests are reported.
 func (rn *runner) families() []familyMaker {
 	var out []familyMaker
+	switch {
+	case rn.marg && rn.w.pool != nil:
+		out = append(out, func() Family { return newPoolFamily(rn.w, rn.kinds()) })
+	case rn.marg:
+		out = append(out, func() Family { return newPairFamily(rn.w) })
+	}
 	if rn.marg {
 		out = append(out, func() Family { return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()} })
 	}

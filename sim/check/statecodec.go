@@ -124,8 +124,6 @@ func (t *tally) appendBinary(b []byte) []byte {
 	for i := range t.fitSum {
 		b = t.fitSum[i].AppendBinary(b)
 	}
-	b = binenc.AppendInts(b, t.pos)
-	b = binenc.AppendInts(b, t.joint)
 	b = binenc.AppendUvarint(b, uint64(len(t.kinds)))
 	for _, k := range t.kinds {
 		b = binenc.AppendInts(b, []int64{k.n, k.invalid, k.emitted})
@@ -165,8 +163,6 @@ func (rn *runner) readTally(payload []byte, budget int64) (*tally, error) {
 			stattest.ReadExactSum(r, &t.fitSum[i])
 		}
 	}
-	readCounts(r, "position cells", t.pos)
-	readCounts(r, "joint cells", t.joint)
 	if n := r.Count(3); r.Err() == nil && n != len(t.kinds) {
 		r.Fail(fmt.Errorf("%d row kinds where this configuration has %d", n, len(t.kinds)))
 	}
