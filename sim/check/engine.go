@@ -800,7 +800,7 @@ func (rn *runner) kindBlock(r *run.Round, b *sim.Block, dst *sim.Block) *sim.Blo
 // tests turns the merged tally into the pending tests, every family's
 // in order: of every trial (kind -1), or of row kind kind's (no
 // cross-row test).
-func (rn *runner) tests(t *tally, kind int) ([]pending, error) { return t.familyTests(kind) }
+func (rn *runner) tests(t *tally, kind int) ([]Pending, error) { return t.familyTests(kind) }
 
 // seqLaw returns the target law of the first l tokens from the empty
 // context, indexed base-v with the first token most significant.

@@ -16,7 +16,7 @@ import (
 // configuration (merge: a chunk into a run's total, or a shard's total
 // into a merged run's; sums of floating-point moments are exact, so the
 // grouping does not matter), serialises itself (appendBinary and
-// readBinary: its section of State.MarshalBinary) and yields its pending
+// readBinary: its section of State.MarshalBinary) and yields its Pending
 // tests (tests), which the one assembly, finish, corrects for
 // multiplicity. A family kept per row kind (byKind) has a state per
 // kind of Config.RowKinds, and its pooled state is their merge.
@@ -38,7 +38,7 @@ type Family interface {
 	readBinary(r *binenc.Reader)
 	// tests yields the pending tests of every trial (kind -1) or of row
 	// kind kind's (the state then is that kind's, for byKind families).
-	tests(kind int) ([]pending, error)
+	tests(kind int) ([]Pending, error)
 }
 
 // roundObs is the recorder's view of one round, what the families count.
@@ -161,8 +161,8 @@ func (t *tally) pitCounts() *pitCounts {
 
 // familyTests returns every family's pending tests of kind (-1: every
 // trial), in the families' order.
-func (t *tally) familyTests(kind int) ([]pending, error) {
-	var out []pending
+func (t *tally) familyTests(kind int) ([]Pending, error) {
+	var out []Pending
 	for i, f := range t.fams {
 		if kind >= 0 && f.byKind() {
 			f = t.kinds[kind].fams[i]

@@ -129,7 +129,7 @@ func KindBytes(gamma int, trials int64, kinds, workers int) int64 {
 // kindTests is one kind's pending tests and counts.
 type kindTests struct {
 	name  string
-	tests []pending
+	tests []Pending
 	kt    kindTally
 	off   string // why the kind was left out ("" when it was not)
 }

@@ -92,7 +92,7 @@ func (f *lawFamily) readBinary(r *binenc.Reader) {
 }
 
 // tests yields the law test, unless kind is left out of it.
-func (f *lawFamily) tests(kind int) ([]pending, error) {
+func (f *lawFamily) tests(kind int) ([]Pending, error) {
 	rn := f.rn
 	if kind >= 0 && rn.cfg.LawKindsOff != nil && rn.cfg.LawKindsOff[kind] != "" {
 		return nil, nil
@@ -111,7 +111,7 @@ func (f *lawFamily) tests(kind int) ([]pending, error) {
 	if rn.lawEvery > 1 {
 		steps = fmt.Sprintf("every %s step's", ordinal(rn.lawEvery))
 	}
-	return []pending{{name: name, het: &h, hetero: het,
+	return []Pending{{name: name, het: &h, hetero: het,
 		quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given %s drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, steps, rn.lb),
 		cell: func(_, c int) string {
 			switch c {

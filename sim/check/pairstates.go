@@ -66,9 +66,9 @@ func (f *pairFamily) readBinary(r *binenc.Reader) {
 
 // tests yields the per-state position tests and the joint test (a pair
 // has no row kinds: kind is ignored).
-func (f *pairFamily) tests(int) ([]pending, error) {
+func (f *pairFamily) tests(int) ([]Pending, error) {
 	w := f.w
-	var out []pending
+	var out []Pending
 	for i := 0; i <= w.g && w.states > 0; i++ {
 		tb := &stattest.Table{}
 		for s := 0; s < w.states; s++ {
@@ -77,7 +77,7 @@ func (f *pairFamily) tests(int) ([]pending, error) {
 				return nil, err
 			}
 		}
-		out = append(out, pending{name: fmt.Sprintf("position %d given its state", i+1), table: tb, oneHot: w.oneHot,
+		out = append(out, Pending{name: fmt.Sprintf("position %d given its state", i+1), table: tb, oneHot: w.oneHot,
 			quantity: fmt.Sprintf("TV between the emitted and target law of token %d given the target's state (the last order tokens), averaged over the visited states", i+1),
 			cell:     func(s, x int) string { return fmt.Sprintf("position %d in target state %d, token %d", i+1, s, x) }})
 	}
@@ -86,7 +86,7 @@ func (f *pairFamily) tests(int) ([]pending, error) {
 		if err := tb.Add(f.joint, seqLaw(w.target, w.v, w.jointLen)); err != nil {
 			return nil, err
 		}
-		out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
+		out = append(out, Pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
 			quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen),
 			cell:     func(_, code int) string { return fmt.Sprintf("tokens %s", digits(code, w.v, w.jointLen, 0)) }})
 	}

@@ -91,12 +91,12 @@ func (f *pitFamily) readBinary(r *binenc.Reader) {
 }
 
 // tests yields the PIT tests; a row kind's leave out the cross-row ones.
-func (f *pitFamily) tests(kind int) ([]pending, error) {
+func (f *pitFamily) tests(kind int) ([]Pending, error) {
 	pt, err := f.l.tests(f.c)
 	if err != nil {
 		return nil, err
 	}
-	var out []pending
+	var out []Pending
 	for _, p := range pt {
 		if kind < 0 || !p.independence {
 			out = append(out, p)
@@ -224,15 +224,15 @@ func uniform(k int) []float64 {
 }
 
 // tests returns the PIT tests of the merged counts.
-func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
-	var out []pending
+func (l pitLayout) tests(c *pitCounts) ([]Pending, error) {
+	var out []Pending
 	add := func(name, quantity string, obs []int64, cell func(int) string) error {
-		tb := &stattest.Table{}
-		if err := tb.Add(obs, uniform(len(obs))); err != nil {
+		pt, err := UniformTest(name, quantity, obs)
+		if err != nil {
 			return err
 		}
-		out = append(out, pending{name: name, quantity: quantity, table: tb,
-			cell: func(_, c int) string { return cell(c) }})
+		pt.cell = func(_, c int) string { return cell(c) }
+		out = append(out, pt)
 		return nil
 	}
 	orders := [2]string{"decreasing p", "token index"}
@@ -282,9 +282,9 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 // independence test of the PIT pair against the product of its own
 // margins, so a row's wrong marginal law, which the other tests see,
 // never makes them reject.
-func (l pitLayout) crossTests(c *pitCounts) []pending {
+func (l pitLayout) crossTests(c *pitCounts) []Pending {
 	b2 := l.pb * l.pb
-	var out []pending
+	var out []Pending
 	for _, t := range []struct {
 		what, quantity string
 		obs            []int64
@@ -293,7 +293,7 @@ func (l pitLayout) crossTests(c *pitCounts) []pending {
 		{"every position", "their emitted tokens at the same position, every position's pair counted (n = pairs·(γ+1))", c.cross[:b2]},
 	} {
 		what := t.what
-		out = append(out, pending{name: "rows of a batch (independence, " + what + ")",
+		out = append(out, Pending{name: "rows of a batch (independence, " + what + ")",
 			quantity: fmt.Sprintf("TV between the joint law of two rows of one batch (rows 2k and 2k+1) at %s (their PIT pair) and the product of its margins, on a %d×%d grid (adjacent bins merged while an expected count is below 5)",
 				t.quantity, l.pb, l.pb),
 			table: stattest.Independence{Obs: t.obs, Rows: l.pb, Cols: l.pb}, independence: true,

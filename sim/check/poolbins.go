@@ -75,9 +75,9 @@ func (f *poolFamily) contexts(kind int) []int {
 
 // tests yields the per-position tests and the dependence test of the
 // contexts of kind (-1: every context).
-func (f *poolFamily) tests(kind int) ([]pending, error) {
+func (f *poolFamily) tests(kind int) ([]Pending, error) {
 	w, cs := f.w, f.contexts(kind)
-	var out []pending
+	var out []Pending
 	// oneHot: every target row of the tested contexts has one token
 	// (greedy row kinds); a table then has one possible cell per group
 	// and tests that nothing impossible was emitted
@@ -91,7 +91,7 @@ func (f *poolFamily) tests(kind int) ([]pending, error) {
 			}
 			oneHot = oneHot && slices.IndexFunc(w.binP[k:k+w.bins], func(x float64) bool { return x > 0 && x < 1 }) < 0
 		}
-		out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
+		out = append(out, Pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
 			quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, len(cs)),
 			cell: func(gr, b int) string {
 				return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, cs[gr], b+1, w.bins)
@@ -106,7 +106,7 @@ func (f *poolFamily) tests(kind int) ([]pending, error) {
 
 // jointTest is the dependence test of contexts cs: the joint of every
 // position's coarse bin against the product of their target masses.
-func (f *poolFamily) jointTest(cs []int, oneHot bool) (pending, error) {
+func (f *poolFamily) jointTest(cs []int, oneHot bool) (Pending, error) {
 	w, g := f.w, f.w.g
 	tb := &stattest.Table{}
 	cells := pow(w.jb, g+1)
@@ -133,10 +133,10 @@ func (f *poolFamily) jointTest(cs []int, oneHot bool) (pending, error) {
 			probs[code] = pr
 		}
 		if err := tb.Add(f.joint[c*cells:(c+1)*cells], probs); err != nil {
-			return pending{}, err
+			return Pending{}, err
 		}
 	}
-	return pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
+	return Pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
 		quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, len(cs)),
 		cell: func(gr, code int) string {
 			return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, cs[gr], digits(code, w.jb, g+1, 1), w.jb)
