@@ -79,7 +79,7 @@ func goldenOf(r check.Result) []goldenTest {
 // the code before the verdict's families were ported (issue 27): each
 // family's port must leave them bit-identical. Regenerate (only for a
 // change that means to move them, saying why) with
-// go test ./sim/check -run TestGoldenFamilies -golden-print.
+// go test ./sim/check -run TestGoldenFamilies -v -golden-print.
 func TestGoldenFamilies(t *testing.T) {
 	t.Parallel()
 	var sb strings.Builder

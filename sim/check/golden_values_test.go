@@ -3,7 +3,7 @@ package check_test
 import "math"
 
 // golden holds TestGoldenFamilies' values, written by
-// go test ./sim/check -run TestGoldenFamilies -args -golden-print
+// go test ./sim/check -run TestGoldenFamilies -v -golden-print
 // from the code before the verdict's families were ported.
 var golden = map[string][]goldenTest{
 	"pool": {
