@@ -9,7 +9,6 @@ import (
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // The verdict of a generation tests every emitted token through its
@@ -227,33 +226,29 @@ func coarsenGrid(h []int64, m, k int) []int64 {
 	return out
 }
 
-func uniformProbs(k int) []float64 {
-	p := make([]float64, k)
-	for i := range p {
-		p[i] = 1 / float64(k)
-	}
-	return p
-}
-
-// Verdict runs the tests, Holm-adjusted at the family-wise level, and
-// computes each test's minimum detectable TV at its Holm share.
+// Verdict runs the tests as one family through check.Evaluate (each at
+// its Holm share of the level, with its minimum detectable TV there, then
+// Holm's correction) and words the verdict.
 func (t *Tally) Verdict(level, power float64) Verdict {
 	vd := Verdict{Level: level, Power: power, Positions: t.n, Invalid: t.zero, Verdict: check.NotDetected}
-	ps := t.pendingTests()
-	share := level / float64(len(ps))
-	p := make([]float64, len(ps))
-	for i, pt := range ps {
-		ct := pt.run(share, power)
-		vd.Tests = append(vd.Tests, ct)
-		p[i] = ct.PValue
+	var ps []check.Pending
+	for _, pt := range t.pendingTests() {
+		p, err := check.UniformTest(pt.name, pt.quantity, pt.obs)
+		if err != nil { // counts of a tally are never negative
+			return vd.failed(err)
+		}
+		ps = append(ps, p)
 	}
-	holm := stattest.Holm(p)
-	vd.PValue = 1
+	share := level / float64(len(ps))
+	tests, err := check.Evaluate(ps, level, power)
+	if err != nil {
+		return vd.failed(err)
+	}
+	vd.Tests, vd.PValue = tests, 1
 	finest := 0
 	powerless := false
 	for i := range vd.Tests {
-		vd.Tests[i].PHolm = holm[i]
-		vd.PValue = min(vd.PValue, holm[i])
+		vd.PValue = min(vd.PValue, vd.Tests[i].PHolm)
 		if vd.Tests[i].MinDetTV < vd.Tests[finest].MinDetTV {
 			finest = i
 		}
@@ -261,6 +256,14 @@ func (t *Tally) Verdict(level, power float64) Verdict {
 	}
 	vd.MinDetectableTV, vd.MinDetectableQuantity = vd.Tests[finest].MinDetTV, vd.Tests[finest].Quantity
 	vd.Claim, vd.Verdict = t.claim(vd, finest, share, powerless)
+	return vd
+}
+
+// failed is the verdict of tests that could not run: inconclusive, saying
+// why.
+func (vd Verdict) failed(err error) Verdict {
+	vd.Verdict, vd.PValue, vd.MinDetectableTV = check.Inconclusive, 1, math.Inf(1)
+	vd.Claim = "inconclusive: the tests could not run: " + err.Error()
 	return vd
 }
 
@@ -304,22 +307,6 @@ func (t *Tally) pendingTests() []pendingTest {
 	return append(ps, pendingTest{"pairs",
 		fmt.Sprintf("TV between the emitted and target joint law of successive tokens (positions 2k, 2k+1 of a prompt, given their prefixes) on a %d×%d grid of equal-mass bins in token-index order", pb, pb),
 		coarsenGrid(t.pairs, pairMaxBins, pb)})
-}
-
-// run runs the χ² test of uniform cells at its level share, with its
-// minimum detectable TV at that share with the given power (p = 1 and
-// +Inf when the test cannot run).
-func (pt pendingTest) run(share, power float64) check.Test {
-	r, err := stattest.ChiSquare(pt.obs, uniformProbs(len(pt.obs)), 0)
-	ct := check.Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share, PValue: 1, MinDetTV: math.Inf(1)}
-	if err == nil {
-		ct.Stat, ct.DF, ct.PValue, ct.Cells, ct.Pooled, ct.N = r.Stat, r.DF, r.PValue, r.Cells, r.Pooled, r.N
-		ct.Warnings = r.Warnings
-		if r.DF > 0 && r.N > 0 {
-			ct.MinDetTV = stattest.MinDetectableTV(r.N, r.DF, share, power)
-		}
-	}
-	return ct
 }
 
 // claim words the verdict vd (its tests Holm-adjusted) and returns it

@@ -381,8 +381,10 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// pending is one test before the multiple-testing correction.
-type pending struct {
+// Pending is one test before the multiple-testing correction: a
+// family's (Family.tests) or a caller's (UniformTest), evaluated with the
+// others of its family by Evaluate.
+type Pending struct {
 	name, quantity string
 	table          tabler
 	het            *stattest.HeteroResult
@@ -444,7 +446,7 @@ const (
 // test's minimum detectable TV at its share Level/m of the level
 // (Holm's first step, the most any single test gets before another has
 // rejected), and the combined verdict.
-func finish(r *Result, cfg Config, tests []pending, kinds ...kindTests) error {
+func finish(r *Result, cfg Config, tests []Pending, kinds ...kindTests) error {
 	all := slices.Clone(tests)
 	labels := make([]string, len(tests))
 	for _, k := range kinds {
@@ -453,22 +455,13 @@ func finish(r *Result, cfg Config, tests []pending, kinds ...kindTests) error {
 			labels = append(labels, k.name+": ")
 		}
 	}
-	m := len(all)
-	share := cfg.Level / float64(max(m, 1))
-	ts := make([]Test, m)
-	ps := make([]float64, m)
-	for i, pt := range all {
-		t, err := evalTest(pt, share, cfg.Power)
-		if err != nil {
-			return err
-		}
-		ts[i], ps[i] = t, t.PValue
+	ts, err := Evaluate(all, cfg.Level, cfg.Power)
+	if err != nil {
+		return err
 	}
-	adj := stattest.Holm(ps)
 	r.PValue = 1
-	for i := range ts {
-		ts[i].PHolm = adj[i]
-		r.PValue = math.Min(r.PValue, adj[i])
+	for _, t := range ts {
+		r.PValue = math.Min(r.PValue, t.PHolm)
 	}
 	n0 := len(tests)
 	r.Tests = append(r.Tests, ts[:n0]...)
@@ -517,9 +510,45 @@ func finish(r *Result, cfg Config, tests []pending, kinds ...kindTests) error {
 	return nil
 }
 
+// Evaluate runs tests as one family at family-wise level level: each
+// test with its minimum detectable TV (with power power) at its share
+// level/m of the level (Holm's first step, the most any single test gets
+// before another has rejected), then Holm's correction across them
+// (Test.PHolm). It is the one assembly of every verdict's tests: a
+// check's families (finish), a generation's and a replayed log's
+// (package seq).
+func Evaluate(tests []Pending, level, power float64) ([]Test, error) {
+	m := len(tests)
+	share := level / float64(max(m, 1))
+	ts := make([]Test, m)
+	ps := make([]float64, m)
+	for i, pt := range tests {
+		t, err := evalTest(pt, share, power)
+		if err != nil {
+			return nil, err
+		}
+		ts[i], ps[i] = t, t.PValue
+	}
+	for i, p := range stattest.Holm(ps) {
+		ts[i].PHolm = p
+	}
+	return ts, nil
+}
+
+// UniformTest is the pending chi-squared test of counts obs over equally
+// likely cells (a histogram of probability integral transforms), named
+// name, its minimum detectable TV bounding quantity.
+func UniformTest(name, quantity string, obs []int64) (Pending, error) {
+	tb := &stattest.Table{}
+	if err := tb.Add(obs, uniform(len(obs))); err != nil {
+		return Pending{}, err
+	}
+	return Pending{name: name, quantity: quantity, table: tb}, nil
+}
+
 // evalTest runs one pending test, its minimum detectable TV at level
 // share share with power power.
-func evalTest(pt pending, share, power float64) (Test, error) {
+func evalTest(pt Pending, share, power float64) (Test, error) {
 	t := Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share}
 	if pt.het != nil {
 		h := pt.het
@@ -552,7 +581,7 @@ func evalTest(pt pending, share, power float64) (Test, error) {
 
 // where lists, for the tests that rejected (ts[i] of all[i], named with
 // labels[i] before: a row kind's), the cells that depart most.
-func (r *Result) where(level float64, all []pending, ts []Test, labels []string) {
+func (r *Result) where(level float64, all []Pending, ts []Test, labels []string) {
 	for i, pt := range all {
 		if ts[i].PHolm >= level || pt.cell == nil {
 			continue

@@ -36,7 +36,11 @@
 //     rule's Law to its sampler on every block the source produces; with
 //     Rule.Conform it is the conformance test against a named rule
 //     ("implements rule R", not "lossless") and runs alone.
-//  4. Holm's correction across the tests; each test's minimum detectable
+//     Each group of tests is a test family (Family, one file each:
+//     poolbins.go, pairstates.go, pit.go, law.go): its state counts the
+//     rounds, merges, serialises, and yields its tests.
+//  4. Holm's correction across the tests (Evaluate, the one assembly,
+//     which package seq uses too); each test's minimum detectable
 //     TV is computed at its Holm share Level/m, with power Power, and
 //     named for the quantity it bounds.
 //  5. Verdict: violated if any Holm-adjusted p-value is below the level,

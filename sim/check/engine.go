@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
-
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
@@ -64,189 +61,25 @@ type Rule struct {
 // isTree reports whether r verifies trees (Tree or TreeSteps).
 func (r Rule) isTree() bool { return r.Tree != nil || r.TreeSteps != nil }
 
-// world is the source and the cell layouts of one check.
-type world struct {
-	g, v, nc int
-	pool     *sim.Pool
-	pair     *sim.Pair
-	target   sim.Model
-	// pools: fine bins per (context, position) sorted by p/q, their target
-	// masses, the target alias tables, and the coarse bins of the joint
-	// test.
-	bins   int
-	binOf  []uint16
-	binP   []float64
-	pAlias []*sim.Alias
-	jb     int
-	// pairs: target states (the last `order` tokens), their rows, the law
-	// bins of each state's tokens, and the full joint when it fits.
-	states   int
-	stateOf  func([]int) int
-	stateRow [][]float64
-	oneHot   bool
-	jointLen int
-	// positional models of each pool context (tree rules).
-	posP, posQ []sim.Model
-	// pools: the PIT tables of every (context, position) row.
-	pitTab []pitTable
-}
-
-func (w *world) poolIdx(c, i int) int { return c*(w.g+1) + i }
-
-func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, error) {
-	g, v, nc := pl.Gamma, pl.V, pl.Contexts
-	w := &world{g: g, v: v, nc: nc, pool: pl}
-	perCtx := max(trials/int64(nc), 1)
-	w.bins = int(min(int64(maxBins), max(lawBins, perCtx/minPerBin)))
-	w.bins -= w.bins % lawBins // coarse bins nest in the fine ones
-	w.jb = 2
-	for pow(w.jb+1, g+1) <= int(perCtx/minPerBin) && w.jb+1 <= lawBins {
-		w.jb++
-	}
-	bins := w.bins
-	w.binOf = make([]uint16, nc*(g+1)*v)
-	w.binP = make([]float64, nc*(g+1)*bins)
-	w.pAlias = make([]*sim.Alias, nc*(g+1))
-	w.pitTab = make([]pitTable, nc*(g+1))
-	// order sorts the tokens by (p/q, token): the token breaks ties, so
-	// the binning is that of a stable sort by p/q.
-	type keyed struct {
-		k float64
-		x int32
-	}
-	order := make([]keyed, v)
-	p64 := make([]float64, v)
-	for c := 0; c < nc; c++ {
-		if err := ctx.Err(); err != nil { // V = 32000: ~4 ms a context
-			return nil, err
-		}
-		for i := 0; i <= g; i++ {
-			sim.Float64s(p64, pl.PRow(c, i))
-			w.pAlias[w.poolIdx(c, i)] = sim.NewAlias(p64)
-			w.pitTab[w.poolIdx(c, i)] = newPITTable32(p64)
-			for x := range order {
-				k := p64[x]
-				if i < g {
-					if qx := float64(pl.QRow(c, i)[x]); qx > 0 {
-						k = p64[x] / qx
-					} else {
-						k = math.Inf(1)
-					}
-				}
-				order[x] = keyed{k, int32(x)}
-			}
-			slices.SortFunc(order, func(a, b keyed) int {
-				if c := cmp.Compare(a.k, b.k); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.x, b.x)
-			})
-			tot := 0.0
-			for _, o := range order {
-				tot += p64[o.x]
-			}
-			cum := 0.0
-			base := w.poolIdx(c, i) * v
-			pb := w.binP[w.poolIdx(c, i)*bins:]
-			for _, o := range order {
-				x := int(o.x)
-				b := min(int(cum/tot*float64(bins)), bins-1)
-				w.binOf[base+x] = uint16(b)
-				pb[b] += p64[x] / tot
-				cum += p64[x]
-			}
-		}
-	}
-	return w, nil
-}
-
-// posModel is a pool context as a sim.Model for the tree drafters: the row
-// at position len(ctx), whatever the tokens.
-type posModel [][]float64
-
-func (m posModel) Vocab() int                    { return len(m[0]) }
-func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
-
-// RowView lends the row Next copies (sim.RowViewer): tree drafting over a
-// pool copies no rows.
-func (m posModel) RowView(ctx []int) sim.Row { return sim.F64(m[min(len(ctx), len(m)-1)]) }
-
-func (w *world) buildPos() {
-	pl := w.pool
-	for c := 0; c < w.nc; c++ {
-		var p, q posModel
-		for i := 0; i <= w.g; i++ {
-			p = append(p, sim.Float64s(nil, pl.PRow(c, i)))
-			if i < w.g {
-				q = append(q, sim.Float64s(nil, pl.QRow(c, i)))
-			}
-		}
-		w.posP, w.posQ = append(w.posP, p), append(w.posQ, q)
-	}
-}
-
-func newPairWorld(pr *sim.Pair, g int, greedy bool) (*world, error) {
-	if err := pr.Check(); err != nil {
-		return nil, err
-	}
-	v := pr.P.Vocab()
-	w := &world{g: g, v: v, nc: 1, pair: pr, target: pr.P}
-	if greedy {
-		w.target = sim.Greedy{M: pr.P}
-		w.oneHot = true
-	}
-	var reps [][]int
-	switch mk := sim.MarkovOf(pr.P); {
-	case mk != nil:
-		w.states = len(mk.Rows)
-		w.stateOf = mk.State
-		for s := 0; s < w.states; s++ {
-			var rep []int
-			for j, c := mk.K-1, s; j >= 0; j-- {
-				if d := c % (v + 1); d != v {
-					rep = append([]int{d}, rep...)
-				}
-				c /= v + 1
-			}
-			reps = append(reps, rep)
-		}
-	default:
-		if _, ok := pr.P.(sim.Fixed); ok {
-			w.states, w.stateOf = 1, func([]int) int { return 0 }
-			reps = [][]int{nil}
-		}
-		// Any other model: its law given the prefix has no finite state
-		// to group by, so there are no per-state tests; the PIT tests,
-		// which read the target's rows after each emitted prefix, see the
-		// whole emitted law of any model.
-	}
-	for _, rep := range reps {
-		row := make([]float64, v)
-		w.target.Next(rep, row)
-		w.stateRow = append(w.stateRow, row)
-	}
-	if pow(v, g+1) <= maxJointCells {
-		w.jointLen = g + 1
-	}
-	return w, nil
-}
-
 // tally is one chunk's accumulator.
 type tally struct {
-	pos, joint []int64
-	het        *stattest.Hetero
-	accepted   int64
-	examined   int64
-	emitted    int64
-	emitSq     int64
-	invalid    int64
-	fit        []float64 // per candidate: Σ log-probability of the outcomes
-	fitN       int64
-	// law and fitSum are a merged tally's law-test moments and fits:
-	// exact sums of its chunks' het and fit (stattest.ExactSum), so a
-	// total does not depend on how its chunks were grouped (shards, a
-	// resumed run). err is the first merge that could not be summed.
-	law    *stattest.HeteroSum
+	// fams are the states of the runner's families (Family), in its
+	// order; with row kinds, a family kept per kind counts into
+	// kinds[kind].fams (kind: the current round's) and fams holds the
+	// pooled sum once the run is merged (poolFamilies).
+	fams     []Family
+	kind     int
+	accepted int64
+	examined int64
+	emitted  int64
+	emitSq   int64
+	invalid  int64
+	fit      []float64 // per candidate: Σ log-probability of the outcomes
+	fitN     int64
+	// fitSum is a merged tally's fits: the exact sum of its chunks' fit
+	// (stattest.ExactSum), so a total does not depend on how its chunks
+	// were grouped (shards, a resumed run). err is the first merge that
+	// could not be summed.
 	fitSum []stattest.ExactSum
 	err    error
 	pit    *pitCounts
@@ -255,9 +88,7 @@ type tally struct {
 	prevU     []float64
 	prevTrial int64
 	sc        *scratch
-	// kinds are the per-row-kind counts (Config.RowKinds): with them,
-	// pit and het point at the current round's kind's during the run,
-	// and hold the pooled sums once it is merged (poolKinds).
+	// kinds are the per-row-kind counts (Config.RowKinds).
 	kinds []kindTally
 }
 
@@ -274,6 +105,8 @@ type scratch struct {
 	// fitBlock is a round's block cut to its row kind's draft length
 	// (kindBlock)
 	fitBlock sim.Block
+	// obs is the round's view handed to the families
+	obs roundObs
 }
 
 func (t *tally) record(accepted, examined, emitted int) {
@@ -285,27 +118,17 @@ func (t *tally) record(accepted, examined, emitted int) {
 
 // merge adds src (a chunk's tally or a merged one) into dst, a merged
 // tally: counts are added, and the law test's moments and the fits are
-// summed exactly into dst.law and dst.fitSum.
+// summed exactly into dst.fitSum; the families merge their states.
 func merge(dst, src *tally) {
-	for i, v := range src.pos {
-		dst.pos[i] += v
-	}
-	for i, v := range src.joint {
-		dst.joint[i] += v
-	}
 	if dst.kinds != nil {
 		mergeKinds(dst, src)
-	} else {
-		dst.err = cmp.Or(dst.err, addLaw(&dst.law, src.het, src.law))
 	}
+	dst.err = cmp.Or(dst.err, mergeFamilies(dst, src))
 	dst.accepted += src.accepted
 	dst.examined += src.examined
 	dst.emitted += src.emitted
 	dst.emitSq += src.emitSq
 	dst.invalid += src.invalid
-	if dst.pit != nil && dst.kinds == nil {
-		dst.pit.merge(src.pit)
-	}
 	if n := max(len(src.fit), len(src.fitSum)); dst.fitSum == nil && n > 0 {
 		dst.fitSum = make([]stattest.ExactSum, n)
 	}
@@ -362,26 +185,6 @@ func (t *tally) fill(r *Result, n int64) {
 	r.Invalid = t.invalid
 }
 
-// lawCells is the number of cells of the law test: (accepted length a,
-// bin k of the next token's PIT under the law given a), then one for "no
-// next token" and one for outcomes the law gives probability zero.
-func (rn *runner) lawCells() int { return (rn.w.g+1)*rn.lb + 2 }
-
-// lawBlocks is the law test's cells as blocks of equal probability for
-// stattest.Hetero.AddBlocks: the lb bins of each accepted length share its
-// mass (the PIT of the next token under its own law is uniform), then
-// "no next token" and the impossible cell, one cell each.
-func (rn *runner) lawBlocks() []int {
-	wd := make([]int, rn.w.g+3)
-	for a := range wd {
-		wd[a] = 1
-		if a <= rn.w.g {
-			wd[a] = rn.lb
-		}
-	}
-	return wd
-}
-
 // runner runs one check: the world, the rule and the tallies' layout.
 type runner struct {
 	w      *world
@@ -407,106 +210,17 @@ type runner struct {
 	fitSteps int64
 	// n is the trials of the whole run the runner is sized for (size).
 	n int64
-}
-
-// reserveMem asks the check's memory account (Config.MemBudget) for what
-// its run allocates with the input before anything is allocated (issue
-// 30, H4 and H5): a tally (per-state position cells, the joint, the PIT
-// tables, the law test's cells) per worker plus the merged total, and,
-// for tree rules, each worker's batch of draft trees (up to
-// min(MaxTreeNodes, 1 + K + … + K^γ) nodes, each holding its target and
-// draft rows of V float64s).
-func (rn *runner) reserveMem() error {
-	w, acc := rn.w, sim.NewAccountant(rn.cfg.MemBudget)
-	copies := int64(sim.Workers(rn.cfg.Workers)) + 1
-	cells := int64(0)
-	if rn.marg {
-		p := rn.pit
-		cells = int64(rn.posLen) + int64(rn.jLen) + int64(2*p.g1*p.bins+p.pairs()*p.pb*p.pb+p.pb*p.pb)
-		if p.cb > 0 {
-			cells += int64(pow(p.cb, p.g1))
-		}
-	}
-	if rn.lawOn {
-		cells += 3 * int64(rn.lawCells())
-	}
-	what := fmt.Sprintf("check: the tallies (%d position cells of %d states × %d tokens × %d positions, and the joint and PIT tables; one per worker and the total: %d)",
-		rn.posLen, max(w.states, w.nc), w.v, w.g+1, copies)
-	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix); err != nil {
-		return err
-	}
-	if !rn.rule.isTree() {
-		return nil
-	}
-	trees := int64(1)
-	if rn.rule.TreeSteps != nil {
-		trees = int64(max(rn.cfg.Batch, 1))
-	}
-	nodes := treeNodes(rn.rule.Draft, rn.rule.K, rn.rule.Branch, w.g)
-	what = fmt.Sprintf("check: the draft trees (a batch of %d trees of up to %d nodes × %d tokens per worker, %d workers)", trees, nodes, w.v, copies-1)
-	return acc.Reserve(what, sim.MulBytes(TreeBatchBytes(trees, nodes, rn.rule.K, w.v), copies-1), TreeBatchFix)
-}
-
-// talliesFix is the advice of an error about the tallies' memory.
-const talliesFix = "lower --gamma or the source's size (V, order, contexts), or use fewer --workers"
-
-// ReserveStateTallies refuses, before a model pair of states Markov
-// states over v tokens is built, a losslessness check whose per-state
-// position cells alone, states·v·(γ+1) counts per worker and one total,
-// exceed budget (0: sim.DefaultMemBudget). It is a lower bound of what
-// reserveMem asks once the pair is built, so it never refuses a check that
-// would fit; it spares building a pair whose check cannot run.
-func ReserveStateTallies(states, v, gamma, workers int, budget int64) error {
-	copies := int64(sim.Workers(workers)) + 1
-	cells := sim.MulBytes(int64(states), int64(v), int64(gamma+1))
-	what := fmt.Sprintf("check: the tallies (%d position cells of %d states × %d tokens × %d positions; one per worker and the total: %d)",
-		cells, states, v, gamma+1, copies)
-	return sim.NewAccountant(budget).Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix)
-}
-
-// TreeBatchFix is the advice of an error about TreeBatchBytes.
-const TreeBatchFix = "lower --batch, --k or --gamma"
-
-// TreeBatchBytes is the memory a batch of b draft trees of up to nodes
-// nodes with k candidates over V tokens takes in the harness: every node
-// holds its target and draft rows of V float64s, and its children; -1 on
-// overflow. An external check asks it before starting the implementation.
-func TreeBatchBytes(b, nodes int64, k, v int) int64 {
-	perNode := sim.MulBytes(int64(v), 16)
-	if perNode >= 0 {
-		perNode += 16*int64(max(k, 1)) + 128
-	}
-	return sim.MulBytes(b, nodes, perNode)
-}
-
-// treeNodes bounds a draft tree's nodes, as external.MaxTreeNodes does:
-// with branch per depth (not i.i.d.) 1 + b₁ + b₁b₂ + …, else k chains of
-// depth γ, 1 + k·γ; at most sim.MaxTreeNodes.
-func treeNodes(kind sim.DraftKind, k int, branch []int, depth int) int64 {
-	if len(branch) == 0 || kind == sim.DraftIID {
-		return int64(min(1+max(k, 1)*depth, sim.MaxTreeNodes))
-	}
-	n, level := int64(1), int64(1)
-	for _, b := range branch {
-		level *= int64(max(b, 1))
-		if n += level; n >= sim.MaxTreeNodes || level >= sim.MaxTreeNodes {
-			return sim.MaxTreeNodes
-		}
-	}
-	return n
+	// fams makes the states of the check's families (families), in
+	// their order.
+	fams []familyMaker
 }
 
 func (rn *runner) newTally() *tally {
 	t := &tally{prevTrial: -1, fit: make([]float64, len(rn.cfg.Candidates))}
 	if rn.marg {
-		t.pos = make([]int64, rn.posLen)
-		t.joint = make([]int64, rn.jLen)
-		t.pit = rn.pit.newCounts()
 		t.prevU = make([]float64, rn.w.g+1)
 	}
-	if rn.lawOn {
-		t.het = stattest.NewHetero(rn.lawCells())
-	}
+	t.fams = rn.newFamilies()
 	rn.newKinds(t)
 	return t
 }
@@ -606,15 +320,9 @@ func (rn *runner) record1(t *tally, r *run.Round) error {
 	if r.Trial < rn.fitSteps && sim.CheckOutcome(b, o) == nil {
 		rn.fit(t, rn.kindBlock(r, b, &sc.fitBlock), o)
 	}
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
-		rn.rule.Law.Law(b, &sc.law)
-		clear(sc.mass)
-		for a := 0; a <= g; a++ {
-			rn.addLawRow(sc.mass, a, sc.law.P[a*(w.v+1):(a+1)*(w.v+1)])
-		}
-		obs := rn.lawObs(o.Accepted, o.Next, sc.law.P[o.Accepted*(w.v+1):(o.Accepted+1)*(w.v+1)], r.Trial)
-		t.het.AddBlocks(rn.lawWidths, sc.mass, obs)
-	}
+	obs := &sc.obs
+	*obs = roundObs{r: r, sc: sc, c: c, kind: t.kind, b: b, o: o}
+	t.addFamilies(obs, false)
 	if rn.marg {
 		seq := append(sc.seq[:0], b.Tokens[:o.Accepted]...)
 		if o.Next != sim.NoToken {
@@ -623,46 +331,6 @@ func (rn *runner) record1(t *tally, r *run.Round) error {
 		rn.count(r, c, seq, t, bad)
 	}
 	return nil
-}
-
-// addLawRow adds the law row of an accepted length (or, for trees, of a
-// node) at depth a — row[0] the mass of "no next token", row[1+t] that of
-// next token t — into the law test's block masses (lawBlocks): the mass
-// of its next tokens to depth a's block, whose lb PIT bins share it
-// evenly since the PIT of the next token under its own conditional law is
-// uniform.
-func (rn *runner) addLawRow(mass []float64, a int, row []float64) {
-	mass[rn.w.g+1] += row[0]
-	mass[a] += floats.Sum(row[1:])
-}
-
-// lawObs returns the law test's cell of an observed outcome at depth a
-// with next token tok, given the law row of its accepted length (or node):
-// "no next token", the impossible cell where the law gives the outcome
-// probability zero, else (a, bin of the next token's randomised PIT under
-// row in token order, the randomisation a keyed hash of the trial).
-func (rn *runner) lawObs(a, tok int, row []float64, trial int64) int {
-	cells := rn.lawCells()
-	if tok == sim.NoToken {
-		if row[0] > 0 {
-			return cells - 2
-		}
-		return cells - 1
-	}
-	row = row[1:]
-	p := row[tok]
-	if !(p > 0) {
-		return cells - 1
-	}
-	before, m := 0.0, 0.0
-	for t, x := range row {
-		if t < tok {
-			before += x
-		}
-		m += x
-	}
-	v := float64(sim.StreamID("check/lawpit", rn.cfg.Seed, uint64(trial))>>11) * 0x1p-53
-	return a*rn.lb + bin(min((before+v*p)/m, 1), rn.lb)
 }
 
 // recordTree checks and counts one tree round.
@@ -687,15 +355,9 @@ func (rn *runner) recordTree(t *tally, r *run.Round) error {
 		emitted++
 	}
 	t.record(depth, min(depth+1, w.g), emitted)
-	if rn.lawOn && r.Trial%rn.lawEvery == 0 && !rn.lawOff(r) {
-		rn.rule.TreeLaw.TreeLaw(tree, &sc.tlaw)
-		clear(sc.mass)
-		for nd := range tree.Nodes {
-			rn.addLawRow(sc.mass, tree.Nodes[nd].Depth, sc.tlaw.P[nd*(w.v+1):(nd+1)*(w.v+1)])
-		}
-		obs := rn.lawObs(depth, o.Next, sc.tlaw.P[o.Node*(w.v+1):(o.Node+1)*(w.v+1)], r.Trial)
-		t.het.AddBlocks(rn.lawWidths, sc.mass, obs)
-	}
+	obs := &sc.obs
+	*obs = roundObs{r: r, sc: sc, c: c, kind: t.kind, tree: tree, node: o.Node, depth: depth, next: o.Next}
+	t.addFamilies(obs, false)
 	if rn.marg {
 		seq := tree.Path(sc.seq[:0], o.Node)
 		if o.Next != sim.NoToken {
@@ -753,37 +415,17 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 	if bad {
 		t.invalid++
 	}
-	rn.pit.add(t.pit, &sc.u)
+	obs := &sc.obs
+	obs.seq, obs.u = seq, &sc.u
 	if rn.pit.cross {
 		// rows 2k and 2k+1 of a unit: every position's pair of transforms
 		j := r.Trial - r.Unit*int64(rn.cfg.Batch)
-		if j%2 == 1 && t.prevTrial == r.Trial-1 {
-			for i := 0; i <= g; i++ {
-				rn.pit.addCross(t.pit, i, t.prevU[i], sc.u[byIdx][i])
-			}
-		}
+		obs.pairPrev, obs.prevU = j%2 == 1 && t.prevTrial == r.Trial-1, t.prevU
+	}
+	t.addFamilies(obs, true)
+	if rn.pit.cross {
 		copy(t.prevU, sc.u[byIdx])
 		t.prevTrial = r.Trial
-	}
-	if w.pool != nil {
-		code := 0
-		for i := 0; i <= g; i++ {
-			b := int(w.binOf[w.poolIdx(c, i)*w.v+seq[i]])
-			t.pos[w.poolIdx(c, i)*w.bins+b]++
-			code = code*w.jb + b*w.jb/w.bins
-		}
-		t.joint[c*pow(w.jb, g+1)+code]++
-		return
-	}
-	for i := 0; i <= g && w.states > 0; i++ {
-		t.pos[(i*w.states+w.stateOf(seq[:i]))*w.v+seq[i]]++
-	}
-	if w.jointLen > 0 {
-		code := 0
-		for _, x := range seq[:w.jointLen] {
-			code = code*w.v + x
-		}
-		t.joint[code]++
 	}
 }
 
@@ -813,6 +455,7 @@ func (rn *runner) size(n int64) {
 	}
 	rn.lb = lawTestBins(rn.w.g, (n+rn.lawEvery-1)/rn.lawEvery)
 	rn.lawWidths = rn.lawBlocks()
+	rn.fams = rn.families()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
 		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
 	}
@@ -866,23 +509,8 @@ func (rn *runner) runRange(ctx context.Context, lo, hi int64, whole bool) (*tall
 }
 
 // final readies a merged tally's tests: the pooled sums of its row
-// kinds, and the law-test accumulators of its exact sums.
-func (rn *runner) final(t *tally) {
-	rn.poolKinds(t)
-	het := func(law *stattest.HeteroSum) *stattest.Hetero {
-		switch {
-		case law != nil:
-			return law.Hetero()
-		case rn.lawOn:
-			return stattest.NewHetero(rn.lawCells())
-		}
-		return nil
-	}
-	t.het = het(t.law)
-	for k := range t.kinds {
-		t.kinds[k].het = het(t.kinds[k].law)
-	}
-}
+// kinds' family states.
+func (rn *runner) final(t *tally) error { return rn.poolFamilies(t) }
 
 // fit adds the log-probability of outcome o given the drafts of b under
 // every candidate's law to t's fits.
@@ -914,172 +542,10 @@ func (rn *runner) kindBlock(r *run.Round, b *sim.Block, dst *sim.Block) *sim.Blo
 	return dst
 }
 
-// tests turns the merged tally into the pending tests: of every trial
-// (kind -1), or of row kind kind's (the pool's contexts of that kind, and
-// t holding the kind's PIT and law counts; no cross-row test).
-func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
-	w, g := rn.w, rn.w.g
-	var out []pending
-	of := func(c int) bool { return kind < 0 || c%len(rn.cfg.RowKinds) == kind }
-	// ctxOf maps a table's group (its contexts in order) to the context
-	ctxOf := func(gr int) int {
-		if kind < 0 {
-			return gr
-		}
-		return gr*len(rn.cfg.RowKinds) + kind
-	}
-	ncs := 0
-	for c := 0; c < w.nc; c++ {
-		if of(c) {
-			ncs++
-		}
-	}
-	if rn.marg && w.pool != nil {
-		// oneHot: every target row of the tested contexts has one token
-		// (greedy row kinds); a table then has one possible cell per
-		// group and tests that nothing impossible was emitted
-		oneHot := true
-		for i := 0; i <= g; i++ {
-			tb := &stattest.Table{}
-			for c := 0; c < w.nc; c++ {
-				if !of(c) {
-					continue
-				}
-				k := w.poolIdx(c, i) * w.bins
-				if err := tb.Add(t.pos[k:k+w.bins], w.binP[k:k+w.bins]); err != nil {
-					return nil, err
-				}
-				oneHot = oneHot && slices.IndexFunc(w.binP[k:k+w.bins], func(x float64) bool { return x > 0 && x < 1 }) < 0
-			}
-			out = append(out, pending{name: fmt.Sprintf("position %d", i+1), table: tb, oneHot: oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target law of position %d, binned into %d equal-mass bins (sorted by p/q), averaged over %d contexts", i+1, w.bins, ncs),
-				cell: func(c, b int) string {
-					return fmt.Sprintf("position %d in context %d, bin %d of %d (tokens sorted by p/q, bin 1 the lowest)", i+1, ctxOf(c), b+1, w.bins)
-				}})
-		}
-		tb := &stattest.Table{}
-		cells := pow(w.jb, g+1)
-		probs := make([]float64, cells)
-		// coarse[i*jb+cb] is position i's mass in coarse bin cb, summed
-		// once per context (it was summed again for each of the jb^(γ+1)
-		// cells: 2 s at γ = 8, which delayed an interrupted check's
-		// report past the Ctrl-C bound); same sums, same order
-		coarse := make([]float64, (g+1)*w.jb)
-		for c := 0; c < w.nc; c++ {
-			if !of(c) {
-				continue
-			}
-			clear(coarse)
-			for i := 0; i <= g; i++ {
-				base := w.poolIdx(c, i) * w.bins
-				for b := 0; b < w.bins; b++ {
-					coarse[i*w.jb+b*w.jb/w.bins] += w.binP[base+b]
-				}
-			}
-			for code := range probs {
-				pr, x := 1.0, code
-				for i := g; i >= 0; i-- {
-					pr *= coarse[i*w.jb+x%w.jb]
-					x /= w.jb
-				}
-				probs[code] = pr
-			}
-			if err := tb.Add(t.joint[c*cells:(c+1)*cells], probs); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, pending{name: fmt.Sprintf("positions 1-%d jointly (dependence)", g+1), table: tb, oneHot: oneHot,
-			quantity: fmt.Sprintf("TV between the emitted joint law of positions 1-%d, each binned into %d equal-mass bins, and the target product law, averaged over %d contexts", g+1, w.jb, ncs),
-			cell: func(c, code int) string {
-				return fmt.Sprintf("positions 1-%d in context %d, coarse bins %s of %d (by p/q)", g+1, ctxOf(c), digits(code, w.jb, g+1, 1), w.jb)
-			}})
-	}
-	if rn.marg && w.pair != nil {
-		for i := 0; i <= g && w.states > 0; i++ {
-			tb := &stattest.Table{}
-			for s := 0; s < w.states; s++ {
-				k := (i*w.states + s) * w.v
-				if err := tb.Add(t.pos[k:k+w.v], w.stateRow[s]); err != nil {
-					return nil, err
-				}
-			}
-			out = append(out, pending{name: fmt.Sprintf("position %d given its state", i+1), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target law of token %d given the target's state (the last order tokens), averaged over the visited states", i+1),
-				cell:     func(s, x int) string { return fmt.Sprintf("position %d in target state %d, token %d", i+1, s, x) }})
-		}
-		if w.jointLen > 0 {
-			tb := &stattest.Table{}
-			if err := tb.Add(t.joint, seqLaw(w.target, w.v, w.jointLen)); err != nil {
-				return nil, err
-			}
-			out = append(out, pending{name: fmt.Sprintf("first %d tokens (joint)", w.jointLen), table: tb, oneHot: w.oneHot,
-				quantity: fmt.Sprintf("TV between the emitted and target joint law of the first %d tokens (sparse cells pooled)", w.jointLen),
-				cell:     func(_, code int) string { return fmt.Sprintf("tokens %s", digits(code, w.v, w.jointLen, 0)) }})
-		}
-	}
-	if rn.marg {
-		pt, err := rn.pit.tests(t.pit)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pt {
-			if kind < 0 || !p.independence {
-				out = append(out, p)
-			}
-		}
-	}
-	if rn.lawOn && t.het != nil {
-		h := t.het.Test(stattest.DefaultMinExpected)
-		name, what := "sampler vs own law", "the rule's own exact law"
-		if rn.rule.Conform {
-			name, what = "conformance to "+rn.rule.LawName, rn.rule.LawName+"'s exact law"
-		}
-		lb, cells := rn.lb, rn.lawCells()
-		steps := "each step's"
-		if rn.lawEvery > 1 {
-			steps = fmt.Sprintf("every %s step's", ordinal(rn.lawEvery))
-		}
-		out = append(out, pending{name: name, het: &h, hetero: t.het,
-			quantity: fmt.Sprintf("TV between the step-averaged outcome law and %s given %s drafts, on cells (accepted length, %d equal-mass bins of the next token's PIT under that law)", what, steps, rn.lb),
-			cell: func(_, c int) string {
-				switch c {
-				case cells - 2:
-					return "no next token"
-				case cells - 1:
-					return "outcomes the law makes impossible"
-				}
-				return fmt.Sprintf("accepted length %d, next token's PIT bin %d of %d under the law", c/lb, c%lb+1, lb)
-			}})
-	}
-	return out, nil
-}
-
-// seqLaw returns the target law of the first l tokens from the empty
-// context, indexed base-v with the first token most significant.
-func seqLaw(m sim.Model, v, l int) []float64 {
-	law := []float64{1}
-	row := make([]float64, v)
-	seq := make([]int, 0, l)
-	for d := 0; d < l; d++ {
-		next := make([]float64, len(law)*v)
-		for code, w := range law {
-			if w == 0 {
-				continue
-			}
-			seq = seq[:d]
-			for j, c := d-1, code; j >= 0; j-- {
-				seq[j] = c % v
-				c /= v
-			}
-			m.Next(seq, row)
-			for t, pt := range row {
-				next[code*v+t] = w * pt
-			}
-		}
-		law = next
-	}
-	return law
-}
+// tests turns the merged tally into the pending tests, every family's
+// in order: of every trial (kind -1), or of row kind kind's (no
+// cross-row test).
+func (rn *runner) tests(t *tally, kind int) ([]Pending, error) { return t.familyTests(kind) }
 
 func pow(b, e int) int {
 	r := 1

@@ -1,13 +1,11 @@
 package check
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/specsim/specsim/sim/run"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // Per row kind (Config.RowKinds). A composed pool (an external
@@ -47,10 +45,9 @@ type KindResult struct {
 
 // kindTally is one row kind's share of a chunk's counts.
 type kindTally struct {
-	pit *pitCounts
-	het *stattest.Hetero
-	// law is a merged tally's exact sum of het (see tally.law).
-	law                 *stattest.HeteroSum
+	// fams are the kind's states of the families kept per kind (nil for
+	// the others).
+	fams                []Family
 	n, invalid, emitted int64
 }
 
@@ -81,11 +78,11 @@ func (rn *runner) newKinds(t *tally) {
 	}
 	t.kinds = make([]kindTally, nk)
 	for k := range t.kinds {
-		if rn.marg {
-			t.kinds[k].pit = rn.pit.newCounts()
-		}
-		if rn.lawOn {
-			t.kinds[k].het = stattest.NewHetero(rn.lawCells())
+		t.kinds[k].fams = make([]Family, len(rn.fams))
+		for i, f := range t.fams {
+			if f.byKind() {
+				t.kinds[k].fams[i] = rn.fams[i]()
+			}
 		}
 	}
 }
@@ -96,8 +93,8 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 	if t.kinds == nil {
 		return rn.record1(t, r)
 	}
-	kt := &t.kinds[rn.kindOf(r)]
-	t.pit, t.het = kt.pit, kt.het
+	t.kind = rn.kindOf(r)
+	kt := &t.kinds[t.kind]
 	inv, em := t.invalid, t.emitted
 	err := rn.record1(t, r)
 	kt.n++
@@ -110,31 +107,9 @@ func (rn *runner) record(t *tally, r *run.Round) error {
 func mergeKinds(dst, src *tally) {
 	for k := range dst.kinds {
 		d, s := &dst.kinds[k], &src.kinds[k]
-		if d.pit != nil {
-			d.pit.merge(s.pit)
-		}
-		dst.err = cmp.Or(dst.err, addLaw(&d.law, s.het, s.law))
 		d.n += s.n
 		d.invalid += s.invalid
 		d.emitted += s.emitted
-	}
-}
-
-// poolKinds sets the merged tally's pooled PIT counts and law-test sums
-// to the sum of its kinds'.
-func (rn *runner) poolKinds(t *tally) {
-	if t.kinds == nil {
-		return
-	}
-	t.pit, t.law = nil, nil
-	if rn.marg {
-		t.pit = rn.pit.newCounts()
-	}
-	for k := range t.kinds {
-		if t.pit != nil {
-			t.pit.merge(t.kinds[k].pit)
-		}
-		t.err = cmp.Or(t.err, addLaw(&t.law, nil, t.kinds[k].law))
 	}
 }
 
@@ -154,7 +129,7 @@ func KindBytes(gamma int, trials int64, kinds, workers int) int64 {
 // kindTests is one kind's pending tests and counts.
 type kindTests struct {
 	name  string
-	tests []pending
+	tests []Pending
 	kt    kindTally
 	off   string // why the kind was left out ("" when it was not)
 }
@@ -163,20 +138,15 @@ type kindTests struct {
 func (rn *runner) kindPending(t *tally) ([]kindTests, error) {
 	var out []kindTests
 	for k, kt := range t.kinds {
-		view := &tally{pos: t.pos, joint: t.joint, pit: kt.pit, het: kt.het}
 		var off string
 		if rn.cfg.LawKindsOff != nil {
 			off = rn.cfg.LawKindsOff[k]
 		}
-		if off != "" {
-			view.het = nil
-		}
-		ps, err := rn.tests(view, k)
+		ps, err := rn.tests(t, k)
 		if err != nil {
 			return nil, err
 		}
-		kp := kindTests{name: rn.cfg.RowKinds[k], tests: ps, kt: kt, off: off}
-		out = append(out, kp)
+		out = append(out, kindTests{name: rn.cfg.RowKinds[k], tests: ps, kt: kt, off: off})
 	}
 	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/specsim/specsim/internal/binenc"
+
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
 )
@@ -43,6 +45,65 @@ import (
 //
 // V_i is a keyed hash of (seed, trial, position), not a draw from any of
 // the round's streams, so adding the tests changes no other number.
+
+// pitFamily is the PIT tests' family: one state of pitCounts, kept per
+// row kind (the pooled counts are their sum). It adds a round's
+// transforms (roundObs.u), and with CrossRow the pair of rows 2k and
+// 2k+1 of a unit; its tests are pitLayout.tests (a row kind's without
+// the cross-row tests, whose pairs span two kinds). The groups of tests
+// stay one family and one file: their counts are filled from the same
+// transforms in one pass.
+type pitFamily struct {
+	l *pitLayout
+	c *pitCounts
+}
+
+func (f *pitFamily) name() string  { return "pit" }
+func (f *pitFamily) byKind() bool  { return true }
+func (f *pitFamily) emitted() bool { return true }
+
+// add counts the round's transforms, and the cross-row pair.
+func (f *pitFamily) add(o *roundObs) {
+	f.l.add(f.c, o.u)
+	if o.pairPrev {
+		for i := range o.prevU {
+			f.l.addCross(f.c, i, o.prevU[i], o.u[byIdx][i])
+		}
+	}
+}
+
+func (f *pitFamily) merge(src Family) error {
+	f.c.merge(src.(*pitFamily).c)
+	return nil
+}
+
+func (f *pitFamily) appendBinary(b []byte) []byte {
+	for _, x := range [][]int64{f.c.pos, f.c.pair, f.c.block, f.c.cross} {
+		b = binenc.AppendInts(b, x)
+	}
+	return b
+}
+
+func (f *pitFamily) readBinary(r *binenc.Reader) {
+	for _, x := range [][]int64{f.c.pos, f.c.pair, f.c.block, f.c.cross} {
+		readCounts(r, "PIT table", x)
+	}
+}
+
+// tests yields the PIT tests; a row kind's leave out the cross-row ones.
+func (f *pitFamily) tests(kind int) ([]Pending, error) {
+	pt, err := f.l.tests(f.c)
+	if err != nil {
+		return nil, err
+	}
+	var out []Pending
+	for _, p := range pt {
+		if kind < 0 || !p.independence {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
 
 // pitOrders are the token orders of the per-position PIT tests.
 const (
@@ -163,15 +224,15 @@ func uniform(k int) []float64 {
 }
 
 // tests returns the PIT tests of the merged counts.
-func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
-	var out []pending
+func (l pitLayout) tests(c *pitCounts) ([]Pending, error) {
+	var out []Pending
 	add := func(name, quantity string, obs []int64, cell func(int) string) error {
-		tb := &stattest.Table{}
-		if err := tb.Add(obs, uniform(len(obs))); err != nil {
+		pt, err := UniformTest(name, quantity, obs)
+		if err != nil {
 			return err
 		}
-		out = append(out, pending{name: name, quantity: quantity, table: tb,
-			cell: func(_, c int) string { return cell(c) }})
+		pt.cell = func(_, c int) string { return cell(c) }
+		out = append(out, pt)
 		return nil
 	}
 	orders := [2]string{"decreasing p", "token index"}
@@ -221,9 +282,9 @@ func (l pitLayout) tests(c *pitCounts) ([]pending, error) {
 // independence test of the PIT pair against the product of its own
 // margins, so a row's wrong marginal law, which the other tests see,
 // never makes them reject.
-func (l pitLayout) crossTests(c *pitCounts) []pending {
+func (l pitLayout) crossTests(c *pitCounts) []Pending {
 	b2 := l.pb * l.pb
-	var out []pending
+	var out []Pending
 	for _, t := range []struct {
 		what, quantity string
 		obs            []int64
@@ -232,7 +293,7 @@ func (l pitLayout) crossTests(c *pitCounts) []pending {
 		{"every position", "their emitted tokens at the same position, every position's pair counted (n = pairs·(γ+1))", c.cross[:b2]},
 	} {
 		what := t.what
-		out = append(out, pending{name: "rows of a batch (independence, " + what + ")",
+		out = append(out, Pending{name: "rows of a batch (independence, " + what + ")",
 			quantity: fmt.Sprintf("TV between the joint law of two rows of one batch (rows 2k and 2k+1) at %s (their PIT pair) and the product of its margins, on a %d×%d grid (adjacent bins merged while an expected count is below 5)",
 				t.quantity, l.pb, l.pb),
 			table: stattest.Independence{Obs: t.obs, Rows: l.pb, Cols: l.pb}, independence: true,

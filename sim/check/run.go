@@ -146,7 +146,9 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	if rn.lawOn {
 		res.LawEvery = rn.lawEvery
 	}
-	rn.final(tot)
+	if err := rn.final(tot); err != nil {
+		return res, err
+	}
 	tot.fill(&res, done)
 	for i, c := range cfg.Candidates {
 		if tot.fitN > 0 {
@@ -155,8 +157,8 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	}
 	slices.SortStableFunc(res.Fits, func(a, b Fit) int { return cmp.Compare(b.MeanLogLik, a.MeanLogLik) })
 	rn.edges(&res)
-	if cfg.Profile && tot.pit != nil {
-		res.Profile = rn.pit.profile(tot.pit)
+	if pc := tot.pitCounts(); cfg.Profile && pc != nil {
+		res.Profile = rn.pit.profile(pc)
 	}
 	tests, terr := rn.tests(tot, -1)
 	if terr != nil {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/run"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // Shards of one check (issue 31). A check of n trials in batches of b has
@@ -40,7 +38,12 @@ type State struct {
 	batch        int
 	rule, source string
 	fp           [32]byte
-	tot          *tally
+	// tot is the merged tally of a state made in this process; payload
+	// the tallies' bytes of an unmarshalled one, read (under budget)
+	// once a run's configuration is known (tally).
+	tot     *tally
+	payload []byte
+	budget  int64
 	// rn is the runner that made the state (nil once unmarshalled), cpu
 	// the process CPU time its trials took in this process (neither is
 	// in the payload: a state's bytes depend on its trials alone).
@@ -125,10 +128,11 @@ func (st *State) resume(prev *State) error {
 		return diag.Usage(fmt.Errorf("check: the state to resume is shard %d/%d (units %d..%d), not shard %d/%d (units %d..%d); resume each shard from its own state",
 			prev.shard, prev.shards, prev.lo, prev.hi, st.shard, st.shards, st.lo, st.hi))
 	}
-	if err := st.rn.checkTally(prev.tot); err != nil {
+	pt, err := prev.tally(st.rn)
+	if err != nil {
 		return err
 	}
-	merge(st.tot, prev.tot)
+	merge(st.tot, pt)
 	st.next, st.trials = prev.next, prev.trials
 	return st.tot.err
 }
@@ -192,28 +196,16 @@ func (s *State) same(o *State) error {
 	return diag.Usage(fmt.Errorf("check: shard %d/%d is a state %s; give the states of one run with that run's flags", o.shard, o.shards, why))
 }
 
-// checkTally refuses a tally whose layout is not the runner's (a state
-// of another configuration or a damaged one).
-func (rn *runner) checkTally(t *tally) error {
-	ref := rn.newTally()
-	lens := func(c *pitCounts) []int {
-		if c == nil {
-			return nil
+// tally returns the state's merged tally for runner rn: its own, or the
+// one its payload holds, read against rn's layout.
+func (s *State) tally(rn *runner) (*tally, error) {
+	if s.tot != nil {
+		if s.rn != nil && s.rn.fingerprint(s.source) != rn.fingerprint(s.source) {
+			return nil, diag.Usage(errors.New("check: a state of another configuration; give the states of one run with that run's flags"))
 		}
-		return []int{len(c.pos), len(c.pair), len(c.block), len(c.cross)}
+		return s.tot, nil
 	}
-	law := func(h *stattest.HeteroSum) bool {
-		return h == nil || (rn.lawOn && h.K() == rn.lawCells() && (h.Blocks() == nil || slices.Equal(h.Blocks(), rn.lawWidths)))
-	}
-	ok := t != nil && len(t.pos) == len(ref.pos) && len(t.joint) == len(ref.joint) && slices.Equal(lens(t.pit), lens(ref.pit)) &&
-		(len(t.fitSum) == 0 || len(t.fitSum) == len(ref.fit)) && law(t.law) && len(t.kinds) == len(ref.kinds)
-	for k := 0; ok && k < len(t.kinds); k++ {
-		ok = slices.Equal(lens(t.kinds[k].pit), lens(ref.kinds[k].pit)) && law(t.kinds[k].law)
-	}
-	if !ok {
-		return diag.Usage(errors.New("check: a state's tallies do not have this configuration's layout; give the states of one run with that run's flags"))
-	}
-	return nil
+	return rn.readTally(s.payload, s.budget)
 }
 
 // mergeStates checks that states are every shard of ref's run, each
@@ -254,10 +246,11 @@ func (ref *State) mergeStates(states []*State) (*tally, int64, error) {
 		if _, _, done, want := s.Progress(); s.next != s.hi || done != want {
 			return nil, 0, diag.Usage(fmt.Errorf("check: merge: shard %d/%d is not finished (%d of %d trials); run it again with its state to finish it", i, n, done, want))
 		}
-		if err := ref.rn.checkTally(s.tot); err != nil {
+		st, err := s.tally(ref.rn)
+		if err != nil {
 			return nil, 0, err
 		}
-		merge(tot, s.tot)
+		merge(tot, st)
 		trials += s.trials
 	}
 	return tot, trials, tot.err

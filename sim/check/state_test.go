@@ -190,6 +190,9 @@ func TestResumeEqualsWhole(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg := c.cfg
 		cfg.Shard, cfg.Shards = 0, 2
+		// one worker: the chunk that reports first is chunk 0, merged
+		// before the cancellation is seen
+		cfg.Workers = 1
 		cfg.Progress = func(done, total int64) { cancel() }
 		part, err := check.CheckState(ctx, c.src, c.rule, cfg, nil)
 		if !errors.Is(err, context.Canceled) {
@@ -199,7 +202,7 @@ func TestResumeEqualsWhole(t *testing.T) {
 		if done == 0 || done >= want || done%(sim.ChunkSize*16) != 0 {
 			t.Fatalf("cancelled shard holds %d of %d trials; want a positive whole number of chunks", done, want)
 		}
-		cfg.Progress = nil
+		cfg.Progress, cfg.Workers = nil, 2
 		rest, err := check.CheckState(context.Background(), c.src, c.rule, cfg, roundTrip(t, part))
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +224,8 @@ func TestResumeEqualsWhole(t *testing.T) {
 
 // TestStateDamaged: a state cut short at any length, or with any of its
 // bytes flipped, is refused with a usage error (the checksum), never a
-// panic; one over the memory budget is refused too.
+// panic; one whose tallies are over the memory budget it was read under
+// is refused when they are read (by Merge).
 func TestStateDamaged(t *testing.T) {
 	t.Parallel()
 	c := smallShards(t)
@@ -243,7 +247,11 @@ func TestStateDamaged(t *testing.T) {
 			t.Fatalf("byte %d flipped: error %v", i, err)
 		}
 	}
-	if _, err := check.UnmarshalState(b, 1024); !errors.Is(err, diag.ErrUsage) || !strings.Contains(err.Error(), "budget") {
+	small, err := check.UnmarshalState(b, 1024)
+	if err == nil {
+		_, err = check.Merge(context.Background(), c.src, c.rule, c.cfg, []*check.State{small})
+	}
+	if !errors.Is(err, diag.ErrUsage) || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("a state over a 1 KiB budget: error %v", err)
 	}
 	if _, err := check.UnmarshalState(b, 0); err != nil {

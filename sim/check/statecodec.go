@@ -19,7 +19,7 @@ import (
 // the SHA-256 of everything before it.
 const (
 	stateMagic   = "specsim check state\x00"
-	stateVersion = 1
+	stateVersion = 2
 	// maxShards bounds a state's shard count.
 	maxShards = 1 << 20
 )
@@ -56,7 +56,11 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	b = binenc.AppendBytes(b, []byte(s.rule))
 	b = binenc.AppendBytes(b, []byte(s.source))
 	b = binenc.AppendBytes(b, s.fp[:])
-	b = s.tot.appendBinary(b)
+	if s.tot != nil {
+		b = s.tot.appendBinary(b)
+	} else {
+		b = append(b, s.payload...)
+	}
 	sum := sha256.Sum256(b)
 	return append(b, sum[:]...), nil
 }
@@ -83,15 +87,13 @@ func UnmarshalState(b []byte, budget int64) (*State, error) {
 	if v := r.Uvarint(); r.Err() == nil && v != stateVersion {
 		return bad(fmt.Errorf("format revision %d, but this build reads revision %d; merge with the build that wrote it or run the shard again", v, stateVersion))
 	}
-	s := &State{}
+	s := &State{budget: budget}
 	s.readHeader(r)
-	s.tot = readTally(r)
-	if r.Err() == nil && r.Len() != 0 {
-		r.Fail(fmt.Errorf("%d bytes after the tallies", r.Len()))
-	}
 	if err := r.Err(); err != nil {
 		return bad(err)
 	}
+	// the tallies are read against a run's configuration (tally)
+	s.payload = body[len(body)-r.Len():]
 	return s, nil
 }
 
@@ -114,106 +116,67 @@ func (s *State) readHeader(r *binenc.Reader) {
 	copy(s.fp[:], fp)
 }
 
-// appendPIT appends PIT counts (a flag, then each table).
-func appendPIT(b []byte, c *pitCounts) []byte {
-	if c == nil {
-		return binenc.AppendVarint(b, 0)
-	}
-	b = binenc.AppendVarint(b, 1)
-	for _, x := range [][]int64{c.pos, c.pair, c.block, c.cross} {
-		b = binenc.AppendInts(b, x)
-	}
-	return b
-}
-
-// appendLaw appends a law-test sum (a flag, its cells, the sum).
-func appendLaw(b []byte, h *stattest.HeteroSum) []byte {
-	if h == nil {
-		return binenc.AppendVarint(b, 0)
-	}
-	b = binenc.AppendVarint(b, 1)
-	b = binenc.AppendVarint(b, int64(h.K()))
-	return h.AppendBinary(b)
-}
-
-// appendBinary appends a merged tally's counts and exact sums.
+// appendBinary appends a merged tally: its summary counts and fits, the
+// binned counts, each row kind's counts, then every family's section.
 func (t *tally) appendBinary(b []byte) []byte {
-	b = binenc.AppendInts(b, t.pos)
-	b = binenc.AppendInts(b, t.joint)
-	b = appendPIT(b, t.pit)
 	b = binenc.AppendInts(b, []int64{t.accepted, t.examined, t.emitted, t.emitSq, t.invalid, t.fitN})
 	b = binenc.AppendUvarint(b, uint64(len(t.fitSum)))
 	for i := range t.fitSum {
 		b = t.fitSum[i].AppendBinary(b)
 	}
-	b = appendLaw(b, t.law)
 	b = binenc.AppendUvarint(b, uint64(len(t.kinds)))
 	for _, k := range t.kinds {
-		b = appendPIT(b, k.pit)
-		b = appendLaw(b, k.law)
 		b = binenc.AppendInts(b, []int64{k.n, k.invalid, k.emitted})
 	}
-	return b
+	return t.appendFamilies(b)
 }
 
-// counts reads a slice of counts, refusing negative ones.
-func counts(r *binenc.Reader) []int64 {
+// readCounts reads a slice of counts into dst, refusing another length
+// or a negative count.
+func readCounts(r *binenc.Reader, what string, dst []int64) {
 	xs := r.Ints()
-	if slices.ContainsFunc(xs, func(x int64) bool { return x < 0 }) {
-		r.Fail(errors.New("a negative count (a damaged file)"))
+	switch {
+	case r.Err() != nil:
+	case len(xs) != len(dst):
+		r.Fail(fmt.Errorf("%s: %d cells where this configuration has %d", what, len(xs), len(dst)))
+	case slices.ContainsFunc(xs, func(x int64) bool { return x < 0 }):
+		r.Fail(fmt.Errorf("%s: a negative count", what))
+	default:
+		copy(dst, xs)
 	}
-	return xs
 }
 
-// readPIT reads PIT counts written by appendPIT.
-func readPIT(r *binenc.Reader) *pitCounts {
-	if r.Int("PIT flag", 0, 1) == 0 {
-		return nil
-	}
-	return &pitCounts{pos: counts(r), pair: counts(r), block: counts(r), cross: counts(r)}
-}
-
-// readLaw reads a law-test sum written by appendLaw.
-func readLaw(r *binenc.Reader) *stattest.HeteroSum {
-	if r.Int("law flag", 0, 1) == 0 {
-		return nil
-	}
-	k := int(r.Int("law cells", 1, (sim.MaxGamma+1)*maxLawTestBins+2))
-	if r.Err() != nil {
-		return nil
-	}
-	return stattest.ReadHeteroSum(r, k)
-}
-
-// readTally reads a tally written by appendBinary; its layout is checked
-// against a run's by checkTally.
-func readTally(r *binenc.Reader) *tally {
-	t := &tally{pos: counts(r), joint: counts(r), pit: readPIT(r)}
-	sc := counts(r)
-	if r.Err() == nil && len(sc) != 6 {
-		r.Fail(errors.New("malformed summary counts"))
-	}
-	if r.Err() != nil {
-		return nil
-	}
+// readTally reads a tally written by appendBinary into a fresh tally of
+// the runner, refusing any other layout (a state of another
+// configuration, or a damaged one), with at most budget bytes.
+func (rn *runner) readTally(payload []byte, budget int64) (*tally, error) {
+	r := binenc.NewReader(payload, budget)
+	t := rn.newTally()
+	sc := make([]int64, 6)
+	readCounts(r, "summary", sc)
 	t.accepted, t.examined, t.emitted, t.emitSq, t.invalid, t.fitN = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5]
-	t.fitSum = make([]stattest.ExactSum, r.Count(10))
-	for i := range t.fitSum {
-		stattest.ReadExactSum(r, &t.fitSum[i])
-	}
-	t.law = readLaw(r)
-	t.kinds = make([]kindTally, r.Count(3))
-	for k := range t.kinds {
-		kt := &t.kinds[k]
-		kt.pit, kt.law = readPIT(r), readLaw(r)
-		if c := counts(r); len(c) == 3 {
-			kt.n, kt.invalid, kt.emitted = c[0], c[1], c[2]
-		} else {
-			r.Fail(errors.New("malformed row-kind counts"))
+	if n := r.Count(10); r.Err() == nil && n != 0 && n != len(t.fit) {
+		r.Fail(fmt.Errorf("%d fits where this configuration has %d candidates", n, len(t.fit)))
+	} else if n > 0 {
+		t.fitSum = make([]stattest.ExactSum, n)
+		for i := range t.fitSum {
+			stattest.ReadExactSum(r, &t.fitSum[i])
 		}
 	}
-	if len(t.kinds) == 0 {
-		t.kinds = nil
+	if n := r.Count(3); r.Err() == nil && n != len(t.kinds) {
+		r.Fail(fmt.Errorf("%d row kinds where this configuration has %d", n, len(t.kinds)))
 	}
-	return t
+	for k := range t.kinds {
+		c := make([]int64, 3)
+		readCounts(r, "row kind counts", c)
+		t.kinds[k].n, t.kinds[k].invalid, t.kinds[k].emitted = c[0], c[1], c[2]
+	}
+	t.readFamilies(r)
+	if r.Err() == nil && r.Len() != 0 {
+		r.Fail(fmt.Errorf("%d bytes after the tallies", r.Len()))
+	}
+	if err := r.Err(); err != nil {
+		return nil, diag.Usage(fmt.Errorf("check: state: %w; give the states of one run with that run's flags (or run the shard again)", err))
+	}
+	return t, nil
 }

@@ -1,0 +1,208 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/specsim/specsim/internal/binenc"
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
+)
+
+// Family is one family of a check's tests, one file each: the law or
+// conformance test (law.go), and the tests of the emitted tokens. A
+// family's state accumulates the rounds of a chunk (add, handed the
+// recorder's view of each round), merges with another state of the same
+// configuration (merge: a chunk into a run's total, or a shard's total
+// into a merged run's; sums of floating-point moments are exact, so the
+// grouping does not matter), serialises itself (appendBinary and
+// readBinary: its section of State.MarshalBinary) and yields its Pending
+// tests (tests), which the one assembly, finish, corrects for
+// multiplicity. A family kept per row kind (byKind) has a state per
+// kind of Config.RowKinds, and its pooled state is their merge.
+//
+// Adding a family: a file with its state type implementing Family, and
+// one line in runner.families; docs/extending.md says what else changes.
+type Family interface {
+	// name names the family's section in a state's payload.
+	name() string
+	// byKind reports whether the state is kept per row kind.
+	byKind() bool
+	// emitted reports whether add needs the round's emitted tokens and
+	// their transforms (roundObs.seq, .u): it is then called after they
+	// are computed, else before.
+	emitted() bool
+	add(o *roundObs)
+	merge(src Family) error
+	appendBinary(b []byte) []byte
+	readBinary(r *binenc.Reader)
+	// tests yields the pending tests of every trial (kind -1) or of row
+	// kind kind's (the state then is that kind's, for byKind families).
+	tests(kind int) ([]Pending, error)
+}
+
+// roundObs is the recorder's view of one round, what the families count.
+type roundObs struct {
+	r  *run.Round
+	sc *scratch
+	// c is the round's pool context (0 on a pair), kind its row kind.
+	c, kind int
+	// chain rounds: the block and its (checked) outcome.
+	b *sim.Block
+	o sim.Outcome
+	// tree rounds: the tree, the outcome's node, its depth and the next
+	// token.
+	tree        *sim.Tree
+	node, depth int
+	next        int
+	// seq is the γ+1 tokens (the emitted ones, then the target's
+	// continuation) and u their PIT transforms by order, both set before
+	// the emitted families' add; pairPrev says that the previous round
+	// was row 2k of this unit (this one row 2k+1), with transforms prevU.
+	seq      []int
+	u        *[2][]float64
+	pairPrev bool
+	prevU    []float64
+}
+
+// familyMaker makes an empty state of one of the runner's families.
+type familyMaker func() Family
+
+// families returns the makers of the runner's families, in the order
+// their tests are reported.
+func (rn *runner) families() []familyMaker {
+	var out []familyMaker
+	switch {
+	case rn.marg && rn.w.pool != nil:
+		out = append(out, func() Family { return newPoolFamily(rn.w, rn.kinds()) })
+	case rn.marg:
+		out = append(out, func() Family { return newPairFamily(rn.w) })
+	}
+	if rn.marg {
+		out = append(out, func() Family { return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()} })
+	}
+	if rn.lawOn {
+		out = append(out, func() Family { return &lawFamily{rn: rn} })
+	}
+	return out
+}
+
+// newFamilies returns empty states of the runner's families.
+func (rn *runner) newFamilies() []Family {
+	fs := make([]Family, len(rn.fams))
+	for i, mk := range rn.fams {
+		fs[i] = mk()
+	}
+	return fs
+}
+
+// fam returns family i's state that round counts go to: the current
+// kind's for a family kept per row kind.
+func (t *tally) fam(i int) Family {
+	if t.kinds != nil && t.fams[i].byKind() {
+		return t.kinds[t.kind].fams[i]
+	}
+	return t.fams[i]
+}
+
+// addFamilies hands o to the families whose stage is emitted.
+func (t *tally) addFamilies(o *roundObs, emitted bool) {
+	for i := range t.fams {
+		if f := t.fam(i); f.emitted() == emitted {
+			f.add(o)
+		}
+	}
+}
+
+// mergeFamilies merges src's family states into dst's.
+func mergeFamilies(dst, src *tally) error {
+	var err error
+	for i, f := range dst.fams {
+		if dst.kinds != nil && f.byKind() {
+			for k := range dst.kinds {
+				err = cmp.Or(err, dst.kinds[k].fams[i].merge(src.kinds[k].fams[i]))
+			}
+			continue
+		}
+		err = cmp.Or(err, f.merge(src.fams[i]))
+	}
+	return err
+}
+
+// poolFamilies sets a merged tally's pooled state of every family kept
+// per row kind to the merge of its kinds'.
+func (rn *runner) poolFamilies(t *tally) error {
+	if t.kinds == nil {
+		return nil
+	}
+	var err error
+	for i, f := range t.fams {
+		if !f.byKind() {
+			continue
+		}
+		t.fams[i] = rn.fams[i]()
+		for k := range t.kinds {
+			err = cmp.Or(err, t.fams[i].merge(t.kinds[k].fams[i]))
+		}
+	}
+	return err
+}
+
+// pitCounts returns the merged tally's pooled PIT counts (nil without
+// the PIT family), for the profile.
+func (t *tally) pitCounts() *pitCounts {
+	for _, f := range t.fams {
+		if p, ok := f.(*pitFamily); ok {
+			return p.c
+		}
+	}
+	return nil
+}
+
+// familyTests returns every family's pending tests of kind (-1: every
+// trial), in the families' order.
+func (t *tally) familyTests(kind int) ([]Pending, error) {
+	var out []Pending
+	for i, f := range t.fams {
+		if kind >= 0 && f.byKind() {
+			f = t.kinds[kind].fams[i]
+		}
+		ps, err := f.tests(kind)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// appendFamilies appends every family's section: its name, its state,
+// then its per-kind states.
+func (t *tally) appendFamilies(b []byte) []byte {
+	for i, f := range t.fams {
+		b = binenc.AppendBytes(b, []byte(f.name()))
+		b = f.appendBinary(b)
+		if t.kinds != nil && f.byKind() {
+			for k := range t.kinds {
+				b = t.kinds[k].fams[i].appendBinary(b)
+			}
+		}
+	}
+	return b
+}
+
+// readFamilies reads the sections appendFamilies wrote into t's fresh
+// family states, refusing a section of another family.
+func (t *tally) readFamilies(r *binenc.Reader) {
+	for i, f := range t.fams {
+		if name := string(r.Bytes()); r.Err() == nil && name != f.name() {
+			r.Fail(fmt.Errorf("the state holds family %q where this configuration has %q", name, f.name()))
+		}
+		f.readBinary(r)
+		if t.kinds != nil && f.byKind() {
+			for k := range t.kinds {
+				t.kinds[k].fams[i].readBinary(r)
+			}
+		}
+	}
+}
