@@ -88,6 +88,8 @@ func resumeState(path string, h statefile.Header, budget int64) (*check.State, s
 	return st, g, nil
 }
 
+// diffWord is ", another --NAME" naming the flag whose value differs,
+// or "" when none does.
 func diffWord(name string) string {
 	if name == "" {
 		return ""
