@@ -61,20 +61,22 @@ import (
 // registered for sim.DraftWOR only. Randomness: one uniform per tested
 // node, then one for the emitted token.
 type Traversal struct {
-	// constWeight is the planted bug of the mutant traversal-keepweight: a
-	// node keeps its weight a after a child's subtree is deleted.
-	constWeight bool
+	// keepQ is the planted bug of the mutant traversal-keepq: a node's
+	// draft row is left whole after a child's subtree is deleted, the
+	// update for siblings drawn with replacement applied to siblings drawn
+	// without it.
+	keepQ bool
 }
 
 func init() {
 	RegisterTree(TreeEntry{Info: Info{Name: "traversal", Summary: "Traversal Verification: leaf-to-root tests of whole paths with sequence-level weights (block verification on a chain)",
 		Paper: "Weng et al. 2025, arXiv 2505.12398 (abstract); Thomas et al. 2026, arXiv 2602.16994, sec. 3.2",
 		Draft: sim.DraftWOR, NeedsQ: true}, New: treeNoParams(Traversal{})})
-	// The planted bug: the weight of a node is not lowered to Z/(Z + 1 − a)
-	// after a child's subtree is deleted, so short paths are over-accepted.
-	RegisterTree(TreeEntry{Info: Info{Name: "traversal-keepweight", Mutant: true, Summary: "Traversal Verification that keeps a node's weight a after deleting a child's subtree instead of Z/(Z+1-a)",
-		Paper: "planted here; the weight update of Traversal (arXiv 2505.12398) made a no-op",
-		Draft: sim.DraftWOR, NeedsQ: true}, New: treeNoParams(Traversal{constWeight: true})})
+	// The planted bug: the deleted token stays in its parent's draft row,
+	// as if the next sibling were drawn with replacement.
+	RegisterTree(TreeEntry{Info: Info{Name: "traversal-keepq", Mutant: true, Summary: "Traversal Verification that leaves a deleted child's token in its parent's draft row (with-replacement update on children drawn without replacement)",
+		Paper: "planted here: the draft-row update Q <- norm(Q with x zeroed) of traversal left out",
+		Draft: sim.DraftWOR, NeedsQ: true}, New: treeNoParams(Traversal{keepQ: true})})
 }
 
 // tvWalk is one traversal: of the sampler (rng set, the outcome in out)
@@ -155,12 +157,11 @@ func (tv Traversal) delete(pr, qr []float64, a float64, x int) float64 {
 			pr[i] = max(a*v-qr[i], 0) / z
 		}
 	}
-	qr[x] = 0
-	if s := sim.Normalize(qr); !(s > 0) {
-		clear(qr)
-	}
-	if tv.constWeight {
-		return a
+	if !tv.keepQ {
+		qr[x] = 0
+		if s := sim.Normalize(qr); !(s > 0) {
+			clear(qr)
+		}
 	}
 	return blockH(z, a)
 }
