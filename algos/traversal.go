@@ -108,7 +108,81 @@ func (tv Traversal) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error {
 // visit walks the subtree of n entered with weight a and probability
 // reach (1 for the sampler). It returns the probability of acceptance
 // inside the subtree (law) and whether the sampler accepted in it.
+//
+// The law writes the rows of every updated node (general). The sampler
+// takes two shortcuts where they apply, with the same law: a node with
+// one child needs its rows only if it is accepted after the child's
+// deletion, and its new weight Z/(Z + 1 − a) ≤ a only if η < a, as in
+// Block's lazy form (single); a node of weight 1 updates like recursive
+// rejection sampling without replacement, whose scalar form needs one
+// pass per deletion (rrsScalar, shared with RRSWithout).
 func (w *tvWalk) visit(n int, a, reach float64) (float64, bool) {
+	nd := &w.t.Nodes[n]
+	if w.law == nil {
+		switch {
+		case len(nd.Kids) == 1:
+			return 0, w.single(n, a)
+		case len(nd.Kids) > 1 && a == 1 && !w.tv.keepQ:
+			return 0, w.unitWeight(n)
+		}
+	}
+	return w.general(n, a, reach)
+}
+
+// childWeight returns a_c = min(a·P(x)/Q(x), 1) (0 where Q(x) = 0).
+func childWeight(a, px, qx float64) float64 {
+	if !(qx > 0) {
+		return 0
+	}
+	return math.Min(a*px/qx, 1)
+}
+
+// single is the sampler at a node n of weight a with one child.
+func (w *tvWalk) single(n int, a float64) bool {
+	nd := &w.t.Nodes[n]
+	c := nd.Kids[0]
+	x := w.t.Nodes[c].Token
+	if _, done := w.visit(c, childWeight(a, nd.P.At(x), nd.Q.At(x)), 1); done {
+		return true
+	}
+	u := w.rng.Float64()
+	if !(u < a) { // the new weight is at most a
+		return false
+	}
+	z := blockZ(a, nd.P, nd.Q)
+	if !(u < blockH(z, a)) {
+		return false
+	}
+	w.out.Node, w.out.Next = n, -1
+	if z > 0 {
+		w.out.Next = sim.SampleResidual(w.rng.Float64(), a, nd.P, nd.Q, z)
+	}
+	if w.out.Next < 0 { // an empty residual keeps P, as delete does
+		w.out.Next = sim.SampleRow(w.rng.Float64(), nd.P)
+	}
+	return true
+}
+
+// unitWeight is the sampler at a node n of weight 1 with several
+// children: the weight stays 1 and the rows follow recursive rejection
+// sampling without replacement, so the node is accepted once every
+// child's subtree is deleted.
+func (w *tvWalk) unitWeight(n int) bool {
+	st := newRRSScalar(&w.t.Nodes[n])
+	for _, c := range st.nd.Kids {
+		x := w.t.Nodes[c].Token
+		if _, done := w.visit(c, math.Min(st.ratio(x), 1), 1); done {
+			return true
+		}
+		st.reject(x)
+	}
+	w.out.Node, w.out.Next = n, st.emit(w.rng, w.t.V)
+	return true
+}
+
+// general walks node n with its rows written out (the law; the sampler
+// where no shortcut applies).
+func (w *tvWalk) general(n int, a, reach float64) (float64, bool) {
 	t := w.t
 	nd := &t.Nodes[n]
 	// P and Q of n, loaded into the scratch of n's depth at the first
@@ -121,11 +195,7 @@ func (w *tvWalk) visit(n int, a, reach float64) (float64, bool) {
 		if pr != nil {
 			px, qx = pr[x], qr[x]
 		}
-		ac := 0.0
-		if qx > 0 {
-			ac = math.Min(a*px/qx, 1)
-		}
-		m, done := w.visit(c, ac, reach)
+		m, done := w.visit(c, childWeight(a, px, qx), reach)
 		if done {
 			return 0, true
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
+	"github.com/specsim/specsim/sim/stattest"
 )
 
 // randomRow returns a seeded random distribution over v tokens with every
@@ -89,4 +91,44 @@ func chainOf(toks []int, p, q [][]float64) (*sim.Block, *sim.Tree) {
 	tr.Nodes[n].P = sim.F64(p[len(toks)])
 	tr.Cands = append(tr.Cands, n)
 	return b, tr
+}
+
+// TestTraversalSamplerPaths: the sampler's shortcuts (a node with one
+// child, a node of weight 1 with several) and its written-out path (a
+// node of weight below 1 with several children) have the law TreeLaw
+// computes. On three trees of each shape, branch (1,1,1), (3,1,1) and
+// (2,2,1), drafted without replacement from a seeded Markov pair (V = 4),
+// 20,000 AcceptTree outcomes are tested against TreeLaw by a pooled χ²
+// test at level 1e-6 per tree (fixed seeds, so the test is deterministic
+// at this commit).
+func TestTraversalSamplerPaths(t *testing.T) {
+	const n, level = 20000, 1e-6
+	pair := treePair(t, 31, 4, 0.3)
+	rng := sim.NewRand(9, sim.StreamID("traversal-test/mc", 0))
+	for _, br := range [][]int{{1, 1, 1}, {3, 1, 1}, {2, 2, 1}} {
+		d, err := draft.NewTree(sim.DraftWOR, draft.Config{Q: pair.Q, Branch: br})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			var tree sim.Tree
+			sim.DraftTree(rng, d, pair.P, nil, &tree)
+			var law sim.TreeLaw
+			if err := (Traversal{}).TreeLaw(&tree, &law); err != nil {
+				t.Fatal(err)
+			}
+			obs := make([]int64, len(law.P))
+			for range n {
+				o := (Traversal{}).AcceptTree(rng, &tree)
+				obs[o.Node*(tree.V+1)+o.Next+1]++
+			}
+			res, err := stattest.ChiSquare(obs, law.P, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.PValue < level {
+				t.Errorf("branch %v tree %d: sampler disagrees with the law: X² = %.1f, df %d, p = %.3g", br, i, res.Stat, res.DF, res.PValue)
+			}
+		}
+	}
 }
