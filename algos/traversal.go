@@ -56,10 +56,16 @@ import (
 // updated Q. At the root a = 1: the emitted continuation is p's.
 //
 // Where the paper may differ: the chosen variant is for trees whose
-// children are drawn without replacement, in draw order; an i.i.d. tree
-// (a token drawn twice shares one node) is not covered, and the rule is
-// registered for sim.DraftWOR only. Randomness: one uniform per tested
-// node, then one for the emitted token.
+// children are drawn without replacement, walked in draw order, and the
+// rule is registered for sim.DraftWOR only. On i.i.d. trees (a token
+// drawn twice shares one node; arXiv 2602.16994 runs Traversal on them)
+// it walks the distinct children in order of first draw, which are drawn
+// without replacement, but their number depends on the draws: the proof
+// above does not cover that, although the exact engine finds the law
+// exact there too (simulate exact --algo traversal --draft iid on
+// markov:V=4 k=3 depth 2, markov:V=5 k=2 depth 3, markov:V=4 k=4 depth
+// 2: TV ≤ 2.4e-15). Randomness: one uniform per tested node, then one for
+// the emitted token.
 type Traversal struct {
 	// keepQ is the planted bug of the mutant traversal-keepq: a node's
 	// draft row is left whole after a child's subtree is deleted, the
