@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"sync"
 
@@ -262,7 +261,7 @@ type mscratch struct {
 	z          int // number of tokens with p = 0 (ρ = 0)
 	q0         float64
 	mMax       float64 // m at a = 1: Σ_{ρ≤1} (q - p)
-	bp         []float64
+	tmp        []item  // sortByRatio's second buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(mscratch) }}
@@ -309,17 +308,7 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 
 // index sorts the collected tokens by ρ and builds the prefix sums.
 func (s *mscratch) index() {
-	// ρ is never NaN, so this orders as cmp.Compare does, without its
-	// NaN tests, and the sort makes the same moves.
-	slices.SortFunc(s.it, func(x, y item) int {
-		switch {
-		case x.r < y.r:
-			return -1
-		case x.r > y.r:
-			return 1
-		}
-		return 0
-	})
+	s.sortByRatio()
 	n := len(s.it)
 	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
 	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
@@ -435,34 +424,7 @@ func (s *mscratch) exact(d float64) MentoredSolution {
 	if f := s.eval(mFloor); f.KL <= d {
 		return f
 	}
-	// Breakpoints: m at a = ρ_i (0 < ρ_i ≤ 1), at a = 0+ (q0), at b = ρ_j
-	// (1 ≤ ρ_j < ∞), and the ends mFloor and mMax.
-	s.bp = append(s.bp[:0], mFloor, s.q0, s.mMax)
-	for k := s.z + 1; k <= len(s.it) && s.it[k-1].r <= 1; k++ {
-		s.bp = append(s.bp, s.hAt(k))
-	}
-	for j, v := range s.it {
-		if v.r >= 1 && !math.IsInf(v.r, 1) {
-			s.bp = append(s.bp, s.gAt(j))
-		}
-	}
-	slices.Sort(s.bp)
-	bp := s.bp[:0]
-	for _, m := range s.bp {
-		if m >= mFloor && m <= s.mMax && (len(bp) == 0 || m > bp[len(bp)-1]) {
-			bp = append(bp, m)
-		}
-	}
-	// KL decreases along bp; find the last breakpoint with KL ≥ d.
-	i := sort.Search(len(bp), func(i int) bool { return s.eval(bp[i]).KL < d }) - 1
-	if i < 0 {
-		i = 0
-	}
-	lo := bp[i]
-	hi := s.mMax
-	if i+1 < len(bp) {
-		hi = bp[i+1]
-	}
+	lo, hi := s.segment(d)
 	if lo == hi {
 		return s.eval(lo)
 	}
