@@ -277,33 +277,48 @@ func (s *mscratch) load(p, q sim.Row) {
 // collect lists the tokens with p or q positive and returns KL(p‖q) as
 // rowKL computes it (the same terms p·log(p/q), added in index order;
 // +Inf when q misses a target token), so that a solve takes each
-// logarithm once.
+// logarithm once. Float32 rows (the benchmark's) are read from their
+// storage directly.
 func (s *mscratch) collect(p, q sim.Row) float64 {
 	s.it = s.it[:0]
 	kl, inf := 0.0, false
-	for t := 0; t < p.Len(); t++ {
-		a, b := p.At(t), q.At(t)
-		switch {
-		case a == 0 && b == 0:
-		case b == 0:
-			s.it = append(s.it, item{math.Inf(1), a, 0, 0})
-			inf = true
-		case a == 0:
-			s.it = append(s.it, item{0, 0, b, 0})
-		default:
-			r := a / b
-			c := a * math.Log(r)
-			kl += c
-			if !(r > 0) || math.IsInf(r, 1) { // ρ under- or overflowed: no term in cc
-				c = 0
-			}
-			s.it = append(s.it, item{r, a, b, c})
+	p32, _ := p.Data()
+	q32, _ := q.Data()
+	if p32 != nil && q32 != nil && len(p32) == len(q32) {
+		for t, a := range p32 {
+			kl, inf = s.add(float64(a), float64(q32[t]), kl, inf)
+		}
+	} else {
+		for t := 0; t < p.Len(); t++ {
+			kl, inf = s.add(p.At(t), q.At(t), kl, inf)
 		}
 	}
 	if inf {
 		return math.Inf(1)
 	}
 	return math.Max(kl, 0)
+}
+
+// add lists the token of target mass a and draft mass b, if either is
+// positive, and adds its term to collect's KL (inf: q misses it).
+func (s *mscratch) add(a, b, kl float64, inf bool) (float64, bool) {
+	switch {
+	case a == 0 && b == 0:
+	case b == 0:
+		s.it = append(s.it, item{math.Inf(1), a, 0, 0})
+		inf = true
+	case a == 0:
+		s.it = append(s.it, item{0, 0, b, 0})
+	default:
+		r := a / b
+		c := a * math.Log(r)
+		kl += c
+		if !(r > 0) || math.IsInf(r, 1) { // ρ under- or overflowed: no term in cc
+			c = 0
+		}
+		s.it = append(s.it, item{r, a, b, c})
+	}
+	return kl, inf
 }
 
 // index sorts the collected tokens by ρ and builds the prefix sums.
