@@ -37,7 +37,7 @@ import (
 //
 //	a = P_L/(Q_L - m),  b = P_H/(m + Q_H).
 //
-// The exact solver (default) sorts by ρ, binary-searches the breakpoints
+// The exact solver (default) sorts by ρ, bisects the breakpoints
 // for the segment holding KL = D and solves inside it by safeguarded
 // Newton to rounding level. With Bisect set it follows the seed's
 // Algorithm 1 instead, bisecting a on (0, 1] until
@@ -56,21 +56,25 @@ import (
 //
 // Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
 // does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
-// and, unless the draft is accepted outright, the sort and the breakpoints
-// (O(V log V), about 3 ms at V = 32,000 on the machine below). Positions
-// are examined until the first rejection, so the mean number of solves per
-// step, and the mean time per step, grow with γ: simulate bench --algo
-// mentored --vocab 32000 --count 6 gave 3.1, 7.4 and 9.7 ms CPU per step at
-// γ = 2, 4 and 8 (load average 20 on 2 cores). Orders the other way (the
-// throughput table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4) are
-// sampling error, not a property of the rule: a step costs between 0 and γ
-// solves, a timed run of 0.1 s covers only 2 to 30 steps (fewer under
-// load, since the duration is wall time), and repeated runs restart the
-// same rows and seed, so they replay the same first steps rather than
-// sample new ones (runs with equal step counts report equal emitted/step).
-// Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load average 10 to 14)
-// the median CPU time per step ranged from 2.6 to 6.1 ms at γ = 2 and from
-// 4.8 to 9.3 ms at γ = 4: a γ = 2 sample above a γ = 4 one.
+// and, unless the draft is accepted outright, the sort by ρ (two counting
+// passes on the bits of ρ and an insertion pass, mentored_sort.go) and the
+// bisection of the breakpoints, about 1 ms at V = 32,000 on the machine
+// below (it was 3 ms with comparison sorts). Positions are examined until
+// the first rejection, so the mean number of solves per step, and the
+// mean time per step, grow with γ: simulate bench --algo mentored --vocab
+// 32000 --count 4 --pool-mib 32 gave 0.63, 1.15 and 2.07 ms CPU per step
+// at γ = 2, 4 and 8 (load average 40 on 2 cores; 3.1, 7.4 and 9.7 ms with
+// the comparison sorts at load 20). Orders the other way (the throughput
+// table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4, with the comparison
+// sorts) are sampling error, not a property of the rule: a step costs
+// between 0 and γ solves, a timed run of 0.1 s covers only 2 to 30 steps
+// (fewer under load, since the duration is wall time), and repeated runs
+// restart the same rows and seed, so they replay the same first steps
+// rather than sample new ones (runs with equal step counts report equal
+// emitted/step). Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load
+// average 10 to 14, comparison sorts) the median CPU time per step ranged
+// from 2.6 to 6.1 ms at γ = 2 and from 4.8 to 9.3 ms at γ = 4: a γ = 2
+// sample above a γ = 4 one.
 type Mentored struct {
 	D      float64
 	Bisect bool
