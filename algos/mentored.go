@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"sync"
 
@@ -38,7 +37,7 @@ import (
 //
 //	a = P_L/(Q_L - m),  b = P_H/(m + Q_H).
 //
-// The exact solver (default) sorts by ρ, binary-searches the breakpoints
+// The exact solver (default) sorts by ρ, bisects the breakpoints
 // for the segment holding KL = D and solves inside it by safeguarded
 // Newton to rounding level. With Bisect set it follows the seed's
 // Algorithm 1 instead, bisecting a on (0, 1] until
@@ -57,21 +56,25 @@ import (
 //
 // Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
 // does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
-// and, unless the draft is accepted outright, the sort and the breakpoints
-// (O(V log V), about 3 ms at V = 32,000 on the machine below). Positions
-// are examined until the first rejection, so the mean number of solves per
-// step, and the mean time per step, grow with γ: simulate bench --algo
-// mentored --vocab 32000 --count 6 gave 3.1, 7.4 and 9.7 ms CPU per step at
-// γ = 2, 4 and 8 (load average 20 on 2 cores). Orders the other way (the
-// throughput table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4) are
-// sampling error, not a property of the rule: a step costs between 0 and γ
-// solves, a timed run of 0.1 s covers only 2 to 30 steps (fewer under
-// load, since the duration is wall time), and repeated runs restart the
-// same rows and seed, so they replay the same first steps rather than
-// sample new ones (runs with equal step counts report equal emitted/step).
-// Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load average 10 to 14)
-// the median CPU time per step ranged from 2.6 to 6.1 ms at γ = 2 and from
-// 4.8 to 9.3 ms at γ = 4: a γ = 2 sample above a γ = 4 one.
+// and, unless the draft is accepted outright, the sort by ρ (two counting
+// passes on the bits of ρ and an insertion pass, mentored_sort.go) and the
+// bisection of the breakpoints, about 1 ms at V = 32,000 on the machine
+// below (it was 3 ms with comparison sorts). Positions are examined until
+// the first rejection, so the mean number of solves per step, and the
+// mean time per step, grow with γ: simulate bench --algo mentored --vocab
+// 32000 --count 4 --pool-mib 32 gave 0.63, 1.15 and 2.07 ms CPU per step
+// at γ = 2, 4 and 8 (load average 40 on 2 cores; 3.1, 7.4 and 9.7 ms with
+// the comparison sorts at load 20). Orders the other way (the throughput
+// table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4, with the comparison
+// sorts) are sampling error, not a property of the rule: a step costs
+// between 0 and γ solves, a timed run of 0.1 s covers only 2 to 30 steps
+// (fewer under load, since the duration is wall time), and repeated runs
+// restart the same rows and seed, so they replay the same first steps
+// rather than sample new ones (runs with equal step counts report equal
+// emitted/step). Over seeds 1 to 5 (0.1 s, 3 runs, 32 MiB pool, load
+// average 10 to 14, comparison sorts) the median CPU time per step ranged
+// from 2.6 to 6.1 ms at γ = 2 and from 4.8 to 9.3 ms at γ = 4: a γ = 2
+// sample above a γ = 4 one.
 type Mentored struct {
 	D      float64
 	Bisect bool
@@ -262,7 +265,7 @@ type mscratch struct {
 	z          int // number of tokens with p = 0 (ρ = 0)
 	q0         float64
 	mMax       float64 // m at a = 1: Σ_{ρ≤1} (q - p)
-	bp         []float64
+	tmp        []item  // sortByRatio's second buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(mscratch) }}
@@ -278,27 +281,20 @@ func (s *mscratch) load(p, q sim.Row) {
 // collect lists the tokens with p or q positive and returns KL(p‖q) as
 // rowKL computes it (the same terms p·log(p/q), added in index order;
 // +Inf when q misses a target token), so that a solve takes each
-// logarithm once.
+// logarithm once. Float32 rows (the benchmark's) are read from their
+// storage directly.
 func (s *mscratch) collect(p, q sim.Row) float64 {
 	s.it = s.it[:0]
 	kl, inf := 0.0, false
-	for t := 0; t < p.Len(); t++ {
-		a, b := p.At(t), q.At(t)
-		switch {
-		case a == 0 && b == 0:
-		case b == 0:
-			s.it = append(s.it, item{math.Inf(1), a, 0, 0})
-			inf = true
-		case a == 0:
-			s.it = append(s.it, item{0, 0, b, 0})
-		default:
-			r := a / b
-			c := a * math.Log(r)
-			kl += c
-			if !(r > 0) || math.IsInf(r, 1) { // ρ under- or overflowed: no term in cc
-				c = 0
-			}
-			s.it = append(s.it, item{r, a, b, c})
+	p32, _ := p.Data()
+	q32, _ := q.Data()
+	if p32 != nil && q32 != nil && len(p32) == len(q32) {
+		for t, a := range p32 {
+			kl, inf = s.add(float64(a), float64(q32[t]), kl, inf)
+		}
+	} else {
+		for t := 0; t < p.Len(); t++ {
+			kl, inf = s.add(p.At(t), q.At(t), kl, inf)
 		}
 	}
 	if inf {
@@ -307,19 +303,31 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 	return math.Max(kl, 0)
 }
 
+// add lists the token of target mass a and draft mass b, if either is
+// positive, and adds its term to collect's KL (inf: q misses it).
+func (s *mscratch) add(a, b, kl float64, inf bool) (float64, bool) {
+	switch {
+	case a == 0 && b == 0:
+	case b == 0:
+		s.it = append(s.it, item{math.Inf(1), a, 0, 0})
+		inf = true
+	case a == 0:
+		s.it = append(s.it, item{0, 0, b, 0})
+	default:
+		r := a / b
+		c := a * math.Log(r)
+		kl += c
+		if !(r > 0) || math.IsInf(r, 1) { // ρ under- or overflowed: no term in cc
+			c = 0
+		}
+		s.it = append(s.it, item{r, a, b, c})
+	}
+	return kl, inf
+}
+
 // index sorts the collected tokens by ρ and builds the prefix sums.
 func (s *mscratch) index() {
-	// ρ is never NaN, so this orders as cmp.Compare does, without its
-	// NaN tests, and the sort makes the same moves.
-	slices.SortFunc(s.it, func(x, y item) int {
-		switch {
-		case x.r < y.r:
-			return -1
-		case x.r > y.r:
-			return 1
-		}
-		return 0
-	})
+	s.sortByRatio()
 	n := len(s.it)
 	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
 	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
@@ -435,34 +443,7 @@ func (s *mscratch) exact(d float64) MentoredSolution {
 	if f := s.eval(mFloor); f.KL <= d {
 		return f
 	}
-	// Breakpoints: m at a = ρ_i (0 < ρ_i ≤ 1), at a = 0+ (q0), at b = ρ_j
-	// (1 ≤ ρ_j < ∞), and the ends mFloor and mMax.
-	s.bp = append(s.bp[:0], mFloor, s.q0, s.mMax)
-	for k := s.z + 1; k <= len(s.it) && s.it[k-1].r <= 1; k++ {
-		s.bp = append(s.bp, s.hAt(k))
-	}
-	for j, v := range s.it {
-		if v.r >= 1 && !math.IsInf(v.r, 1) {
-			s.bp = append(s.bp, s.gAt(j))
-		}
-	}
-	slices.Sort(s.bp)
-	bp := s.bp[:0]
-	for _, m := range s.bp {
-		if m >= mFloor && m <= s.mMax && (len(bp) == 0 || m > bp[len(bp)-1]) {
-			bp = append(bp, m)
-		}
-	}
-	// KL decreases along bp; find the last breakpoint with KL ≥ d.
-	i := sort.Search(len(bp), func(i int) bool { return s.eval(bp[i]).KL < d }) - 1
-	if i < 0 {
-		i = 0
-	}
-	lo := bp[i]
-	hi := s.mMax
-	if i+1 < len(bp) {
-		hi = bp[i+1]
-	}
+	lo, hi := s.segment(d)
 	if lo == hi {
 		return s.eval(lo)
 	}

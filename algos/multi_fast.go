@@ -55,45 +55,72 @@ func sampleScaled(u, a, z float64, p, q sim.Row) int {
 
 // rrsWithoutStep is RRSWithout's sampling path in scalar form.
 func rrsWithoutStep(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
-	nd := &t.Nodes[n]
-	var rej [64]int        // rejected tokens
-	var frozen [64]float64 // their weights (in the scale of Z)
-	nr := 0
-	a, z, s := 0.0, 1.0, 1.0 // r = W/z; s = q·1[not rejected]/s
-	full := 0.0              // Σ_t (p - a q)+ over all tokens at the current a
-	weight := func(x int) float64 { return math.Max(nd.P.At(x)-a*nd.Q.At(x), 0) }
-	for _, c := range nd.Draws {
+	st := newRRSScalar(&t.Nodes[n])
+	for _, c := range st.nd.Draws {
 		x := t.Nodes[c].Token
-		qx := nd.Q.At(x)
-		if rng.Float64() < (weight(x)/z)/(qx/s) {
+		if rng.Float64() < st.ratio(x) {
 			return c, 0
 		}
-		na := a + z/s
-		full0 := na * sim.ResidualMass(1/na, nd.P, nd.Q)
-		nz := full0
-		for k := range nr {
-			y := rej[k]
-			nz += frozen[k] - math.Max(nd.P.At(y)-na*nd.Q.At(y), 0)
-		}
-		if nz > 0 {
-			a, z, full = na, nz, full0
-		}
-		if nr < len(rej) {
-			rej[nr], frozen[nr] = x, weight(x)
-			nr++
-		}
-		if s -= qx; !(s > 0) {
-			s = 0
-		}
+		st.reject(x)
 	}
-	// emit from W/z: the rejected tokens' frozen weights, then (p - a q)+
-	// over the others.
-	target := rng.Float64() * z
-	for k := range nr {
-		if target < frozen[k] {
-			return -1, rej[k]
+	return -1, st.emit(rng, t.V)
+}
+
+// rrsScalar is the scalar state of recursive rejection sampling without
+// replacement at one node (see the top of this file): the residual
+// W/z with W = (p - a q)+ on the tokens not rejected and the rejected
+// tokens' frozen weights, and the draft mass s not yet rejected.
+// RRSWithout's sampler and Traversal's nodes of weight 1 share it.
+type rrsScalar struct {
+	nd     *sim.Node
+	rej    [64]int     // rejected tokens
+	frozen [64]float64 // their weights (in the scale of Z)
+	nr     int
+	a, z   float64 // r = W/z
+	s      float64 // s = q·1[not rejected]/s
+	full   float64 // Σ_t (p - a q)+ over all tokens at the current a
+}
+
+func newRRSScalar(nd *sim.Node) rrsScalar { return rrsScalar{nd: nd, z: 1, s: 1} }
+
+func (st *rrsScalar) weight(x int) float64 { return math.Max(st.nd.P.At(x)-st.a*st.nd.Q.At(x), 0) }
+
+// ratio returns r(x)/s(x), the acceptance ratio of the next draw x.
+func (st *rrsScalar) ratio(x int) float64 { return (st.weight(x) / st.z) / (st.nd.Q.At(x) / st.s) }
+
+// reject updates the state after the draw x was rejected.
+func (st *rrsScalar) reject(x int) {
+	nd := st.nd
+	qx := nd.Q.At(x)
+	na := st.a + st.z/st.s
+	full0 := na * sim.ResidualMass(1/na, nd.P, nd.Q)
+	nz := full0
+	for k := range st.nr {
+		y := st.rej[k]
+		nz += st.frozen[k] - math.Max(nd.P.At(y)-na*nd.Q.At(y), 0)
+	}
+	if nz > 0 {
+		st.a, st.z, st.full = na, nz, full0
+	}
+	if st.nr < len(st.rej) {
+		st.rej[st.nr], st.frozen[st.nr] = x, st.weight(x)
+		st.nr++
+	}
+	if st.s -= qx; !(st.s > 0) {
+		st.s = 0
+	}
+}
+
+// emit draws the emitted token from W/z: the rejected tokens' frozen
+// weights, then (p - a q)+ over the others.
+func (st *rrsScalar) emit(rng *rand.Rand, v int) int {
+	nd, a, rej := st.nd, st.a, st.rej[:st.nr]
+	target := rng.Float64() * st.z
+	for k := range rej {
+		if target < st.frozen[k] {
+			return rej[k]
 		}
-		target -= frozen[k]
+		target -= st.frozen[k]
 	}
 	if a > 0 {
 		// (p - a q)+ restricted to the tokens not rejected: sample the
@@ -101,29 +128,29 @@ func rrsWithoutStep(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 		// sampling, so the law is the restriction); the explicit loop
 		// below is the fallback when the rejected tokens hold most of it.
 		for range 16 {
-			y := sim.SampleResidual(rng.Float64(), 1/a, nd.P, nd.Q, full/a)
-			if y >= 0 && !isIn(rej[:nr], y) {
-				return -1, y
+			y := sim.SampleResidual(rng.Float64(), 1/a, nd.P, nd.Q, st.full/a)
+			if y >= 0 && !isIn(rej, y) {
+				return y
 			}
 		}
-		target = rng.Float64() * (z - sumOf(frozen[:nr]))
+		target = rng.Float64() * (st.z - sumOf(st.frozen[:st.nr]))
 	}
 	last := -1
-	for y := 0; y < t.V; y++ {
+	for y := 0; y < v; y++ {
 		w := nd.P.At(y) - a*nd.Q.At(y)
-		if !(w > 0) || isIn(rej[:nr], y) {
+		if !(w > 0) || isIn(rej, y) {
 			continue
 		}
 		last = y
 		if target < w {
-			return -1, y
+			return y
 		}
 		target -= w
 	}
 	if last < 0 { // rounding left nothing outside the rejected tokens
-		return -1, sim.SampleRow(rng.Float64(), nd.P)
+		return sim.SampleRow(rng.Float64(), nd.P)
 	}
-	return -1, last
+	return last
 }
 
 // sumOf returns Σ w, added in index order.

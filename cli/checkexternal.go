@@ -14,6 +14,7 @@ import (
 	"github.com/specsim/specsim/internal/escape"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 	"github.com/specsim/specsim/sim/source"
 )
 
@@ -179,6 +180,9 @@ func externalConfig(c *cli.Context, seed uint64) (external.RunConfig, error) {
 			return cfg, diag.Usage(err)
 		}
 		cfg.Branch = b
+	}
+	if c.IsSet("delay") {
+		return cfg, diag.Usage(fmt.Errorf("--delay configures the in-process %s drafter; --external tree mode drafts its trees without it: drop --delay, or check the rule in-process", draft.DraftDelayed))
 	}
 	if (c.IsSet("k") || c.IsSet("draft") || c.IsSet("branch")) && cfg.Mode != external.Tree {
 		return cfg, diag.Usage(fmt.Errorf("--k, --draft and --branch configure the drafter of --mode tree; this is --mode %s", cfg.Mode))

@@ -20,6 +20,7 @@ func treeFlags() []cli.Flag {
 		&cli.IntFlag{Name: "k", Value: 1, Usage: "number of draft candidates (tree rules; > 1 needs a tree rule such as specinfer)"},
 		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind " + draftKinds("|") + " (default: the rule's own)"},
 		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma); drafts " + strings.Join(draft.BranchingNames(), ", ") + " only (others refuse it)"},
+		&cli.IntFlag{Name: "delay", Usage: "tree rules with --draft " + draft.DraftDelayed.String() + ": tokens drafted as a single path before the k i.i.d. chains branch, 0 to --gamma (delayed tree expansion, arXiv 2602.16994); other drafts refuse it"},
 	}
 }
 
@@ -34,7 +35,7 @@ func draftKinds(sep string) string {
 
 // isTreeRun reports whether 'simulate exact' should run the tree engine.
 func isTreeRun(c *cli.Context) bool {
-	return algos.IsTree(c.String("algo")) || c.Int("k") != 1 || c.IsSet("draft") || c.IsSet("branch")
+	return algos.IsTree(c.String("algo")) || c.Int("k") != 1 || c.IsSet("draft") || c.IsSet("branch") || c.IsSet("delay")
 }
 
 // exactTreeJSON is the JSON form of 'simulate exact' for tree rules.
@@ -49,6 +50,7 @@ type exactTreeJSON struct {
 	Depth         int                `json:"depth"`
 	Draft         string             `json:"draft"`
 	Branch        []int              `json:"branch,omitempty"`
+	Delay         int                `json:"delay,omitempty"`
 	L             int                `json:"L"`
 	Trees         int                `json:"trees"`
 	Acceptance    float64            `json:"acceptance"`
@@ -120,7 +122,8 @@ func exactTree(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: depth, Branch: branch})
+	delay := c.Int("delay")
+	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: depth, Branch: branch, Delay: delay})
 	if err != nil {
 		return diag.Usage(err)
 	}
@@ -131,12 +134,12 @@ func exactTree(c *cli.Context) error {
 		return exactErr(ctx, err)
 	}
 	v := pair.P.Vocab()
-	bound, err := treeBound(kind, pair, k, branch)
+	bound, err := treeBound(kind, pair, k, branch, delay)
 	if err != nil {
 		return diag.Usage(err)
 	}
 	out := exactTreeJSON{Algorithm: e.Name, Params: full, Source: pair.Name, Seed: sourceSeed(c, seed), V: v, K: k, Depth: res.Depth,
-		Draft: kind.String(), Branch: branch, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
+		Draft: kind.String(), Branch: branch, Delay: delay, L: res.L, Trees: res.Trees, Acceptance: res.Acceptance, FirstAccepted: res.FirstAccepted,
 		exactLaw: newExactLaw(res.ExpectedAccepted, res.ExpectedEmitted, res.SeqComparison), FirstTV: res.FirstTV, Lossless: res.Lossless, Lossy: e.Lossy,
 		Mutant: e.Mutant, OptimalAcceptance: bound, Gap: bound - res.Acceptance, First: res.First, TargetFirst: res.TargetFirst}
 	return printResult(c, out, func(w io.Writer) {
@@ -152,7 +155,7 @@ func exactTree(c *cli.Context) error {
 // drafts of kind with k children on pair's first rows: the closed forms
 // of iid, wor, greedy and topk, else the enumerated root set law of the
 // kind's depth-1 trees (drafterBound).
-func treeBound(kind sim.DraftKind, pair sim.Pair, k int, branch []int) (float64, error) {
+func treeBound(kind sim.DraftKind, pair sim.Pair, k int, branch []int, delay int) (float64, error) {
 	v := pair.P.Vocab()
 	p, q := make([]float64, v), make([]float64, v)
 	pair.P.Next(nil, p)
@@ -166,18 +169,19 @@ func treeBound(kind sim.DraftKind, pair sim.Pair, k int, branch []int) (float64,
 	case sim.DraftTopK:
 		return algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1}), nil
 	}
-	return drafterBound(kind, pair, p, k, branch)
+	return drafterBound(kind, pair, p, k, branch, delay)
 }
 
 // drafterBound is α* for the root drafts of kind with k children (or
-// branch[0]), from the set law of its depth-1 trees: the bound of a draft
-// kind that has no closed form.
-func drafterBound(kind sim.DraftKind, pair sim.Pair, p []float64, k int, branch []int) (float64, error) {
+// branch[0]; one child when a delayed tree's path is not empty), from the
+// set law of its depth-1 trees: the bound of a draft kind that has no
+// closed form.
+func drafterBound(kind sim.DraftKind, pair sim.Pair, p []float64, k int, branch []int, delay int) (float64, error) {
 	var b1 []int
 	if len(branch) > 0 {
 		b1 = branch[:1]
 	}
-	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: 1, Branch: b1})
+	d, err := draft.NewTree(kind, draft.Config{Q: pair.Q, K: k, Depth: 1, Branch: b1, Delay: min(delay, 1)})
 	if err != nil {
 		return 0, err
 	}

@@ -31,6 +31,8 @@ type Request struct {
 	K      int
 	Draft  string
 	Branch []int
+	// Delay is the single path of a delayed draft (draft.Config.Delay).
+	Delay int
 	// Conform names the rule whose exact conditional law the steps are
 	// tested against ("" runs the losslessness check).
 	Conform string
@@ -256,13 +258,16 @@ func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 	if req.K < 1 || req.K > 64 {
 		return rule, false, diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K)
 	}
-	k, branch := req.K, req.Branch
+	k, branch, delay := req.K, req.Branch, req.Delay
 	if len(branch) > 0 && !draft.Branches(kind.String()) {
 		return rule, false, draft.BranchError(kind.String())
 	}
+	if delay != 0 && !draft.Delays(kind.String()) {
+		return rule, false, draft.DelayError(kind.String())
+	}
 	rule = check.Rule{Name: e.Name, Tree: a, Draft: kind, K: k, Branch: branch, LawName: e.Name,
 		Drafter: func(q sim.Model, depth int) (sim.Drafter, error) {
-			return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch})
+			return draft.NewTree(kind, draft.Config{Q: q, K: k, Depth: depth, Branch: branch, Delay: delay})
 		}}
 	if lw, ok := a.(sim.TreeLawer); ok {
 		rule.TreeLaw = lw
@@ -283,7 +288,7 @@ func chainRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 	if err != nil {
 		return check.Rule{}, false, fmt.Errorf("%w; tree rules: %s", err, strings.Join(algos.TreeNames(), ", "))
 	}
-	if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 {
+	if req.K > 1 || req.Draft != "" || len(req.Branch) > 0 || req.Delay != 0 {
 		return check.Rule{}, false, fmt.Errorf("algorithm %s verifies a single chain; k, draft and branch need a tree rule: %s", e.Name, strings.Join(algos.TreeNames(), ", "))
 	}
 	a, full, err := build(e, req.Params)

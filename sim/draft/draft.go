@@ -47,6 +47,9 @@ type Config struct {
 	// Branch[i] is the number of children of each node at depth i (wor,
 	// topk, greedy); nil means (K, 1, ..., 1) of length Depth.
 	Branch []int
+	// Delay is the number of tokens drafted as a single path before the
+	// K i.i.d. chains branch (delayed; 0 ≤ Delay ≤ Depth).
+	Delay int
 	// Cands are the candidate sequences (fixed).
 	Cands [][]int
 	// MaxNgram is the longest n-gram prompt lookup matches (lookup).
@@ -67,6 +70,8 @@ type treeTraits struct {
 	// drawn: it drafts from the draft model (every tree drafter but fixed,
 	// whose candidates are given).
 	drawn bool
+	// delays: it reads Config.Delay (a single path before branching).
+	delays bool
 }
 
 // trees holds the traits of the tree drafters, by name.
@@ -140,7 +145,21 @@ func New(c Config) (Drafter, error) {
 	if len(c.Branch) > 0 && !trees[c.Name].branches {
 		return Drafter{}, BranchError(c.Name)
 	}
+	if c.Delay != 0 && !trees[c.Name].delays {
+		return Drafter{}, DelayError(c.Name)
+	}
 	return build(c)
+}
+
+// Delays reports whether the drafter name reads Config.Delay; New refuses
+// a Delay for any other.
+func Delays(name string) bool { return trees[name].delays }
+
+// DelayError is the error of a delay given to drafter name, which does
+// not read one: a ParamError naming the field delay.
+func DelayError(name string) error {
+	return diag.Param("delay", " does not apply to drafter %s: only %s drafts a single path before it branches; drop it, or use --draft %s",
+		name, DraftDelayed, DraftDelayed)
 }
 
 // BranchError is the error of a branching (children per depth) given to

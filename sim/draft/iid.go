@@ -52,26 +52,37 @@ func (d *IID) Kind() sim.DraftKind { return sim.DraftIID }
 func (d *IID) Depth() int { return d.depth }
 
 // qAt loads node n's draft row unless a chain through n already did.
-func (d *IID) qAt(t *sim.Tree, ctx []int, n int) {
+func (d *IID) qAt(t *sim.Tree, ctx []int, n int) { qView(d.q, t, ctx, n) }
+
+// qView loads node n's draft row from q unless it is loaded: borrowed
+// from a model that stores its rows (the chains only read it), else
+// copied.
+func qView(q sim.Model, t *sim.Tree, ctx []int, n int) {
 	if !t.Nodes[n].Q.IsZero() {
 		return
 	}
-	if rv, ok := d.q.(sim.RowViewer); ok {
-		// The chains only read the row: borrow it.
+	if rv, ok := q.(sim.RowViewer); ok {
 		s := stateOf(t)
 		s.path = t.Path(append(s.path[:0], ctx...), n)
 		t.SetQ(n, rv.RowView(s.path))
 		return
 	}
-	loadQ(d.q, t, ctx, n)
+	loadQ(q, t, ctx, n)
 }
 
 // Draft draws the K chains into t, each token by inverse CDF from one
 // rng.Float64.
 func (d *IID) Draft(rng *rand.Rand, ctx []int, t *sim.Tree) {
 	t.Reset(d.q.Vocab())
+	d.drawChains(rng, ctx, t, 0)
+}
+
+// drawChains draws the K chains of Depth tokens from node start (the
+// root, or the branching node of a delayed tree) and adds their ends to
+// the candidates.
+func (d *IID) drawChains(rng *rand.Rand, ctx []int, t *sim.Tree, start int) {
 	for range d.k {
-		n := 0
+		n := start
 		for range d.depth {
 			d.qAt(t, ctx, n)
 			n = t.AddDraw(n, sim.SampleRow(rng.Float64(), t.Nodes[n].Q))
@@ -85,6 +96,12 @@ func (d *IID) Draft(rng *rand.Rand, ctx []int, t *sim.Tree) {
 func (d *IID) Enumerate(ctx []int, fn func(*sim.Tree, float64) error) error {
 	t := &d.tree
 	t.Reset(d.q.Vocab())
+	return d.enumChains(ctx, t, 0, 1, fn)
+}
+
+// enumChains visits every ordered K-tuple of chains from node start of t,
+// each with w0 times its probability.
+func (d *IID) enumChains(ctx []int, t *sim.Tree, start int, w0 float64, fn func(*sim.Tree, float64) error) error {
 	var rec func(chain, depth, n int, w float64) error
 	rec = func(chain, depth, n int, w float64) error {
 		if depth == d.depth {
@@ -93,7 +110,7 @@ func (d *IID) Enumerate(ctx []int, fn func(*sim.Tree, float64) error) error {
 			if chain+1 == d.k {
 				err = fn(t, w)
 			} else {
-				err = rec(chain+1, 0, 0, w)
+				err = rec(chain+1, 0, start, w)
 			}
 			t.Cands = t.Cands[:len(t.Cands)-1]
 			return err
@@ -115,7 +132,7 @@ func (d *IID) Enumerate(ctx []int, fn func(*sim.Tree, float64) error) error {
 		}
 		return nil
 	}
-	return rec(0, 0, 0, 1)
+	return rec(0, 0, start, w0)
 }
 
 // EstimateTrees returns s^(K·Depth) for the support s of the root's row:

@@ -47,6 +47,7 @@ func treeDrafters(t *testing.T, pair sim.Pair) map[string]sim.Drafter {
 		{Name: "greedy", Q: pair.Q, Branch: []int{2, 2}},
 		{Name: "fixed", Cands: [][]int{{0, 1}, {0, 2}, {1}}},
 		{Name: draft.DynamicName, Q: pair.Q, K: 2, Depth: 3},
+		{Name: draft.DraftDelayed.String(), Q: pair.Q, K: 2, Depth: 3, Delay: 1},
 	} {
 		d, err := draft.New(c)
 		if err != nil {
