@@ -279,7 +279,7 @@ func Run(ctx context.Context, src sim.Source, cfg RunConfig) (Report, error) {
 	if cfg.Mode != Tree && !rule.Conform {
 		// rank the harness's chain rules by how well their laws explain
 		// the outcomes: a violation's likely bug, a clean check's rule
-		cfg.Check.Candidates = resolve.Candidates()
+		cfg.Check.Candidates, cfg.Check.Bugs = resolve.Candidates(), resolve.Suspects()
 	}
 	res, err := check.Check(ctx, checked, rule, cfg.Check)
 	rep.Elapsed = time.Since(start).Seconds()

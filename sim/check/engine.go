@@ -740,11 +740,15 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 
 // The candidates' fits: they cover the first steps of a check, as many as
 // cost about fitCost row entries (each law is O((γ+1)V) a step) within
-// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor.
+// [minFitSteps, max(maxFitSteps, trials/fitShare)]; an impossible outcome
+// counts fitFloor. A long check scores a 1/fitShare share of its steps,
+// so a bug whose law departs little (a reduced-precision draft) is named
+// at the size that detects it.
 const (
 	fitCost     = 5e8
 	minFitSteps = 64
 	maxFitSteps = 4096
+	fitShare    = 8
 )
 
 var fitFloor = math.Log(1e-300)
@@ -762,7 +766,7 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.lb = lawTestBins(rn.w.g, (n+rn.lawEvery-1)/rn.lawEvery)
 	rn.lawWidths = rn.lawBlocks()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
-		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
+		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), max(maxFitSteps, n/fitShare))
 	}
 	if rn.loop == nil {
 		l, err := rn.newLoop()

@@ -1,12 +1,10 @@
 package check
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/specsim/specsim/sim"
@@ -129,7 +127,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 			res.Fits = append(res.Fits, Fit{Name: c.Name, Summary: c.Summary, Lossless: c.Lossless, MeanLogLik: tot.fit[i] / float64(tot.fitN), Steps: tot.fitN})
 		}
 	}
-	slices.SortStableFunc(res.Fits, func(a, b Fit) int { return cmp.Compare(b.MeanLogLik, a.MeanLogLik) })
+	sortFits(res.Fits)
 	if r.Edge != nil {
 		res.Edge = Passed
 		if eerr := EdgeCheck(r.Edge); eerr != nil {
@@ -156,6 +154,7 @@ func Check(ctx context.Context, src sim.Source, r Rule, cfg Config) (Result, err
 	if ferr := finish(&res, cfg, tests, kinds...); ferr != nil {
 		return res, ferr
 	}
+	res.Resembles = resembles(&res, cfg)
 	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {
 		res.TVAtOneCPUSecond = tv
 	}
