@@ -224,11 +224,15 @@ func (RatioShift) Law(b *sim.Block, dst *sim.Law) error {
 
 // ReducedPrecision is the reduced-precision draft path: the drafts were
 // sampled from q (the block's rows), but the ratio and the residual use
-// the law q' ∝ exp(bf16(ln q)), the draft's log-probabilities rounded to
-// bfloat16 (8 significant bits: a relative error up to 2^-9 in the
-// logit, so a few percent in q at logits of -5 to -10). It shares
-// QMismatch's warped-q machinery.
+// q' = softmax(bf16(ℓ)), the draft's logits ℓ rounded to bfloat16 (8
+// significant bits). The logits are ln q shifted so that the largest is
+// reducedTopLogit: bf16's spacing there is 2^-4, so q' departs from q by
+// up to about 3% per token. It shares QMismatch's warped-q machinery.
 type ReducedPrecision struct{}
+
+// reducedTopLogit is the largest draft logit ReducedPrecision assumes
+// (logits of a language model's head are of this order).
+const reducedTopLogit = 16
 
 // bf16 rounds x to the nearest bfloat16 (ties to even), through float32.
 func bf16(x float64) float64 {
@@ -237,20 +241,24 @@ func bf16(x float64) float64 {
 	return float64(math.Float32frombits(f &^ 0xffff))
 }
 
-// pow is the unnormalised warped weight exp(bf16(ln v)) (0 for v = 0).
-func (ReducedPrecision) pow(v, _ float64) float64 {
+// pow is the unnormalised weight exp(bf16(ℓ) - reducedTopLogit) of a
+// token of probability v, ℓ = ln(v/top) + reducedTopLogit (0 for v = 0).
+func (ReducedPrecision) pow(v, top float64) float64 {
 	if v <= 0 {
 		return 0
 	}
-	return math.Exp(bf16(math.Log(v)))
+	return math.Exp(bf16(math.Log(v/top)+reducedTopLogit) - reducedTopLogit)
 }
 
-// rawNorm returns Σ_y pow(q(y)) and top 1.
+// rawNorm returns the row's largest entry top and Σ_y pow(q(y), top).
 func (m ReducedPrecision) rawNorm(q sim.Row) (s, top float64) {
 	for y := 0; y < q.Len(); y++ {
-		s += m.pow(q.At(y), 1)
+		top = math.Max(top, q.At(y))
 	}
-	return s, 1
+	for y := 0; y < q.Len(); y++ {
+		s += m.pow(q.At(y), top)
+	}
+	return s, top
 }
 
 // Accept runs one step.
@@ -268,7 +276,7 @@ func init() {
 		{Info: Info{Name: "mutant-coin-reuse", Summary: "correction drawn with the uniform that rejected the draft token (U[a,1) instead of U[0,1))"}, New: noParams(CoinReuse{})},
 		{Info: Info{Name: "mutant-shared-coin", Summary: "one uniform shared by every draft position's test: accepted to n w.p. min(a_1..a_n)"}, New: noParams(SharedCoin{})},
 		{Info: Info{Name: "mutant-ratio-shift", Summary: "ratio and residual read the target row one position ahead, p_{i+1} for draft i"}, New: noParams(RatioShift{})},
-		{Info: Info{Name: "mutant-reduced-precision", Summary: "ratio and residual use q with its log-probabilities rounded to bfloat16, drafts sampled from q"}, New: noParams(ReducedPrecision{})},
+		{Info: Info{Name: "mutant-reduced-precision", Summary: "ratio and residual use softmax of the draft logits rounded to bfloat16 (top logit 16), drafts sampled from q"}, New: noParams(ReducedPrecision{})},
 	} {
 		e.AllocFree, e.Mutant = true, true
 		e.Paper = "negative control: " + bugOf(e.Name).Thread

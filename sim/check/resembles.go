@@ -68,27 +68,38 @@ func ChanceThreshold(k int, level float64) float64 {
 	return math.Log(float64(max(k, 1)) / level)
 }
 
-// BestExplanation returns the fit of the rule that is not lossless and
-// explains the outcomes better than chance: its total log-likelihood
-// (mean × steps) beats the nominal rule's by more than ChanceThreshold
-// (k: the fits that are not lossless). ok is false when none does, or
-// when there is no lossless fit to compare with.
-func BestExplanation(fits []Fit, level float64) (best Fit, gap float64, ok bool) {
-	nominal, k := math.Inf(-1), 0
+// Explanation is a fit that explains the outcomes better than chance
+// (Explaining), with its log-likelihood above the nominal rule's.
+type Explanation struct {
+	Fit
+	Gap float64
+}
+
+// Explaining returns the fits of rules that are not lossless and explain
+// the outcomes better than chance, best first: their total
+// log-likelihood (mean × steps) beats the nominal rule's (the best
+// lossless fit's) by more than ChanceThreshold, k being the number of fits
+// that are not lossless. It also returns the nominal fit (ok false when
+// there is no lossless fit, and then nothing explains).
+func Explaining(fits []Fit, level float64) (out []Explanation, nominal Fit, ok bool) {
+	best, k := math.Inf(-1), 0
 	for _, f := range fits {
-		if f.Lossless {
-			nominal = max(nominal, f.MeanLogLik*float64(f.Steps))
-		} else {
+		if !f.Lossless {
 			k++
+		} else if t := f.MeanLogLik * float64(f.Steps); t > best {
+			best, nominal, ok = t, f, true
 		}
+	}
+	if !ok {
+		return nil, Fit{}, false
 	}
 	c := ChanceThreshold(k, level)
-	for _, f := range fits { // best first
-		if g := f.MeanLogLik*float64(f.Steps) - nominal; !f.Lossless && g > c {
-			return f, g, true
+	for _, f := range fits {
+		if g := f.MeanLogLik*float64(f.Steps) - best; !f.Lossless && g > c {
+			out = append(out, Explanation{f, g})
 		}
 	}
-	return Fit{}, 0, false
+	return out, nominal, true
 }
 
 // resembles ranks cfg.Bugs for a violated result: the bugs whose evidence
