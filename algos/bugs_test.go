@@ -88,10 +88,10 @@ func lawDeparture(t *testing.T, a sim.Algorithm, blocks []*sim.Block) float64 {
 }
 
 // TestReducedPrecisionAtEqualLogits: with a uniform draft every logit is
-// the top logit 16, which bfloat16 holds exactly, so the reduced-precision
+// the top logit 30, which bfloat16 holds exactly, so the reduced-precision
 // mutant's law is token verification's to rounding; with a draft of
-// probabilities (0.7, 0.2, 0.1) the logits 16 + ln(q/0.7) round to
-// multiples of 2^-4, so q' departs from q, and so does the law where the
+// probabilities (0.7, 0.2, 0.1) the logits 30 + ln(q/0.7) round to
+// multiples of 2^-3, so q' departs from q, and so does the law where the
 // draft token 0 is accepted with probability p/q' < 1.
 func TestReducedPrecisionAtEqualLogits(t *testing.T) {
 	t.Parallel()

@@ -226,13 +226,15 @@ func (RatioShift) Law(b *sim.Block, dst *sim.Law) error {
 // sampled from q (the block's rows), but the ratio and the residual use
 // q' = softmax(bf16(ℓ)), the draft's logits ℓ rounded to bfloat16 (8
 // significant bits). The logits are ln q shifted so that the largest is
-// reducedTopLogit: bf16's spacing there is 2^-4, so q' departs from q by
-// up to about 3% per token. It shares QMismatch's warped-q machinery.
+// reducedTopLogit: bf16's spacing between 16 and 32 is 2^-3, so q' departs
+// from q by up to about 6% per token. It shares QMismatch's warped-q
+// machinery.
 type ReducedPrecision struct{}
 
-// reducedTopLogit is the largest draft logit ReducedPrecision assumes
-// (logits of a language model's head are of this order).
-const reducedTopLogit = 16
+// reducedTopLogit is the largest draft logit ReducedPrecision assumes:
+// Gemma 2 soft-caps its final logits at 30, and other models' heads reach
+// the same order.
+const reducedTopLogit = 30
 
 // bf16 rounds x to the nearest bfloat16 (ties to even), through float32.
 func bf16(x float64) float64 {
@@ -276,7 +278,7 @@ func init() {
 		{Info: Info{Name: "mutant-coin-reuse", Summary: "correction drawn with the uniform that rejected the draft token (U[a,1) instead of U[0,1))"}, New: noParams(CoinReuse{})},
 		{Info: Info{Name: "mutant-shared-coin", Summary: "one uniform shared by every draft position's test: accepted to n w.p. min(a_1..a_n)"}, New: noParams(SharedCoin{})},
 		{Info: Info{Name: "mutant-ratio-shift", Summary: "ratio and residual read the target row one position ahead, p_{i+1} for draft i"}, New: noParams(RatioShift{})},
-		{Info: Info{Name: "mutant-reduced-precision", Summary: "ratio and residual use softmax of the draft logits rounded to bfloat16 (top logit 16), drafts sampled from q"}, New: noParams(ReducedPrecision{})},
+		{Info: Info{Name: "mutant-reduced-precision", Summary: "ratio and residual use softmax of the draft logits rounded to bfloat16 (top logit 30), drafts sampled from q"}, New: noParams(ReducedPrecision{})},
 	} {
 		e.AllocFree, e.Mutant = true, true
 		e.Paper = "negative control: " + bugOf(e.Name).Thread

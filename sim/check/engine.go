@@ -742,8 +742,8 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 // cost about fitCost row entries (each law is O((γ+1)V) a step) within
 // [minFitSteps, max(maxFitSteps, trials/fitShare)]; an impossible outcome
 // counts fitFloor. A long check scores a 1/fitShare share of its steps,
-// so a bug whose law departs little (a reduced-precision draft) is named
-// at the size that detects it.
+// so a bug whose law departs little is named at the size that detects it,
+// at about the cost of the check's own law test.
 const (
 	fitCost     = 5e8
 	minFitSteps = 64
