@@ -743,12 +743,15 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 // [minFitSteps, max(maxFitSteps, trials/fitShare)]; an impossible outcome
 // counts fitFloor. A long check scores a 1/fitShare share of its steps,
 // so a bug whose law departs little is named at the size that detects it,
-// at about the cost of the check's own law test.
+// An in-process rule's fits get a fitCostInProcess-th of that cost (about
+// half a CPU-second), since its steps cost far less than an external
+// implementation's round trips.
 const (
-	fitCost     = 5e8
-	minFitSteps = 64
-	maxFitSteps = 4096
-	fitShare    = 8
+	fitCost          = 5e8
+	fitCostInProcess = 10
+	minFitSteps      = 64
+	maxFitSteps      = 4096
+	fitShare         = 8
 )
 
 var fitFloor = math.Log(1e-300)
@@ -766,7 +769,11 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.lb = lawTestBins(rn.w.g, (n+rn.lawEvery-1)/rn.lawEvery)
 	rn.lawWidths = rn.lawBlocks()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
-		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), max(maxFitSteps, n/fitShare))
+		cost := int64(fitCost)
+		if _, inProcess := rn.rule.Steps.(AlgorithmStepper); inProcess {
+			cost /= fitCostInProcess // an in-process step costs far less than an external one
+		}
+		rn.fitSteps = min(max(cost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), max(maxFitSteps, n/fitShare))
 	}
 	if rn.loop == nil {
 		l, err := rn.newLoop()
