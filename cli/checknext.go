@@ -204,8 +204,10 @@ func violationCandidate(r resolve.Report, inv invocation) (string, string) {
 				e.Name, e.Summary, nominal.Name, e.Gap, e.Steps)
 		}
 	}
-	if ok && nominal.Name != r.Algorithm && r.Mode != "conform:"+nominal.Name && modeRule(nominal.Name, inv.tree) {
-		return nominal.Name, fmt.Sprintf("no named rule explains the outcomes better than chance; tests them against the lossless rule whose law explains them best, %s (%s), whose conformance test includes its edge cases", nominal.Name, nominal.Summary)
+	for _, f := range r.Fits { // best first: the lossless rule of this mode that explains them best
+		if ok && f.Lossless && f.Name != r.Algorithm && r.Mode != "conform:"+f.Name && modeRule(f.Name, inv.tree) {
+			return f.Name, fmt.Sprintf("no named rule explains the outcomes better than chance; tests them against the lossless rule of this mode whose law explains them best, %s (%s), whose conformance test includes its edge cases", f.Name, f.Summary)
+		}
 	}
 	return "", ""
 }
