@@ -740,12 +740,12 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 
 // The candidates' fits: they cover the first steps of a check, as many as
 // cost about fitCost row entries (each law is O((γ+1)V) a step) within
-// [minFitSteps, max(maxFitSteps, trials/fitShare)]; an impossible outcome
-// counts fitFloor. A long check scores a 1/fitShare share of its steps,
-// so a bug whose law departs little is named at the size that detects it,
-// An in-process rule's fits get a fitCostInProcess-th of that cost (about
+// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor. An
+// in-process rule's fits get a fitCostInProcess-th of that cost (about
 // half a CPU-second), since its steps cost far less than an external
-// implementation's round trips.
+// implementation's round trips, and up to a 1/fitShare share of the steps
+// of a long check, so that a bug whose law departs little is named at the
+// size that detects it.
 const (
 	fitCost          = 5e8
 	fitCostInProcess = 10
@@ -769,11 +769,12 @@ func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.lb = lawTestBins(rn.w.g, (n+rn.lawEvery-1)/rn.lawEvery)
 	rn.lawWidths = rn.lawBlocks()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
-		cost := int64(fitCost)
+		cost, steps := int64(fitCost), int64(maxFitSteps)
 		if _, inProcess := rn.rule.Steps.(AlgorithmStepper); inProcess {
-			cost /= fitCostInProcess // an in-process step costs far less than an external one
+			// an in-process step costs far less than an external one
+			cost, steps = cost/fitCostInProcess, max(steps, n/fitShare)
 		}
-		rn.fitSteps = min(max(cost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), max(maxFitSteps, n/fitShare))
+		rn.fitSteps = min(max(cost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), steps)
 	}
 	if rn.loop == nil {
 		l, err := rn.newLoop()
