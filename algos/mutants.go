@@ -95,9 +95,18 @@ func (m QMismatch) rawNorm(q sim.Row) (s, top float64) {
 	return s, top
 }
 
-// residual returns z = Σ_t (p(t) - q(t)^T/s)+ and, if u ≥ 0, the
+// warp is a rule's law q' of the draft used in the ratio and the residual
+// where the drafts were sampled from q: q'(x) = pow(q(x), top)/s with
+// (s, top) = rawNorm(q), computed once per examined position (QMismatch,
+// ReducedPrecision).
+type warp interface {
+	pow(v, top float64) float64
+	rawNorm(q sim.Row) (s, top float64)
+}
+
+// warpResidual returns z = Σ_t (p(t) - q'(t))+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).
-func (m QMismatch) residual(u float64, p, q sim.Row, s, top float64) (float64, int) {
+func warpResidual[W warp](m W, u float64, p, q sim.Row, s, top float64) (float64, int) {
 	z := 0.0
 	for t := 0; t < p.Len(); t++ {
 		z += math.Max(0, p.At(t)-m.pow(q.At(t), top)/s)
@@ -118,12 +127,12 @@ func (m QMismatch) residual(u float64, p, q sim.Row, s, top float64) (float64, i
 	return z, last
 }
 
-// Accept runs one step.
-func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+// warpAccept is token verification with q' in the ratio and the residual.
+func warpAccept[W warp](m W, rng *rand.Rand, b *sim.Block) sim.Outcome {
 	for i, x := range b.Tokens {
 		s, top := m.rawNorm(b.Q[i])
 		if !(rng.Float64() < b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s)) {
-			_, y := m.residual(rng.Float64(), b.P[i], b.Q[i], s, top)
+			_, y := warpResidual(m, rng.Float64(), b.P[i], b.Q[i], s, top)
 			if y < 0 {
 				y = sim.SampleRow(rng.Float64(), b.P[i])
 			}
@@ -133,8 +142,8 @@ func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 	return bonus(rng, b)
 }
 
-// Law writes the outcome law.
-func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error {
+// warpLaw writes warpAccept's outcome law.
+func warpLaw[W warp](m W, b *sim.Block, dst *sim.Law) error {
 	g := len(b.Tokens)
 	dst.Reset(g, b.V())
 	reach := 1.0
@@ -142,7 +151,7 @@ func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error {
 		s, top := m.rawNorm(b.Q[i])
 		a := math.Min(1, b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s))
 		if rej := reach * (1 - a); rej > 0 {
-			z, _ := m.residual(-1, b.P[i], b.Q[i], s, top)
+			z, _ := warpResidual(m, -1, b.P[i], b.Q[i], s, top)
 			for t := 0; t < b.V(); t++ {
 				if d := b.P[i].At(t) - m.pow(b.Q[i].At(t), top)/s; d > 0 {
 					dst.Add(i, t, rej*d/z)
@@ -154,6 +163,12 @@ func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error {
 	dst.AddRow(g, reach, b.P[g])
 	return nil
 }
+
+// Accept runs one step.
+func (m QMismatch) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome { return warpAccept(m, rng, b) }
+
+// Law writes the outcome law.
+func (m QMismatch) Law(b *sim.Block, dst *sim.Law) error { return warpLaw(m, b, dst) }
 
 // ZeroCoin accepts x_i when r_i ≤ p_i(x_i)/q_i(x_i), an inclusive
 // comparison: a draft token with p = 0 is accepted whenever the coin is
@@ -179,25 +194,12 @@ type BonusRow struct{}
 
 // Accept runs one step.
 func (BonusRow) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
-	o := Token{}.Accept(rng, b)
-	if g := len(b.Tokens); o.Accepted == g {
-		// Token drew the bonus with one uniform from p_{γ+1}; redraw it
-		// from the wrong row so the mutant consumes the same stream shape.
-		o.Next = sim.SampleRow(rng.Float64(), b.P[g-1])
-	}
-	return o
+	return bonusFrom(rng, b, b.P[len(b.Tokens)-1])
 }
 
 // Law writes the outcome law.
 func (BonusRow) Law(b *sim.Block, dst *sim.Law) error {
-	g := len(b.Tokens)
-	if err := (Token{NoBonus: true}).Law(b, dst); err != nil {
-		return err
-	}
-	reach := dst.At(g, sim.NoToken)
-	dst.Add(g, sim.NoToken, -reach)
-	dst.AddRow(g, reach, b.P[g-1])
-	return nil
+	return bonusFromLaw(b, dst, b.P[len(b.Tokens)-1])
 }
 
 // ExactMatchResample is the exact-match rule with a fresh target sample on

@@ -196,6 +196,7 @@ func printCheck(w io.Writer, o checkJSON) {
 	if o.Mode != "lossless" {
 		fmt.Fprintf(w, "edge cases of losslessness, reported beside the conformance verdict: %s %s; against the named rule: %s %s\n", o.Edge, l(o.EdgeMsg), o.EdgeConform, l(o.EdgeConformMsg))
 	}
+	printResembles(w, o.Report)
 	for _, k := range o.RowKinds {
 		tests := fmt.Sprintf("smallest Holm-adjusted p = %.4g, finest min TV %.4g over its %d tests", k.PHolm, k.MinDetTV, len(k.Tests))
 		if len(k.Tests) == 0 {
@@ -219,6 +220,40 @@ func printCheck(w io.Writer, o checkJSON) {
 	for _, t := range o.Tests {
 		fmt.Fprintf(w, "  %-36s X2 = %10.2f  df = %5d  p = %.4g  p_holm = %.4g  min TV %.4g at level %.3g\n      (%s)\n",
 			l(t.Name), t.Stat, t.DF, t.PValue, t.PHolm, t.MinDetTV, t.LevelShare, l(t.Quantity))
+	}
+}
+
+// printResembles writes, for a violated check, the known bug the
+// outcomes resemble (or that none fits), and for every check with fits
+// the rule they look like most, or that no named rule explains them
+// better than chance.
+func printResembles(w io.Writer, r resolve.Report) {
+	l := escape.Line
+	if r.Verdict == check.Violated {
+		switch {
+		case r.Resembles == nil:
+			fmt.Fprintln(w, "resembles: not ranked (the bug catalogue is scored on chain rules' outcomes given their drafts; this check has none)")
+		case len(r.Resembles) == 0:
+			fmt.Fprintln(w, "resembles: no known bug fits (no catalogued bug's law beats the best lossless rule's log-likelihood by more than chance, and no edge case shows one)")
+		default:
+			b, next := r.Resembles[0], "the best lossless rule"
+			if len(r.Resembles) > 1 {
+				next = r.Resembles[1].Bug
+			}
+			fmt.Fprintf(w, "resembles: %s (%s), log-likelihood %.4g above the next (%s)\n", l(b.Bug), l(b.Thread), b.LogLikGap, l(next))
+		}
+	}
+	if len(r.Fits) == 0 {
+		return
+	}
+	ex, nominal, ok := check.Explaining(r.Fits, r.Level)
+	switch {
+	case len(ex) > 0:
+		fmt.Fprintf(w, "fits: most like %s (%s), log-likelihood %.4g above the best lossless rule %s over %d steps\n", l(ex[0].Name), l(ex[0].Summary), ex[0].Gap, l(nominal.Name), ex[0].Steps)
+	case ok && r.Verdict == check.Violated:
+		fmt.Fprintf(w, "fits: no named rule explains the outcomes (none beats the best lossless rule %s by more than chance over %d steps)\n", l(nominal.Name), nominal.Steps)
+	case ok:
+		fmt.Fprintf(w, "fits: most like the lossless rule %s (mean log-likelihood %.4g over %d steps); no lossy rule or planted bug beats it by more than chance\n", l(nominal.Name), nominal.MeanLogLik, nominal.Steps)
 	}
 }
 

@@ -168,20 +168,22 @@ func nextSteps(r resolve.Report, inv invocation) []nextStep {
 // against: the best fit (lossless only, with lossless), else for a check
 // that detected nothing the lossless rule this mode's rules implement
 // (token verification for chains; for trees, a lossless tree rule of the
-// same draft kind), never the rule under test itself.
+// same draft kind), never the rule under test itself. After a violation
+// (lossless false) it is the lossy rule or planted bug that explains the
+// outcomes better than chance (check.Explaining), else the lossless rule
+// that explains them best.
 func conformCandidate(r resolve.Report, inv invocation, lossless bool) (string, string) {
-	for _, f := range r.Fits {
-		if (f.Lossless || !lossless) && f.Name != r.Algorithm && modeRule(f.Name, inv.tree) {
-			kind := "the lossless rule"
-			if !f.Lossless {
-				kind = "the lossy rule or planted bug"
-			}
-			return f.Name, fmt.Sprintf("tests the outcomes given the drafts against %s %s's exact law (%s; of the harness's rules of this mode its law explains the outcomes best, mean log-likelihood %.4g over %d steps)",
-				kind, f.Name, f.Summary, f.MeanLogLik, f.Steps)
-		}
+	if !lossless {
+		return violationCandidate(r, inv)
 	}
-	if !lossless || registeredLossless(r.Algorithm, inv.tree) {
+	if registeredLossless(r.Algorithm, inv.tree) {
 		return "", ""
+	}
+	for _, f := range r.Fits {
+		if f.Lossless && f.Name != r.Algorithm && modeRule(f.Name, inv.tree) {
+			return f.Name, fmt.Sprintf("tests the outcomes given the drafts against the lossless rule %s's exact law (%s; of the harness's rules of this mode its law explains the outcomes best, mean log-likelihood %.4g over %d steps)",
+				f.Name, f.Summary, f.MeanLogLik, f.Steps)
+		}
 	}
 	name := "token"
 	if inv.tree {
@@ -191,6 +193,23 @@ func conformCandidate(r resolve.Report, inv invocation, lossless bool) (string, 
 		return "", ""
 	}
 	return name, fmt.Sprintf("if the rule is meant to implement %s: tests its outcomes given the drafts against %s's exact law, which sees a deviation in how drafts are accepted (a temperature mismatch, say) with far fewer trials than the tests of the emitted law", name, name)
+}
+
+// violationCandidate is conformCandidate after a violation.
+func violationCandidate(r resolve.Report, inv invocation) (string, string) {
+	ex, nominal, ok := check.Explaining(r.Fits, r.Level)
+	for _, e := range ex {
+		if e.Name != r.Algorithm && modeRule(e.Name, inv.tree) {
+			return e.Name, fmt.Sprintf("tests the outcomes given the drafts against the lossy rule or planted bug %s's exact law (%s; its log-likelihood beats the best lossless rule's, %s's, by %.4g over %d steps, more than chance)",
+				e.Name, e.Summary, nominal.Name, e.Gap, e.Steps)
+		}
+	}
+	for _, f := range r.Fits { // best first: the lossless rule of this mode that explains them best
+		if ok && f.Lossless && f.Name != r.Algorithm && r.Mode != "conform:"+f.Name && modeRule(f.Name, inv.tree) {
+			return f.Name, fmt.Sprintf("no named rule explains the outcomes better than chance; tests them against the lossless rule of this mode whose law explains them best, %s (%s), whose conformance test includes its edge cases", f.Name, f.Summary)
+		}
+	}
+	return "", ""
 }
 
 // registeredLossless reports whether name is one of the harness's

@@ -32,12 +32,19 @@ func TestNextSteps(t *testing.T) {
 		t.Errorf("fits: the chain check suggests %+v; want token, the best lossless chain rule", got)
 	}
 	r.Verdict = check.Violated
-	if got := nextSteps(r, inv); len(got) != 1 || !strings.HasSuffix(got[0].Command, "--conform token") {
-		t.Errorf("violated: %+v", got)
+	if got := nextSteps(r, inv); len(got) != 1 || !strings.HasSuffix(got[0].Command, "--conform token") || !strings.Contains(got[0].Why, "no named rule explains") {
+		t.Errorf("violated, nothing explains: %+v", got)
 	}
-	r.Fits = []check.Fit{{Name: "mutant-resample-p"}}
+	// a planted bug 200 above token over 100 steps: more than chance,
+	// ln(1/0.01) = 4.6 for the one rule that is not lossless
+	r.Fits = []check.Fit{{Name: "mutant-resample-p", MeanLogLik: -1, Steps: 100}, {Name: "token", Lossless: true, MeanLogLik: -3, Steps: 100}}
 	if got := nextSteps(r, inv); len(got) != 1 || !strings.HasSuffix(got[0].Command, "--conform mutant-resample-p") || !strings.Contains(got[0].Why, "planted bug") {
 		t.Errorf("violated, a mutant fits best: %+v", got)
+	}
+	// 4 above over 100 steps is chance: token is suggested
+	r.Fits[0].MeanLogLik = -2.96
+	if got := nextSteps(r, inv); len(got) != 1 || !strings.HasSuffix(got[0].Command, "--conform token") {
+		t.Errorf("violated, a mutant fits best by chance: %+v", got)
 	}
 	tr := resolve.Report{Algorithm: "specinfer", Result: check.Result{Verdict: check.NotDetected, Mode: "lossless", Trials: 1000}}
 	for _, s := range nextSteps(tr, invocation{args: []string{"simulate", "check"}, tree: true, draft: "iid"}) {

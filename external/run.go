@@ -376,7 +376,7 @@ func (p *prepared) setStepper(st stepper, name string) {
 		p.rule.Steps = st
 	}
 	if p.cfg.Mode != Tree && !p.rule.Conform {
-		p.cfg.Check.Candidates = resolve.Candidates()
+		p.cfg.Check.Candidates, p.cfg.Check.Bugs = resolve.Candidates(), resolve.Suspects()
 	}
 }
 

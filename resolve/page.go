@@ -46,6 +46,13 @@ func WriteReport(dir string, rep Report) ([]string, error) {
 		}
 		b.WriteString("\n")
 	}
+	if rep.Resembles != nil {
+		b.WriteString("## Which known bug it resembles\n\nThe catalogued bugs whose laws beat the best lossless rule's log-likelihood by more than chance, best first (none: no known bug fits).\n\n| bug | thread | log-likelihood above the next |\n|---|---|---:|\n")
+		for _, r := range rep.Resembles {
+			fmt.Fprintf(&b, "| %s | %s | %.4g |\n", md(r.Bug), md(r.Thread), r.LogLikGap)
+		}
+		b.WriteString("\n")
+	}
 	if len(rep.Fits) > 0 {
 		b.WriteString("## Which rule the outcomes look like\n\nMean log-likelihood of each step's outcome given its drafts under each rule's exact law (higher is closer).\n\n| rule | lossless | mean log-likelihood | steps |\n|---|---|---:|---:|\n")
 		for _, f := range rep.Fits[:min(len(rep.Fits), 8)] {

@@ -188,6 +188,11 @@ func Prepare(ctx context.Context, req Request) (Prepared, error) {
 	}
 	cfg.Greedy = greedy
 	cfg.CrossRow = cfg.CrossRow || batched
+	if rule.Tree == nil && rule.TreeSteps == nil && cfg.Candidates == nil {
+		// rank the chain rules and the bug catalogue by how well their
+		// laws explain the outcomes: the bug a violation resembles
+		cfg.Candidates, cfg.Bugs = Candidates(), Suspects()
+	}
 	gamma := cfg.Gamma
 	if len(req.Branch) > 0 {
 		gamma = len(req.Branch)
@@ -365,6 +370,21 @@ func Candidates() []check.Candidate {
 			continue
 		}
 		out = append(out, check.Candidate{Name: e.Name, Summary: e.Summary, Lossless: !e.Lossy && !e.Mutant && !e.Greedy, Law: lw})
+	}
+	return out
+}
+
+// Suspects returns the bug catalogue (algos.Bugs) as a check's suspects:
+// each bug's mutant is the candidate (of Candidates) whose law plants it,
+// or, for a bug shown by the edge case, none.
+func Suspects() []check.Suspect {
+	var out []check.Suspect
+	for _, b := range algos.Bugs() {
+		s := check.Suspect{Bug: b.Name, Thread: b.Thread, Edge: b.Evidence == algos.ByEdge}
+		if !s.Edge {
+			s.Candidate = b.Mutant
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -75,6 +75,10 @@ type Config struct {
 	// violation to the planted bug it looks like, and a check that found
 	// nothing to the rule whose conformance test would be more powerful.
 	Candidates []Candidate
+	// Bugs is the bug catalogue a violated check ranks (Result.Resembles):
+	// each names a candidate whose law plants the bug, or the edge case
+	// that shows it.
+	Bugs []Suspect
 	// Profile adds Result.Profile: per position, the observed and expected
 	// mass of the emitted token's PIT in ProfileBins bins (token-index
 	// order), for a report's figure.
@@ -270,6 +274,11 @@ type Result struct {
 	// Fits rank Config.Candidates by how well each law explains the
 	// outcomes, best first; empty without candidates.
 	Fits []Fit `json:"fits,omitempty"`
+	// Resembles (a violated check with Config.Bugs) lists the catalogued
+	// bugs the outcomes fit better than the nominal rule by more than
+	// ChanceThreshold, best first; empty when no known bug fits, null
+	// otherwise.
+	Resembles []Resemblance `json:"resembles"`
 	// Components are parts of the verdict that the statistical tests do
 	// not see, added by the caller with AddComponent (the determinism of
 	// an external implementation's seeded rows, say).

@@ -431,11 +431,18 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 
 // The candidates' fits: they cover the first steps of a check, as many as
 // cost about fitCost row entries (each law is O((γ+1)V) a step) within
-// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor.
+// [minFitSteps, maxFitSteps]; an impossible outcome counts fitFloor. An
+// in-process rule's fits get a fitCostInProcess-th of that cost (about
+// half a CPU-second), since its steps cost far less than an external
+// implementation's round trips, and up to a 1/fitShare share of the steps
+// of a long check, so that a bug whose law departs little is named at the
+// size that detects it.
 const (
-	fitCost     = 5e8
-	minFitSteps = 64
-	maxFitSteps = 4096
+	fitCost          = 5e8
+	fitCostInProcess = 10
+	minFitSteps      = 64
+	maxFitSteps      = 4096
+	fitShare         = 8
 )
 
 var fitFloor = math.Log(1e-300)
@@ -457,7 +464,12 @@ func (rn *runner) size(n int64) {
 	rn.lawWidths = rn.lawBlocks()
 	rn.fams = rn.families()
 	if nc := len(rn.cfg.Candidates); nc > 0 {
-		rn.fitSteps = min(max(fitCost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), maxFitSteps)
+		cost, steps := int64(fitCost), int64(maxFitSteps)
+		if _, inProcess := rn.rule.Steps.(AlgorithmStepper); inProcess {
+			// an in-process step costs far less than an external one
+			cost, steps = cost/fitCostInProcess, max(steps, n/fitShare)
+		}
+		rn.fitSteps = min(max(cost/(int64(rn.w.g+1)*int64(rn.w.v)*int64(nc)), minFitSteps), steps)
 	}
 }
 

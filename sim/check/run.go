@@ -1,12 +1,10 @@
 package check
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/specsim/specsim/sim"
@@ -155,7 +153,7 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 			res.Fits = append(res.Fits, Fit{Name: c.Name, Summary: c.Summary, Lossless: c.Lossless, MeanLogLik: tot.meanFit(i), Steps: tot.fitN})
 		}
 	}
-	slices.SortStableFunc(res.Fits, func(a, b Fit) int { return cmp.Compare(b.MeanLogLik, a.MeanLogLik) })
+	sortFits(res.Fits)
 	rn.edges(&res)
 	if pc := tot.pitCounts(); cfg.Profile && pc != nil {
 		res.Profile = rn.pit.profile(pc)
@@ -171,6 +169,7 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	if ferr := finish(&res, cfg, tests, kinds...); ferr != nil {
 		return res, ferr
 	}
+	res.Resembles = resembles(&res, cfg)
 	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {
 		res.TVAtOneCPUSecond = tv
 	}

@@ -1,0 +1,61 @@
+package check
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSortFitsLosslessFirst: equal mean log-likelihoods (a lossy rule at a
+// setting where its law is token verification's) rank the lossless rule
+// first whatever the names; a better mean ranks first whatever the kind.
+func TestSortFitsLosslessFirst(t *testing.T) {
+	fits := []Fit{{Name: "cascade-chow", MeanLogLik: -2.5}, {Name: "token", Lossless: true, MeanLogLik: -2.5 + 1e-12},
+		{Name: "mutant-bonus-row", MeanLogLik: -2.4}}
+	sortFits(fits)
+	if fits[0].Name != "mutant-bonus-row" || fits[1].Name != "token" || fits[2].Name != "cascade-chow" {
+		t.Errorf("order %v %v %v, want mutant-bonus-row, token, cascade-chow", fits[0].Name, fits[1].Name, fits[2].Name)
+	}
+}
+
+// TestChanceThreshold: a rule explains the outcomes when its total
+// log-likelihood beats the best lossless rule's by more than ln(k/level):
+// ln(2/0.01) = ln 200 for two rules that are not lossless. A gap just
+// below it explains nothing; just above, the rule explains, and
+// resembles names its bug with the gap to the nominal rule.
+func TestChanceThreshold(t *testing.T) {
+	c := ChanceThreshold(2, 0.01)
+	if math.Abs(c-math.Log(200)) > 1e-15 {
+		t.Fatalf("threshold %v, want ln 200", c)
+	}
+	fits := func(gap float64) []Fit {
+		return []Fit{{Name: "token", Lossless: true, MeanLogLik: -2, Steps: 1000},
+			{Name: "mutant-a", MeanLogLik: -2 + gap/1000, Steps: 1000}, {Name: "lenience", MeanLogLik: -3, Steps: 1000}}
+	}
+	for _, tc := range []struct {
+		gap  float64
+		want int
+	}{{c - 1e-6, 0}, {c + 1e-6, 1}} {
+		ex, nominal, ok := Explaining(fits(tc.gap), 0.01)
+		if len(ex) != tc.want || !ok || nominal.Name != "token" {
+			t.Errorf("gap %v: explained by %+v (nominal %s), want %d", tc.gap, ex, nominal.Name, tc.want)
+		}
+	}
+	cfg := Config{Level: 0.01, Bugs: []Suspect{{Bug: "a", Thread: "x", Candidate: "mutant-a"}, {Bug: "b", Candidate: "lenience"}, {Bug: "edge", Edge: true}}}
+	res := Result{Verdict: Violated, Fits: fits(c + 1)}
+	// three suspects: two by law, so the threshold is ln(2/0.01) again
+	if got := resembles(&res, cfg); len(got) != 1 || got[0].Bug != "a" || math.Abs(got[0].LogLikGap-(c+1)) > 1e-9 {
+		t.Errorf("resembles %+v, want a with gap %v", got, c+1)
+	}
+	res.Fits = fits(c - 1)
+	if got := resembles(&res, cfg); got == nil || len(got) != 0 {
+		t.Errorf("below the threshold: resembles %+v, want empty (no known bug fits)", got)
+	}
+	res.Edge, res.EdgeMsg = Violated, "edge: ... whose target probability is 0 "+inclusiveMark
+	if got := resembles(&res, cfg); len(got) != 1 || got[0].Bug != "edge" || got[0].LogLikGap != -fitFloor {
+		t.Errorf("failed inclusive edge case: resembles %+v, want edge with gap %v", got, -fitFloor)
+	}
+	res.Verdict = NotDetected
+	if got := resembles(&res, cfg); got != nil {
+		t.Errorf("not violated: resembles %+v, want nil", got)
+	}
+}
