@@ -247,7 +247,9 @@ type tally struct {
 	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
 	prevU     []float64
 	prevTrial int64
-	sc        *scratch
+	// shift counts the rows half a batch apart (shift.go)
+	shift *shiftCounts
+	sc    *scratch
 	// kinds are the per-row-kind counts (Config.RowKinds): with them,
 	// pit and het point at the current round's kind's during the run,
 	// and hold the pooled sums once it is merged (poolKinds).
@@ -295,6 +297,9 @@ func merge(dst, src *tally) {
 	dst.invalid += src.invalid
 	if dst.pit != nil && dst.kinds == nil {
 		dst.pit.merge(src.pit)
+	}
+	if dst.shift != nil {
+		dst.shift.merge(src.shift)
 	}
 	for i, v := range src.fit {
 		dst.fit[i] += v
@@ -350,8 +355,9 @@ type runner struct {
 	loop *run.Loop
 	// pit lays out the PIT tests and lb is the law test's bins per
 	// accepted length (both sized by run for its trial count).
-	pit pitLayout
-	lb  int
+	pit   pitLayout
+	shift shiftLayout
+	lb    int
 	// lawWidths is lawBlocks, for the hot path.
 	lawWidths []int
 	// lawEvery is the law test's stride (Config.LawEvery resolved).
@@ -374,6 +380,7 @@ func (rn *runner) reserveMem() error {
 	if rn.marg {
 		p := rn.pit
 		cells = int64(rn.posLen) + int64(rn.jLen) + int64(2*p.g1*p.bins+p.pairs()*p.pb*p.pb+p.pb*p.pb)
+		cells += int64(2*rn.shift.pb*rn.shift.pb + rn.shift.half*(rn.shift.g1+1))
 		if p.cb > 0 {
 			cells += int64(pow(p.cb, p.g1))
 		}
@@ -454,6 +461,9 @@ func (rn *runner) newTally() *tally {
 		t.joint = make([]int64, rn.jLen)
 		t.pit = rn.pit.newCounts()
 		t.prevU = make([]float64, rn.w.g+1)
+		if rn.shift.half > 0 {
+			t.shift = rn.shift.newCounts()
+		}
 	}
 	if rn.lawOn {
 		t.het = stattest.NewHetero(rn.lawCells())
@@ -716,6 +726,9 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 		copy(t.prevU, sc.u[byIdx])
 		t.prevTrial = r.Trial
 	}
+	if t.shift != nil {
+		rn.shift.record(t.shift, int(r.Trial-r.Unit*int64(rn.cfg.Batch)), r.Trial, sc.u[byIdx])
+	}
 	if w.pool != nil {
 		code := 0
 		for i := 0; i <= g; i++ {
@@ -752,6 +765,7 @@ var fitFloor = math.Log(1e-300)
 // run executes the trials and returns the merged tally.
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
+	rn.shift = newShiftLayout(rn.pit.cross, rn.cfg.Batch, rn.pit.g1, rn.pit.pb)
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
 		rn.lawEvery = 1
@@ -934,6 +948,9 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 			if kind < 0 || !p.independence {
 				out = append(out, p)
 			}
+		}
+		if kind < 0 && t.shift != nil {
+			out = append(out, rn.shift.tests(t.shift)...)
 		}
 	}
 	if rn.lawOn && t.het != nil {
