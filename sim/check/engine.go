@@ -249,7 +249,9 @@ type tally struct {
 	prevTrial int64
 	// shift counts the rows half a batch apart (shift.go)
 	shift *shiftCounts
-	sc    *scratch
+	// hashed counts the prefix tests in re-drawn cells (hashed.go)
+	hashed *hashedCounts
+	sc     *scratch
 	// kinds are the per-row-kind counts (Config.RowKinds): with them,
 	// pit and het point at the current round's kind's during the run,
 	// and hold the pooled sums once it is merged (poolKinds).
@@ -300,6 +302,9 @@ func merge(dst, src *tally) {
 	}
 	if dst.shift != nil {
 		dst.shift.merge(src.shift)
+	}
+	if dst.hashed != nil {
+		dst.hashed.merge(src.hashed)
 	}
 	for i, v := range src.fit {
 		dst.fit[i] += v
@@ -355,9 +360,10 @@ type runner struct {
 	loop *run.Loop
 	// pit lays out the PIT tests and lb is the law test's bins per
 	// accepted length (both sized by run for its trial count).
-	pit   pitLayout
-	shift shiftLayout
-	lb    int
+	pit    pitLayout
+	shift  shiftLayout
+	hashed hashedLayout
+	lb     int
 	// lawWidths is lawBlocks, for the hot path.
 	lawWidths []int
 	// lawEvery is the law test's stride (Config.LawEvery resolved).
@@ -392,6 +398,11 @@ func (rn *runner) reserveMem() error {
 		rn.posLen, max(w.states, w.nc), w.v, w.g+1, copies)
 	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix); err != nil {
 		return err
+	}
+	if rn.marg {
+		if err := rn.hashed.reserve(acc, copies, rn.cfg.Batch); err != nil {
+			return err
+		}
 	}
 	if !rn.rule.isTree() {
 		return nil
@@ -464,6 +475,7 @@ func (rn *runner) newTally() *tally {
 		if rn.shift.half > 0 {
 			t.shift = rn.shift.newCounts()
 		}
+		t.hashed = rn.hashed.newCounts()
 	}
 	if rn.lawOn {
 		t.het = stattest.NewHetero(rn.lawCells())
@@ -693,6 +705,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 			tb := &w.pitTab[w.poolIdx(c, i)]
 			bad = bad || (i < emitted && tb.p[seq[i]] <= 0)
 			a, b = tb.pit(seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, tb.p, seq[i], v)
 		} else {
 			row := sc.row // the target row after the emitted prefix
 			if w.oneHot {
@@ -707,10 +720,12 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 				seq = append(seq, sim.SampleCDF(rc.Float64(), row))
 			}
 			a, b = pitRow(row, seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, row, seq[i], v)
 		}
 		sc.u[byP][i], sc.u[byIdx][i] = a, b
 	}
 	sc.seq = seq
+	rn.hashed.record(t.hashed, r.Trial, c, seq)
 	if bad {
 		t.invalid++
 	}
@@ -766,6 +781,7 @@ var fitFloor = math.Log(1e-300)
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	rn.shift = newShiftLayout(rn.pit.cross, rn.cfg.Batch, rn.pit.g1, rn.pit.pb)
+	rn.hashed = newHashedLayout(rn.w.g, rn.w.v, rn.w.nc, n, rn.cfg.Seed)
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
 		rn.lawEvery = 1
@@ -951,6 +967,13 @@ func (rn *runner) tests(t *tally, kind int) ([]pending, error) {
 		}
 		if kind < 0 && t.shift != nil {
 			out = append(out, rn.shift.tests(t.shift)...)
+		}
+		if kind < 0 {
+			ht, err := rn.hashed.tests(t.hashed)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ht...)
 		}
 	}
 	if rn.lawOn && t.het != nil {

@@ -340,7 +340,7 @@ func TestCopyDependence(t *testing.T) {
 		t.Errorf("copy dependence: verdict %s, pair test p_holm %.3g", res.Verdict, pair.PHolm)
 	}
 	for _, tt := range res.Tests {
-		if strings.Contains(tt.Name, "given its") && tt.PHolm < res.Level {
+		if strings.Contains(tt.Name, "given its") && !strings.Contains(tt.Name, "prefix") && tt.PHolm < res.Level {
 			t.Errorf("%s rejects (p_holm %.3g) although every marginal is exact", tt.Name, tt.PHolm)
 		}
 	}

@@ -1,0 +1,300 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
+)
+
+// The prefix tests in re-drawn cells (issue 28, item 2): consistent tests
+// of the whole emitted block.
+//
+// The PIT tests of pit.go bin the transforms in fixed token orders and
+// pool every context into one table, so a dependence whose halves
+// interleave inside bins and whose signs cancel across contexts stays
+// hidden at every size (position 2 preferring the parity of an accepted
+// first token on V = 1,000: 0 detections at 200k trials). Here, for
+// every position i, the transform of y_i is taken in a random order of the
+// tokens,
+//
+//	U^σ_i = Σ_{σ(t) < σ(y_i)} p_i(t | c, y_<i) + V_i·p_i(y_i | c, y_<i),
+//
+// and binned into B_i equal bins within the cell of its context and
+// emitted prefix (c, y_<i): the cell is (c, y_<i) itself where those are
+// few (at most half the cells an epoch fills), else a keyed hash of it
+// into L_i labels. The order σ and the hash are drawn anew for every
+// epoch of E consecutive trials, keyed by the master seed and the epoch
+// (so the counts are the same for any worker count), and every (epoch,
+// cell) is a group of one table. Under the hypothesis U^σ_i is uniform and
+// independent of (c, y_<i) for any order fixed before the trial
+// (Rosenblatt 1952), so every group's B_i counts are uniform multinomial:
+// the test is exact, of any source, trees and external samplers included.
+// The block has the target's law exactly when every y_i has its target law
+// given (c, y_<i); a fixed deviation of that law puts, for a random σ
+// and hash, a deviation into the binned cells with positive probability,
+// and the epochs are independent draws, so the noncentrality grows in
+// proportion to the trials while the degrees of freedom (the epochs' cells)
+// grow as fast, and the epochs' number as √trials: any fixed deviation of
+// the joint law is detected with probability tending to 1. The stated
+// minimum detectable TV is of the mixture: the TV of the binned law of
+// U^σ_i given its cell, averaged over the cells and the epochs' draws.
+//
+// A transform in a random order costs O(V) per token, so the tests count
+// every K-th trial, K = AutoLawEvery(γ, V) (the law test's budget of
+// about 2,048 row entries per trial); their n says which.
+
+// Sizes of the prefix tests.
+const (
+	hashBaseEpoch = 1 << 14 // trials per epoch at least; E = max(this, √(n·this))
+	hashMaxCells  = 1 << 16 // cells per epoch and position at most
+	hashMaxBins   = 64      // B_i at most
+	hashedBins    = 4       // B_i where the cells are hashed labels
+	hashPerCell   = 5       // expected count per cell aimed at
+)
+
+// hashedLayout is the layout of one check's prefix tests.
+type hashedLayout struct {
+	g1, v, nc int
+	seed      uint64
+	epoch     int64 // trials per epoch
+	epochs    int
+	every     int64 // the trials counted: those with t mod every = 0
+	bins      []int // B_i
+	labels    []int // L_i (the cells of an epoch)
+	exact     []bool
+	off       []int // position i's first cell within an epoch's counts
+	size      int   // an epoch's cells
+	keyMask   uint64
+}
+
+// newHashedLayout sizes the prefix tests of n trials with γ = g over V
+// tokens and nc contexts.
+func newHashedLayout(g, v, nc int, n int64, seed uint64) hashedLayout {
+	l := hashedLayout{g1: g + 1, v: v, nc: nc, seed: seed, every: AutoLawEvery(g, v)}
+	l.epoch = max(hashBaseEpoch, int64(math.Sqrt(float64(n)*hashBaseEpoch)))
+	l.epochs = int((max(n, 1) + l.epoch - 1) / l.epoch)
+	k := min(max(l.epoch/l.every/hashPerCell, 2*hashedBins), hashMaxCells)
+	d := int64(nc) // the distinct (context, prefix) cells of position i
+	for range l.g1 {
+		l.off = append(l.off, l.size)
+		if d <= k/2 {
+			l.labels = append(l.labels, int(d))
+			l.bins = append(l.bins, int(min(hashMaxBins, k/d)))
+			l.exact = append(l.exact, true)
+		} else {
+			l.labels = append(l.labels, int(k/hashedBins))
+			l.bins = append(l.bins, hashedBins)
+			l.exact = append(l.exact, false)
+		}
+		l.size += l.labels[len(l.labels)-1] * l.bins[len(l.bins)-1]
+		d = min(d*int64(v), k+1)
+	}
+	l.keyMask = 1<<bits.Len(uint(v)) - 1
+	return l
+}
+
+// hashedCounts accumulates the prefix tests of one chunk: ep[e] the
+// counts of epoch e (nil where the chunk has none). keys (the order of
+// epoch keyEpoch) and u (a trial's transforms) are working storage, not
+// merged or serialised.
+type hashedCounts struct {
+	ep       [][]int64
+	size     int // an epoch's cells
+	keys     []uint64
+	keyEpoch int64
+	u        []float64
+}
+
+func (l *hashedLayout) newCounts() *hashedCounts {
+	return &hashedCounts{ep: make([][]int64, l.epochs), size: l.size, keyEpoch: -1, u: make([]float64, l.g1)}
+}
+
+// counted reports whether trial t is one the tests count.
+func (l *hashedLayout) counted(t int64) bool { return t%l.every == 0 }
+
+// orderKeys returns the keys of epoch e's order of the tokens: token t
+// precedes s when its key is smaller (a keyed hash with t in its low
+// bits, so no two tokens tie).
+func (l *hashedLayout) orderKeys(c *hashedCounts, e int64) []uint64 {
+	if c.keyEpoch != e {
+		c.keys = c.keys[:0]
+		for t := range l.v {
+			c.keys = append(c.keys, sim.StreamID("check/hashorder", l.seed, uint64(e), uint64(t))&^l.keyMask|uint64(t))
+		}
+		c.keyEpoch = e
+	}
+	return c.keys
+}
+
+// hashedPIT keeps the transform of token y at position i of trial t under
+// its target row p (given the context and the emitted prefix) in the
+// trial's epoch's order, V = v its randomisation.
+func hashedPIT[T float32 | float64](l *hashedLayout, c *hashedCounts, i int, t int64, p []T, y int, v float64) {
+	if c == nil || !l.counted(t) {
+		return
+	}
+	keys := l.orderKeys(c, t/l.epoch)
+	ky, before := keys[y], 0.0
+	for s, x := range p {
+		if keys[s] < ky {
+			before += float64(x)
+		}
+	}
+	c.u[i] = clamp01(before + v*float64(p[y]))
+}
+
+// record counts trial t in context ctx with emitted tokens seq (γ+1 of
+// them, their transforms kept by hashedPIT).
+func (l *hashedLayout) record(c *hashedCounts, t int64, ctx int, seq []int) {
+	if c == nil || !l.counted(t) {
+		return
+	}
+	e := t / l.epoch
+	if c.ep[e] == nil {
+		c.ep[e] = make([]int64, l.size)
+	}
+	code, h := uint64(ctx), sim.StreamID("check/hashcell", l.seed, uint64(e), uint64(ctx))
+	for i := range l.g1 {
+		lab := int(code)
+		if !l.exact[i] {
+			lab = int(h % uint64(l.labels[i]))
+		}
+		c.ep[e][l.off[i]+lab*l.bins[i]+bin(c.u[i], l.bins[i])]++
+		if l.exact[i] && i+1 < l.g1 && l.exact[i+1] {
+			code = code*uint64(l.v) + uint64(seq[i])
+		}
+		h = sim.StreamID("check/hashcell", h, uint64(seq[i]))
+	}
+}
+
+func (c *hashedCounts) merge(o *hashedCounts) {
+	for e, s := range o.ep {
+		if s == nil {
+			continue
+		}
+		if c.ep[e] == nil {
+			c.ep[e] = make([]int64, len(s))
+		}
+		for i, v := range s {
+			c.ep[e][i] += v
+		}
+	}
+}
+
+// MarshalBinary writes the counts: per epoch a flag byte, then the
+// epoch's counts where it has any.
+func (c *hashedCounts) MarshalBinary() ([]byte, error) {
+	var b []byte
+	for _, s := range c.ep {
+		if s == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = appendCounts(append(b, 1), s)
+	}
+	return b, nil
+}
+
+// UnmarshalBinary reads what MarshalBinary wrote into counts of the same
+// layout (newCounts' epochs; an epoch's counts must be its layout's size).
+func (c *hashedCounts) UnmarshalBinary(b []byte) error {
+	for e := range c.ep {
+		if len(b) == 0 {
+			return errors.New("check: truncated prefix-test counts")
+		}
+		flag := b[0]
+		b = b[1:]
+		switch flag {
+		case 0:
+			c.ep[e] = nil
+			continue
+		case 1:
+		default:
+			return fmt.Errorf("check: epoch %d of the prefix-test counts has flag %d", e, flag)
+		}
+		c.ep[e] = make([]int64, c.size)
+		var err error
+		if b, err = readCounts(b, c.ep[e]); err != nil {
+			return err
+		}
+	}
+	if len(b) > 0 {
+		return fmt.Errorf("check: %d bytes after the prefix-test counts", len(b))
+	}
+	return nil
+}
+
+// tests returns one test per position: its table has a group per (epoch,
+// cell) with any counts.
+func (l *hashedLayout) tests(c *hashedCounts) ([]pending, error) {
+	var out []pending
+	for i := range l.g1 {
+		tb, groups := &stattest.Table{}, [][2]int{}
+		probs := uniform(l.bins[i])
+		for e, s := range c.ep {
+			for lab := range l.labels[i] {
+				if s == nil {
+					break
+				}
+				k := l.off[i] + lab*l.bins[i]
+				obs := s[k : k+l.bins[i]]
+				if sum(obs) == 0 {
+					continue
+				}
+				if err := tb.Add(obs, probs); err != nil {
+					return nil, err
+				}
+				groups = append(groups, [2]int{e, lab})
+			}
+		}
+		out = append(out, l.pending(i, tb, groups))
+	}
+	return out, nil
+}
+
+// pending describes position i's test of table tb, whose groups are the
+// (epoch, cell) pairs groups.
+func (l *hashedLayout) pending(i int, tb *stattest.Table, groups [][2]int) pending {
+	cells := fmt.Sprintf("its context and the emitted prefix (%d of them)", l.labels[i])
+	if !l.exact[i] {
+		cells = fmt.Sprintf("its context and the emitted prefix hashed into %d labels", l.labels[i])
+	}
+	every := "every trial"
+	if l.every > 1 {
+		every = fmt.Sprintf("every %s trial", ordinal(l.every))
+	}
+	bins := l.bins[i]
+	return pending{name: fmt.Sprintf("position %d given its context and prefix (re-drawn cells)", i+1), table: tb,
+		quantity: fmt.Sprintf("TV between the emitted and target law of token %d given %s, binned into %d equal-mass bins of its PIT in a random order of the tokens; the order and the hash are drawn anew every %d trials (%d draws), and the TV is averaged over the cells and the draws; n counts %s",
+			i+1, cells, bins, l.epoch, l.epochs, every),
+		cell: func(g, b int) string {
+			e, lab := groups[g][0], groups[g][1]
+			what := "context and prefix"
+			if !l.exact[i] {
+				what = "hashed context and prefix"
+			}
+			return fmt.Sprintf("position %d, %s %d of draw %d (trials %d-%d), PIT bin %d of %d in that draw's token order",
+				i+1, what, lab, e+1, int64(e)*l.epoch, int64(e+1)*l.epoch-1, b+1, bins)
+		}}
+}
+
+func sum(xs []int64) int64 {
+	s := int64(0)
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// reserve asks acc for the counts of a run with copies-1 workers and
+// batch B: every epoch in the total, and in each worker's chunk the
+// epochs its trials (sim.ChunkSize batches) span.
+func (l *hashedLayout) reserve(acc *sim.Accountant, copies int64, batch int) error {
+	span := min(int64(l.epochs), int64(sim.ChunkSize)*int64(max(batch, 1))/l.epoch+2)
+	what := fmt.Sprintf("check: the prefix tests' counts (%d cells a draw; %d draws in the total, up to %d in each of %d workers)", l.size, l.epochs, span, copies-1)
+	return acc.Reserve(what, sim.MulBytes(int64(l.size), 8, int64(l.epochs)+span*(copies-1)), talliesFix)
+}
