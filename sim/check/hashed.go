@@ -77,7 +77,9 @@ func newHashedLayout(g, v, nc int, n int64, seed uint64) hashedLayout {
 	l := hashedLayout{g1: g + 1, v: v, nc: nc, seed: seed, every: AutoLawEvery(g, v)}
 	l.epoch = max(hashBaseEpoch, int64(math.Sqrt(float64(n)*hashBaseEpoch)))
 	l.epochs = int((max(n, 1) + l.epoch - 1) / l.epoch)
-	k := min(max(l.epoch/l.every/hashPerCell, 2*hashedBins), hashMaxCells)
+	// k: the cells an epoch's counted trials fill at hashPerCell each (a
+	// run shorter than an epoch sizes them by its own trials)
+	k := min(max(min(l.epoch, max(n, 1))/l.every/hashPerCell, 2*hashedBins), hashMaxCells)
 	d := int64(nc) // the distinct (context, prefix) cells of position i
 	for range l.g1 {
 		l.off = append(l.off, l.size)

@@ -42,6 +42,10 @@ import (
 //     keep each row's law exact and make U_1 agree); and rows j and j+⌊B/2⌋
 //     (shift.go).
 //
+// The tests in re-drawn cells (hashed.go) take each transform in a random
+// token order within the cell of its context and prefix, so that no fixed
+// arrangement of mass can hide inside the bins.
+//
 // V_i is a keyed hash of (seed, trial, position), not a draw from any of
 // the round's streams, so adding the tests changes no other number.
 
