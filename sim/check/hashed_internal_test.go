@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -201,5 +202,63 @@ func TestHashedExactCellsPlant(t *testing.T) {
 		if x.Name != prefix2 && x.PHolm < res.Level {
 			t.Errorf("%s rejects (p_holm %.3g) though its cells are exact", x.Name, x.PHolm)
 		}
+	}
+}
+
+// The prefix tests' counts: an exact cell is (context, prefix) in base V,
+// a trial lands in its epoch's counts, and the counts survive
+// MarshalBinary and UnmarshalBinary (and a damaged encoding is an error).
+func TestHashedRecordAndRoundTrip(t *testing.T) {
+	l := newHashedLayout(1, 3, 2, 40000, 7) // 2 contexts, V = 3: every cell exact
+	if !l.exact[0] || !l.exact[1] || l.labels[0] != 2 || l.labels[1] != 6 || l.epochs != 2 {
+		t.Fatalf("layout %+v: want exact cells, 2 and 6 of them, 2 epochs", l)
+	}
+	c := l.newCounts()
+	c.u[0], c.u[1] = 0.99, 0.01
+	l.record(c, 5, 1, []int{2, 0})         // epoch 0, context 1, prefix (2)
+	l.record(c, l.epoch+3, 0, []int{1, 1}) // epoch 1, context 0, prefix (1)
+	at := func(e, i, lab, b int) int64 { return c.ep[e][l.off[i]+lab*l.bins[i]+b] }
+	if at(0, 0, 1, l.bins[0]-1) != 1 || at(0, 1, 1*3+2, 0) != 1 || at(1, 0, 0, l.bins[0]-1) != 1 || at(1, 1, 1, 0) != 1 {
+		t.Fatalf("counts %v", c.ep)
+	}
+	b, err := c.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := l.newCounts()
+	if err := d.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	for e := range c.ep {
+		if !slices.Equal(c.ep[e], d.ep[e]) {
+			t.Fatalf("epoch %d: %v after the round trip, want %v", e, d.ep[e], c.ep[e])
+		}
+	}
+	for _, bad := range [][]byte{b[:len(b)-1], append(slices.Clone(b), 0), append([]byte{2}, b[1:]...)} {
+		if err := l.newCounts().UnmarshalBinary(bad); err == nil {
+			t.Errorf("damaged counts %v read without an error", bad)
+		}
+	}
+}
+
+// The prefix tests give the same statistics for any worker count: the
+// orders and hashes are keyed by the seed and the epoch, not by a chunk.
+func TestHashedWorkers(t *testing.T) {
+	t.Parallel()
+	src := uniformPool32(t, 40)
+	var stats [2][]float64
+	for k, workers := range []int{1, 3} {
+		res, err := Check(context.Background(), src, Rule{Name: "parity", Steps: parityPlant{v: 40, eps: 0.3}},
+			Config{Gamma: 1, Trials: 50000, Seed: 2, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 2; i++ {
+			x := testOf(t, res, fmt.Sprintf("position %d given its context and prefix (re-drawn cells)", i))
+			stats[k] = append(stats[k], x.Stat, float64(x.DF), float64(x.N))
+		}
+	}
+	if !slices.Equal(stats[0], stats[1]) {
+		t.Errorf("prefix tests (X2, df, n) with 1 worker %v, with 3 %v", stats[0], stats[1])
 	}
 }
