@@ -725,7 +725,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 		sc.u[byP][i], sc.u[byIdx][i] = a, b
 	}
 	sc.seq = seq
-	rn.hashed.record(t.hashed, r.Trial, c, seq)
+	rn.hashed.record(t.hashed, r.Trial, int(r.Trial-r.Unit*int64(rn.cfg.Batch)), c, seq)
 	if bad {
 		t.invalid++
 	}
@@ -781,7 +781,7 @@ var fitFloor = math.Log(1e-300)
 func (rn *runner) run(ctx context.Context, n int64) (*tally, int64, error) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	rn.shift = newShiftLayout(rn.pit.cross, rn.cfg.Batch, rn.pit.g1, rn.pit.pb)
-	rn.hashed = newHashedLayout(rn.w.g, rn.w.v, rn.w.nc, n, rn.cfg.Seed)
+	rn.hashed = newHashedLayout(rn.w.g, rn.w.v, rn.w.nc, n, rn.cfg.Seed, rn.pit.cross)
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
 		rn.lawEvery = 1

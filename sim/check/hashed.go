@@ -1,10 +1,12 @@
 package check
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/stattest"
@@ -59,29 +61,40 @@ const (
 // hashedLayout is the layout of one check's prefix tests.
 type hashedLayout struct {
 	g1, v, nc int
-	seed      uint64
+	// cross adds the rows test: entry g1 of bins, labels, exact and off
+	cross bool
+	seed  uint64
 	epoch     int64 // trials per epoch
 	epochs    int
 	every     int64 // the trials counted: those with t mod every = 0
-	bins      []int // B_i
-	labels    []int // L_i (the cells of an epoch)
-	exact     []bool
-	off       []int // position i's first cell within an epoch's counts
-	size      int   // an epoch's cells
-	keyMask   uint64
+	bins    []int // B_i
+	labels  []int // L_i (the cells of an epoch)
+	exact   []bool
+	off     []int // position i's first cell within an epoch's counts
+	size    int   // an epoch's cells
+	keyMask uint64
 }
 
 // newHashedLayout sizes the prefix tests of n trials with γ = g over V
-// tokens and nc contexts.
-func newHashedLayout(g, v, nc int, n int64, seed uint64) hashedLayout {
-	l := hashedLayout{g1: g + 1, v: v, nc: nc, seed: seed, every: AutoLawEvery(g, v)}
+// tokens and nc contexts, and with cross the rows test.
+func newHashedLayout(g, v, nc int, n int64, seed uint64, cross bool) hashedLayout {
+	l := hashedLayout{g1: g + 1, v: v, nc: nc, seed: seed, every: AutoLawEvery(g, v), cross: cross}
 	l.epoch = max(hashBaseEpoch, int64(math.Sqrt(float64(n)*hashBaseEpoch)))
 	l.epochs = int((max(n, 1) + l.epoch - 1) / l.epoch)
 	// k: the cells an epoch's counted trials fill at hashPerCell each (a
 	// run shorter than an epoch sizes them by its own trials)
 	k := min(max(min(l.epoch, max(n, 1))/l.every/hashPerCell, 2*hashedBins), hashMaxCells)
 	d := int64(nc) // the distinct (context, prefix) cells of position i
-	for range l.g1 {
+	for i := range l.g1 + 1 {
+		if i == l.g1 {
+			if !cross {
+				break
+			}
+			// the other row's context and first token, in cells of the
+			// pairs (half the counted trials)
+			k = max(k/2, 2*hashedBins)
+			d = min(int64(nc)*int64(v), k+1)
+		}
 		l.off = append(l.off, l.size)
 		if d <= k/2 {
 			l.labels = append(l.labels, int(d))
@@ -109,10 +122,13 @@ type hashedCounts struct {
 	keys     []uint64
 	keyEpoch int64
 	u        []float64
+	// the previous trial, its context and first token (the rows test)
+	prevTrial       int64
+	prevCtx, prevTk int
 }
 
 func (l *hashedLayout) newCounts() *hashedCounts {
-	return &hashedCounts{ep: make([][]int64, l.epochs), size: l.size, keyEpoch: -1, u: make([]float64, l.g1)}
+	return &hashedCounts{ep: make([][]int64, l.epochs), size: l.size, keyEpoch: -1, u: make([]float64, l.g1), prevTrial: -1}
 }
 
 // counted reports whether trial t is one the tests count.
@@ -141,20 +157,41 @@ func hashedPIT[T float32 | float64](l *hashedLayout, c *hashedCounts, i int, t i
 	}
 	keys := l.orderKeys(c, t/l.epoch)
 	ky, before := keys[y], 0.0
+	keys = keys[:len(p)]
 	for s, x := range p {
-		if keys[s] < ky {
-			before += float64(x)
-		}
+		// branch-free: the keys' order is random, so a branch on it
+		// would be mispredicted half the time
+		_, less := bits.Sub64(keys[s], ky, 0) // 1 where keys[s] < ky
+		before += float64(less) * float64(x)
 	}
 	c.u[i] = clamp01(before + v*float64(p[y]))
 }
 
-// record counts trial t in context ctx with emitted tokens seq (γ+1 of
-// them, their transforms kept by hashedPIT).
-func (l *hashedLayout) record(c *hashedCounts, t int64, ctx int, seq []int) {
-	if c == nil || !l.counted(t) {
+// record counts trial t, row j of its batch, in context ctx with emitted
+// tokens seq (γ+1 of them, their transforms kept by hashedPIT): every
+// position in the cell of its context and prefix, and with cross an odd
+// row's first token in the cell of the context and first token of the row
+// before it.
+func (l *hashedLayout) record(c *hashedCounts, t int64, j, ctx int, seq []int) {
+	if c == nil {
 		return
 	}
+	if l.counted(t) {
+		l.count(c, t, ctx, seq)
+		if l.cross && j%2 == 1 && c.prevTrial == t-1 {
+			e, i := t/l.epoch, l.g1
+			lab := c.prevCtx*l.v + c.prevTk
+			if !l.exact[i] {
+				lab = int(sim.StreamID("check/hashrow", l.seed, uint64(e), uint64(c.prevCtx), uint64(c.prevTk)) % uint64(l.labels[i]))
+			}
+			c.ep[e][l.off[i]+lab*l.bins[i]+bin(c.u[0], l.bins[i])]++
+		}
+	}
+	c.prevTrial, c.prevCtx, c.prevTk = t, ctx, seq[0]
+}
+
+// count counts the positions of a counted trial.
+func (l *hashedLayout) count(c *hashedCounts, t int64, ctx int, seq []int) {
 	e := t / l.epoch
 	if c.ep[e] == nil {
 		c.ep[e] = make([]int64, l.size)
@@ -230,8 +267,8 @@ func (c *hashedCounts) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// tests returns one test per position: its table has a group per (epoch,
-// cell) with any counts.
+// tests returns one test per position, and with cross the rows test:
+// each table has a group per (epoch, cell) with any counts.
 func (l *hashedLayout) tests(c *hashedCounts) ([]pending, error) {
 	var out []pending
 	for i := range l.g1 {
@@ -255,7 +292,65 @@ func (l *hashedLayout) tests(c *hashedCounts) ([]pending, error) {
 		}
 		out = append(out, l.pending(i, tb, groups))
 	}
+	if l.cross {
+		i, st := l.g1, strata{minExpected: 1}
+		for e, s := range c.ep {
+			if s != nil {
+				obs := s[l.off[i] : l.off[i]+l.labels[i]*l.bins[i]]
+				st.tables = append(st.tables, stattest.Independence{Obs: obs, Rows: l.labels[i], Cols: l.bins[i]})
+				st.epochs = append(st.epochs, e)
+			}
+		}
+		out = append(out, l.crossPending(st))
+	}
 	return out, nil
+}
+
+// strata is the sum of independent contingency tests, one per epoch: X²
+// and the degrees of freedom add, and the sum is χ²(Σ DF) under the
+// hypothesis. Each table keeps its cells down to an expected count of
+// minExpected (its rows and columns merged in pairs below that): a sum over
+// many sparse cells is close to χ² where a single sparse table is not
+// (Koehler and Larntz 1980, "An empirical investigation of goodness-of-fit
+// statistics for sparse multinomials", JASA 75(370)); the lossless false
+// alarms are measured (TestHashedFalseAlarms).
+type strata struct {
+	tables      []stattest.Independence
+	epochs      []int
+	minExpected float64
+}
+
+// Test sums the tables' tests.
+func (s strata) Test(float64) (stattest.Result, error) {
+	var r stattest.Result
+	for _, t := range s.tables {
+		x, err := t.Test(s.minExpected)
+		if err != nil {
+			return r, err
+		}
+		r.Stat, r.DF, r.N, r.Cells, r.Pooled = r.Stat+x.Stat, r.DF+x.DF, r.N+x.N, r.Cells+x.Cells, r.Pooled+x.Pooled
+	}
+	r.PValue = 1
+	if r.DF > 0 {
+		r.PValue = stattest.NoncentralChiSquaredSurvival(r.Stat, r.DF, 0)
+	} else {
+		r.Warnings = append(r.Warnings, stattest.ErrTooFewCells)
+	}
+	return r, nil
+}
+
+// TopResiduals returns the k cells with the largest standardised
+// residuals over every table (Group: the table).
+func (s strata) TopResiduals(k int) []stattest.Residual {
+	var all []stattest.Residual
+	for g, t := range s.tables {
+		for _, r := range t.TopResiduals(k) {
+			r.Group = g
+			all = append(all, r)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b stattest.Residual) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
+	return all[:min(k, len(all))]
 }
 
 // pending describes position i's test of table tb, whose groups are the
@@ -281,6 +376,27 @@ func (l *hashedLayout) pending(i int, tb *stattest.Table, groups [][2]int) pendi
 			}
 			return fmt.Sprintf("position %d, %s %d of draw %d (trials %d-%d), PIT bin %d of %d in that draw's token order",
 				i+1, what, lab, e+1, int64(e)*l.epoch, int64(e+1)*l.epoch-1, b+1, bins)
+		}}
+}
+
+// crossPending describes the rows test of table tb, whose groups are the
+// (epoch, cell) pairs groups. Rows 2k and 2k+1 are independent under the
+// hypothesis, so the first token's transform of row 2k+1 is uniform given
+// anything about row 2k; any fixed dependence of the two first tokens
+// shows in the re-drawn cells with positive probability per draw.
+func (l *hashedLayout) crossPending(st strata) pending {
+	i := l.g1
+	cells := fmt.Sprintf("the context and first token of row 2k (%d of them)", l.labels[i])
+	if !l.exact[i] {
+		cells = fmt.Sprintf("the context and first token of row 2k hashed into %d labels", l.labels[i])
+	}
+	bins := l.bins[i]
+	return pending{name: "rows of a batch (independence, first tokens in re-drawn cells)", table: st, independence: true,
+		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws; n counts the pairs whose row 2k+1 is a trial counted (every %s)",
+			cells, bins, l.epoch, l.epochs, ordinal(l.every)),
+		cell: func(g, c int) string {
+			return fmt.Sprintf("rows 2k and 2k+1, cell %d of row 2k's context and first token in draw %d, row 2k+1's first-token PIT bin %d of %d in that draw's token order",
+				c/bins, st.epochs[g]+1, c%bins+1, bins)
 		}}
 }
 

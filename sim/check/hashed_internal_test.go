@@ -39,14 +39,15 @@ func (p parityPlant) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) e
 }
 
 // parityTV is the parity plant's value in the quantity of the prefix test
-// of position 2 of a run laid out as l: for every epoch the TV of the
+// of position 2 (entry 1) of a run laid out as l, or of its rows test
+// (entry γ+1) for the rows plant: for every epoch the TV of the
 // binned transform of y_2 in that epoch's order given y_1 (the same for
 // every y_1: the deviation of bin a is ±eps·Σ_t s(t)·|I_t ∩ bin a|, I_t
 // token t's interval of width 1/v at its rank), averaged over the epochs
 // weighted by their counted trials.
-func parityTV(l *hashedLayout, n int64, eps float64) float64 {
+func parityTV(l *hashedLayout, entry int, n int64, eps float64) float64 {
 	c := l.newCounts()
-	b, v := l.bins[1], l.v
+	b, v := l.bins[entry], l.v
 	tot, w := 0.0, 0.0
 	for e := range int64(l.epochs) {
 		keys := l.orderKeys(c, e)
@@ -111,8 +112,8 @@ func parityStated(t *testing.T, src sim.Source, v int, eps float64, n int64) (st
 	t.Helper()
 	base := parityCheck(t, src, v, 0, n)
 	stated = testOf(t, base, prefix2).MinDetTV
-	l := newHashedLayout(1, v, 1, n, 1)
-	value = parityTV(&l, n, eps)
+	l := newHashedLayout(1, v, 1, n, 1, false)
+	value = parityTV(&l, 1, n, eps)
 	t.Logf("V = %d, joint TV %.3g, %d trials: the prefix test of position 2 states min TV %.4g (%d bins, %d cells a draw, %d draws); the plant is at %.4g in that quantity",
 		v, eps/2, n, stated, l.bins[1], l.labels[1], l.epochs, value)
 	if value < stated {
@@ -209,14 +210,14 @@ func TestHashedExactCellsPlant(t *testing.T) {
 // a trial lands in its epoch's counts, and the counts survive
 // MarshalBinary and UnmarshalBinary (and a damaged encoding is an error).
 func TestHashedRecordAndRoundTrip(t *testing.T) {
-	l := newHashedLayout(1, 3, 2, 40000, 7) // 2 contexts, V = 3: every cell exact
+	l := newHashedLayout(1, 3, 2, 40000, 7, false) // 2 contexts, V = 3: every cell exact
 	if !l.exact[0] || !l.exact[1] || l.labels[0] != 2 || l.labels[1] != 6 || l.epochs != 2 {
 		t.Fatalf("layout %+v: want exact cells, 2 and 6 of them, 2 epochs", l)
 	}
 	c := l.newCounts()
 	c.u[0], c.u[1] = 0.99, 0.01
-	l.record(c, 5, 1, []int{2, 0})         // epoch 0, context 1, prefix (2)
-	l.record(c, l.epoch+3, 0, []int{1, 1}) // epoch 1, context 0, prefix (1)
+	l.record(c, 5, 0, 1, []int{2, 0})         // epoch 0, context 1, prefix (2)
+	l.record(c, l.epoch+3, 0, 0, []int{1, 1}) // epoch 1, context 0, prefix (1)
 	at := func(e, i, lab, b int) int64 { return c.ep[e][l.off[i]+lab*l.bins[i]+b] }
 	if at(0, 0, 1, l.bins[0]-1) != 1 || at(0, 1, 1*3+2, 0) != 1 || at(1, 0, 0, l.bins[0]-1) != 1 || at(1, 1, 1, 0) != 1 {
 		t.Fatalf("counts %v", c.ep)
@@ -260,5 +261,69 @@ func TestHashedWorkers(t *testing.T) {
 	}
 	if !slices.Equal(stats[0], stats[1]) {
 		t.Errorf("prefix tests (X2, df, n) with 1 worker %v, with 3 %v", stats[0], stats[1])
+	}
+}
+
+// rowsParity verifies a batch (step mode, γ = 1) over uniform rows of v
+// tokens so that the first token of row 2k+1, with probability eps, is
+// uniform among the tokens of row 2k's first token's parity, else uniform;
+// every other token is uniform. Each row alone follows the target law,
+// and every bin of the rows tests' index-order grids holds both parities.
+type rowsParity struct {
+	v   int
+	eps float64
+}
+
+func (rowsParity) SamplesDrafts() bool { return true }
+
+func (p rowsParity) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
+	for r := range bs {
+		x := rng.IntN(p.v)
+		if r%2 == 1 && rng.Float64() < p.eps {
+			x = 2*rng.IntN(p.v/2) + bs[r-1].Tokens[0]%2
+		}
+		bs[r].Tokens[0] = x
+		outs[r] = sim.Outcome{Accepted: 1, Next: rng.IntN(p.v)}
+	}
+	return nil
+}
+
+const rowsHashed = "rows of a batch (independence, first tokens in re-drawn cells)"
+
+// A first-token coupling of rows 2k and 2k+1 with exact marginals on a
+// V = 1,000 pool (row 2k+1 prefers row 2k's parity) is violated by the
+// rows test in re-drawn cells at the size where that test states a
+// minimum detectable TV below the plant's value in its quantity, and the
+// dependence is flagged: joint TV 0.5 at 800,000 trials (0.25 at
+// 3,000,000 with SPECSIM_LONG=1).
+func TestHashedRowsPlant(t *testing.T) {
+	t.Parallel()
+	const v = 1000
+	eps, n := 1.0, int64(800_000)
+	if longtest.Enabled() {
+		eps, n = 0.5, 3_000_000
+	}
+	src := uniformPool32(t, v)
+	run := func(eps float64) Result {
+		res, err := Check(context.Background(), src, Rule{Name: "rows-parity", Steps: rowsParity{v: v, eps: eps}},
+			Config{Gamma: 1, Trials: n, Seed: 1, Workers: 2, Batch: 16, CrossRow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	stated := testOf(t, run(0), rowsHashed).MinDetTV
+	l := newHashedLayout(1, v, 1, n, 1, true)
+	value := parityTV(&l, l.g1, n, eps)
+	t.Logf("joint TV %.3g, %d trials: the rows test in re-drawn cells states min TV %.4g (%d bins, %d cells a draw, %d draws); the plant is at %.4g",
+		eps/2, n, stated, l.bins[l.g1], l.labels[l.g1], l.epochs, value)
+	if value < stated {
+		t.Fatalf("the plant (%.4g) is below the stated minimum detectable TV (%.4g) at %d trials", value, stated, n)
+	}
+	res := run(eps)
+	x := testOf(t, res, rowsHashed)
+	t.Logf("verdict %s; the rows test in re-drawn cells: p_holm %.3g; assumptions %q", res.Verdict, x.PHolm, res.Assumptions)
+	if res.Verdict != Violated || x.PHolm >= res.Level || len(res.Assumptions) == 0 {
+		t.Errorf("verdict %s, p_holm %.3g, assumptions %q: want violated with the rows' dependence flagged", res.Verdict, x.PHolm, res.Assumptions)
 	}
 }

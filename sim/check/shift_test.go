@@ -14,12 +14,14 @@ import (
 )
 
 // The names of the rows-of-a-batch tests: adjacent rows, and rows half a
-// batch apart, each of the first tokens and of every position.
+// batch apart, each of the first tokens and of every position, and
+// adjacent rows' first tokens in re-drawn cells (hashed.go).
 var crossNames = []string{
 	"rows of a batch (independence, first tokens)",
 	"rows of a batch (independence, every position)",
 	"rows half a batch apart (independence, first tokens)",
 	"rows half a batch apart (independence, every position)",
+	"rows of a batch (independence, first tokens in re-drawn cells)",
 }
 
 // halfPower: rows j and j+B/2 of a batch coupled with exact marginals, at
