@@ -62,11 +62,11 @@ const (
 type hashedLayout struct {
 	g1, v, nc int
 	// cross adds the rows test: entry g1 of bins, labels, exact and off
-	cross bool
-	seed  uint64
-	epoch     int64 // trials per epoch
-	epochs    int
-	every     int64 // the trials counted: those with t mod every = 0
+	cross   bool
+	seed    uint64
+	epoch   int64 // trials per epoch
+	epochs  int
+	every   int64 // the trials counted: those with t mod every = 0
 	bins    []int // B_i
 	labels  []int // L_i (the cells of an epoch)
 	exact   []bool
