@@ -11,6 +11,7 @@ import (
 
 	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/stattest"
 )
 
 // parityPlant samples its own drafts (step mode, γ = 1) over uniform rows
@@ -326,4 +327,53 @@ func TestHashedRowsPlant(t *testing.T) {
 	if res.Verdict != Violated || x.PHolm >= res.Level || len(res.Assumptions) == 0 {
 		t.Errorf("verdict %s, p_holm %.3g, assumptions %q: want violated with the rows' dependence flagged", res.Verdict, x.PHolm, res.Assumptions)
 	}
+}
+
+// hashedPower plants the parity dependence (the prefix test of position
+// 2, rows false) or the rows coupling (the rows test in re-drawn cells,
+// rows true) on a V = 1,000 pool at exactly the minimum detectable TV the
+// test states at n trials (its value in the test's quantity is linear in
+// eps), and fails when fewer of seeds runs than Binomial(seeds, 0.9) allows
+// with probability 1-1e-3 are violated by that test.
+func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
+	const v = 1000
+	src := uniformPool32(t, v)
+	name, cfg := prefix2, Config{Gamma: 1, Trials: n, Workers: 2}
+	var plant func(eps float64) Stepper = func(eps float64) Stepper { return parityPlant{v: v, eps: eps} }
+	l := newHashedLayout(1, v, 1, n, 1, rows)
+	entry := 1
+	if rows {
+		name, cfg.Batch, cfg.CrossRow, entry = rowsHashed, 16, true, l.g1
+		plant = func(eps float64) Stepper { return rowsParity{v: v, eps: eps} }
+	}
+	run := func(eps float64, seed uint64) Result {
+		cfg.Seed = seed
+		res, err := Check(context.Background(), src, Rule{Name: "planted", Steps: plant(eps)}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	hits := 0
+	for s := 1; s <= seeds; s++ {
+		stated := testOf(t, run(0, uint64(s)), name).MinDetTV
+		sl := newHashedLayout(1, v, 1, n, uint64(s), rows)
+		eps := stated / parityTV(&sl, entry, n, 1)
+		if res := run(eps, uint64(s)); testOf(t, res, name).PHolm < res.Level {
+			hits++
+		}
+	}
+	t.Logf("%s: planted at the stated min TV (%d trials): detected in %d of %d seeds", name, n, hits, seeds)
+	if lo, _ := stattest.BinomialAcceptance(seeds, 0.9, 1e-3); hits < lo {
+		t.Errorf("%s: detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", name, hits, seeds, lo)
+	}
+}
+
+// TestHashedPower (opt-in, SPECSIM_LONG=1): the prefix test of position 2
+// (60 seeds of 300,000 trials) and the rows test in re-drawn cells (30
+// seeds of 800,000 trials), each planted at its stated TV.
+func TestHashedPower(t *testing.T) {
+	longtest.Skip(t)
+	hashedPower(t, false, 60, 300_000)
+	hashedPower(t, true, 30, 800_000)
 }
