@@ -33,14 +33,16 @@ func TestTreeVerdicts(t *testing.T) {
 
 // TestSkipLaw: without the law test a pool check at γ = 2 has the γ+1
 // binned tests and the dependence test, then the PIT tests: 2(γ+1) per
-// position (two orders), the C(γ+1, 2) pairs and the block, 14 in all, and
-// no sampler-vs-law test.
+// position (two orders), the C(γ+1, 2) pairs and the block, then the γ+1
+// tests of each position given its context and prefix in re-drawn cells,
+// 17 in all, and no sampler-vs-law test.
 func TestSkipLaw(t *testing.T) {
 	t.Parallel()
 	rep := run(t, resolve.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
 		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if len(rep.Tests) != 14 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" || rep.Tests[13].Name != "positions 1-3 jointly (PIT block)" {
-		t.Errorf("skip law: %d tests, want 14 with the dependence test 4th and the PIT block last", len(rep.Tests))
+	if len(rep.Tests) != 17 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" || rep.Tests[13].Name != "positions 1-3 jointly (PIT block)" ||
+		rep.Tests[16].Name != "position 3 given its context and prefix (re-drawn cells)" {
+		t.Errorf("skip law: %d tests, want 17 with the dependence test 4th, the PIT block 14th and the prefix tests last", len(rep.Tests))
 	}
 	for _, tt := range rep.Tests {
 		if strings.Contains(tt.Name, "law") {

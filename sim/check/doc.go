@@ -29,7 +29,10 @@
 //     sim.Markov.State): one table per position with a group per state,
 //     which together cover the whole emitted law; plus the full joint of
 //     the first γ+1 tokens where V^(γ+1) ≤ 65536 cells (sparse cells
-//     pooled).
+//     pooled). On every source, the PIT tests of pit.go, and the tests
+//     of each position given its context and prefix in cells re-drawn
+//     every epoch (hashed.go), which no fixed arrangement of mass can
+//     hide inside.
 //  3. Law test: each step's outcome against an exact conditional law given
 //     that step's drafts (stattest.Hetero, a control-variate test). With
 //     the rule's own law it is the sampler-vs-law test, which ties the

@@ -87,7 +87,10 @@ type tally struct {
 	// for the cross-row test (rows 2k and 2k+1 of a batch unit)
 	prevU     []float64
 	prevTrial int64
-	sc        *scratch
+	// hashed is the prefix tests' family's counts (hashed.go), which the
+	// PIT loop hands each position's transform in a random order
+	hashed *hashedCounts
+	sc     *scratch
 	// kinds are the per-row-kind counts (Config.RowKinds).
 	kinds []kindTally
 }
@@ -200,8 +203,10 @@ type runner struct {
 	loop *run.Loop
 	// pit lays out the PIT tests and lb is the law test's bins per
 	// accepted length (both sized by run for its trial count).
-	pit pitLayout
-	lb  int
+	pit    pitLayout
+	shift  shiftLayout
+	hashed hashedLayout
+	lb     int
 	// lawWidths is lawBlocks, for the hot path.
 	lawWidths []int
 	// lawEvery is the law test's stride (Config.LawEvery resolved).
@@ -221,6 +226,11 @@ func (rn *runner) newTally() *tally {
 		t.prevU = make([]float64, rn.w.g+1)
 	}
 	t.fams = rn.newFamilies()
+	for _, f := range t.fams {
+		if h, ok := f.(*hashedFamily); ok {
+			t.hashed = h.c // the PIT loop keeps its transforms there
+		}
+	}
 	rn.newKinds(t)
 	return t
 }
@@ -394,6 +404,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 			tb := &w.pitTab[w.poolIdx(c, i)]
 			bad = bad || (i < emitted && tb.p[seq[i]] <= 0)
 			a, b = tb.pit(seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, tb.p, seq[i], v)
 		} else {
 			row := sc.row // the target row after the emitted prefix
 			if w.oneHot {
@@ -408,6 +419,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 				seq = append(seq, sim.SampleCDF(rc.Float64(), row))
 			}
 			a, b = pitRow(row, seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, row, seq[i], v)
 		}
 		sc.u[byP][i], sc.u[byIdx][i] = a, b
 	}
@@ -453,6 +465,8 @@ var fitFloor = math.Log(1e-300)
 func (rn *runner) size(n int64) {
 	rn.n = n
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
+	rn.shift = newShiftLayout(rn.pit.cross, rn.cfg.Batch, rn.pit.g1, rn.pit.pb)
+	rn.hashed = newHashedLayout(rn.w.g, rn.w.v, rn.w.nc, n, rn.cfg.Seed, rn.pit.cross)
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
 		rn.lawEvery = 1

@@ -80,6 +80,10 @@ func (rn *runner) families() []familyMaker {
 	}
 	if rn.marg {
 		out = append(out, func() Family { return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()} })
+		if rn.shift.half > 0 {
+			out = append(out, func() Family { return &shiftFamily{l: rn.shift, c: rn.shift.newCounts()} })
+		}
+		out = append(out, func() Family { return &hashedFamily{l: &rn.hashed, c: rn.hashed.newCounts(), batch: rn.cfg.Batch} })
 	}
 	if rn.lawOn {
 		out = append(out, func() Family { return &lawFamily{rn: rn} })

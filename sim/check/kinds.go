@@ -15,8 +15,9 @@ import (
 // the binned tests of a pool take the groups (contexts) of the kind, and
 // the PIT and law tests count each kind apart — every round adds to its
 // kind's counts only, and the pooled counts are their sum, so the
-// per-kind report adds no work per trial. The cross-row test, whose
-// pairs span two kinds, is pooled only. The pooled tests and every
+// per-kind report adds no work per trial. The cross-row tests, whose
+// pairs span two kinds, and the prefix tests in re-drawn cells
+// (hashed.go) are pooled only. The pooled tests and every
 // kind's tests form one family: Holm's correction runs over all of them,
 // so a kind named violated is named at the family-wise level.
 

@@ -20,6 +20,7 @@ func (rn *runner) reserveMem() error {
 	if rn.marg {
 		p := rn.pit
 		cells = int64(rn.posLen) + int64(rn.jLen) + int64(2*p.g1*p.bins+p.pairs()*p.pb*p.pb+p.pb*p.pb)
+		cells += int64(2*rn.shift.pb*rn.shift.pb + rn.shift.half*(rn.shift.g1+1))
 		if p.cb > 0 {
 			cells += int64(pow(p.cb, p.g1))
 		}
@@ -31,6 +32,11 @@ func (rn *runner) reserveMem() error {
 		rn.posLen, max(w.states, w.nc), w.v, w.g+1, copies)
 	if err := acc.Reserve(what, sim.MulBytes(cells, 8, copies), talliesFix); err != nil {
 		return err
+	}
+	if rn.marg {
+		if err := rn.hashed.reserve(acc, copies, rn.cfg.Batch); err != nil {
+			return err
+		}
 	}
 	if !rn.rule.isTree() {
 		return nil

@@ -9,7 +9,6 @@ import (
 	"github.com/specsim/specsim/internal/binenc"
 
 	"github.com/specsim/specsim/sim"
-	"github.com/specsim/specsim/sim/stattest"
 )
 
 // The PIT tests see the whole emitted law, for any source.
@@ -41,7 +40,12 @@ import (
 //   - the whole block (U_1, ..., U_{γ+1}) in index order on a c^(γ+1) grid;
 //   - with CrossRow, U_1 of rows 2k and 2k+1 of a batch on a b×b grid:
 //     rows of one batch must be independent (shared uniforms across rows
-//     keep each row's law exact and make U_1 agree).
+//     keep each row's law exact and make U_1 agree); and rows j and j+⌊B/2⌋
+//     (shift.go).
+//
+// The tests in re-drawn cells (hashed.go) take each transform in a random
+// token order within the cell of its context and prefix, so that no fixed
+// arrangement of mass can hide inside the bins.
 //
 // V_i is a keyed hash of (seed, trial, position), not a draw from any of
 // the round's streams, so adding the tests changes no other number.
@@ -283,25 +287,7 @@ func (l pitLayout) tests(c *pitCounts) ([]Pending, error) {
 // margins, so a row's wrong marginal law, which the other tests see,
 // never makes them reject.
 func (l pitLayout) crossTests(c *pitCounts) []Pending {
-	b2 := l.pb * l.pb
-	var out []Pending
-	for _, t := range []struct {
-		what, quantity string
-		obs            []int64
-	}{
-		{"first tokens", "their first emitted tokens", c.cross[b2:]},
-		{"every position", "their emitted tokens at the same position, every position's pair counted (n = pairs·(γ+1))", c.cross[:b2]},
-	} {
-		what := t.what
-		out = append(out, Pending{name: "rows of a batch (independence, " + what + ")",
-			quantity: fmt.Sprintf("TV between the joint law of two rows of one batch (rows 2k and 2k+1) at %s (their PIT pair) and the product of its margins, on a %d×%d grid (adjacent bins merged while an expected count is below 5)",
-				t.quantity, l.pb, l.pb),
-			table: stattest.Independence{Obs: t.obs, Rows: l.pb, Cols: l.pb}, independence: true,
-			cell: func(_, c int) string {
-				return fmt.Sprintf("rows 2k and 2k+1 of a batch, %s, PIT bins (%d, %d) of %d in token-index order", what, c/l.pb+1, c%l.pb+1, l.pb)
-			}})
-	}
-	return out
+	return rowPairTests("rows 2k and 2k+1", "rows of a batch", c.cross, l.pb)
 }
 
 // pitV is the PIT's randomisation V of position i of trial t: a keyed hash

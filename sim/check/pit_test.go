@@ -160,34 +160,44 @@ type crossPlant struct {
 	b, m  int
 	eps   float64
 	first bool
+	// half couples rows j and j+B/2 (j < B/2) instead of 2k and 2k+1.
+	half bool
 }
 
 func (crossPlant) SamplesDrafts() bool { return true }
 
 func (p crossPlant) Steps(rng *rand.Rand, bs []sim.Block, outs []sim.Outcome) error {
 	g := len(bs[0].Tokens)
-	for r := 0; r < len(bs); r += 2 {
+	set := func(row, i, tok int) {
+		if i < g {
+			bs[row].Tokens[i] = tok
+		} else {
+			outs[row] = sim.Outcome{Accepted: g, Next: tok}
+		}
+	}
+	paired := make([]bool, len(bs))
+	for r := range bs {
+		partner := r + 1
+		if p.half {
+			partner = r + len(bs)/2
+		}
+		if paired[r] || partner >= len(bs) || (p.half && r >= len(bs)/2) {
+			continue
+		}
+		paired[r], paired[partner] = true, true
 		for i := 0; i <= g; i++ {
 			eps := p.eps
 			if p.first && i > 0 {
 				eps = 0
 			}
 			k, l := checkerboard(rng, p.b, eps)
-			a, c := k*p.m+rng.IntN(p.m), l*p.m+rng.IntN(p.m)
-			if r+1 == len(bs) { // an odd last row stands alone
-				a = rng.IntN(p.b * p.m)
-			}
-			set := func(row, tok int) {
-				if i < g {
-					bs[row].Tokens[i] = tok
-				} else {
-					outs[row] = sim.Outcome{Accepted: g, Next: tok}
-				}
-			}
-			set(r, a)
-			if r+1 < len(bs) {
-				set(r+1, c)
-			}
+			set(r, i, k*p.m+rng.IntN(p.m))
+			set(partner, i, l*p.m+rng.IntN(p.m))
+		}
+	}
+	for r := range bs { // an unpaired row (an odd last one) stands alone
+		for i := 0; i <= g && !paired[r]; i++ {
+			set(r, i, rng.IntN(p.b*p.m))
 		}
 	}
 	return nil
@@ -330,7 +340,7 @@ func TestCopyDependence(t *testing.T) {
 		t.Errorf("copy dependence: verdict %s, pair test p_holm %.3g", res.Verdict, pair.PHolm)
 	}
 	for _, tt := range res.Tests {
-		if strings.Contains(tt.Name, "given its") && tt.PHolm < res.Level {
+		if strings.Contains(tt.Name, "given its") && !strings.Contains(tt.Name, "prefix") && tt.PHolm < res.Level {
 			t.Errorf("%s rejects (p_holm %.3g) although every marginal is exact", tt.Name, tt.PHolm)
 		}
 	}

@@ -75,7 +75,8 @@ func timeless(r check.Result) check.Result {
 // Holm p, the p-value, the verdict, the counts, the fits and the claim
 // (reflect.DeepEqual on the whole Result, timings aside). It holds for a
 // chain rule with its law test and candidates' fits (float sums), a tree
-// rule, and a planted bug, which is violated.
+// rule, a batch check with the cross-row tests, and a planted bug, which
+// is violated.
 func TestShardsMergeEqualsCheck(t *testing.T) {
 	t.Parallel()
 	dir := newSource(t, "dirichlet:V=200,a=0.3,beta=0.7", 3, 5)
@@ -94,6 +95,10 @@ func TestShardsMergeEqualsCheck(t *testing.T) {
 		{"token", dir, token, check.Config{Trials: 200000, Seed: 5, Workers: 2, Candidates: cands}},
 		{"mutant-resample-p", dir, check.ChainRule("mutant-resample-p", mustAlgo(t, "mutant-resample-p")), check.Config{Trials: 200000, Seed: 5, Workers: 2}},
 		{"tree", sim.Source{Spec: pl.Name, BlockSource: pl}, tree, check.Config{Trials: 40000, Seed: 4, Workers: 2}},
+		// batches of 16 with the rows-of-a-batch tests: the adjacent and
+		// half-shift pairs and the prefix tests in re-drawn cells (their
+		// epochs split across shards) merge exactly too
+		{"batch", dir, token, check.Config{Trials: 64000, Seed: 5, Workers: 2, Batch: 16, CrossRow: true}},
 	}
 	for _, c := range cases {
 		want, err := check.Check(context.Background(), c.src, c.rule, c.cfg)
@@ -112,6 +117,9 @@ func TestShardsMergeEqualsCheck(t *testing.T) {
 		}
 		if c.name != "mutant-resample-p" && got.Verdict != check.NotDetected {
 			t.Errorf("%s: verdict %s, want not_detected", c.name, got.Verdict)
+		}
+		if c.name == "batch" && (!hasTest(want.Tests, "rows half a batch apart (independence, first tokens)") || !hasTest(want.Tests, "position 1 given its context and prefix (re-drawn cells)")) {
+			t.Errorf("batch: the half-shift or re-drawn-cell tests did not run: %d tests", len(want.Tests))
 		}
 		if len(want.Tests) < 5 || (c.name == "token" && (len(want.Fits) != 2 || !hasTest(want.Tests, "sampler vs own law"))) {
 			t.Errorf("%s: the case does not exercise the tests it should: %d tests, %d fits", c.name, len(want.Tests), len(want.Fits))
