@@ -19,7 +19,7 @@ import (
 // the SHA-256 of everything before it.
 const (
 	stateMagic   = "specsim check state\x00"
-	stateVersion = 2
+	stateVersion = 3 // 3: the shift and hashed families (issue 28)
 	// maxShards bounds a state's shard count.
 	maxShards = 1 << 20
 )
