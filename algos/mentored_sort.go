@@ -1,7 +1,9 @@
 package algos
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -15,6 +17,8 @@ import (
 const (
 	radixBits = 11
 	radixTop  = 3 * radixBits
+	// radixMin is the least token count sorted by counting passes.
+	radixMin = 4096
 )
 
 // sortByRatio sorts s.it by ρ ascending, ties in their order of
@@ -25,6 +29,12 @@ const (
 // 2^-21 relative), so the pass is linear in practice.
 func (s *mscratch) sortByRatio() {
 	n := len(s.it)
+	if n < radixMin {
+		// the counting passes' fixed cost (3·2,048 counters) exceeds a
+		// comparison sort's below radixMin tokens
+		slices.SortFunc(s.it, func(x, y item) int { return cmp.Compare(x.r, y.r) })
+		return
+	}
 	if cap(s.tmp) < n {
 		s.tmp = make([]item, n)
 	}

@@ -28,8 +28,18 @@ func TestParseDraftKind(t *testing.T) {
 	}
 	for _, bad := range []string{"fixed", "nope", ""} {
 		_, err := ParseDraftKind(bad)
-		if err == nil || !strings.Contains(err.Error(), "use iid, wor, topk or greedy") {
-			t.Errorf("ParseDraftKind(%q): err = %v", bad, err)
+		if err == nil || !strings.Contains(err.Error(), ": use iid, wor, topk") {
+			t.Fatalf("ParseDraftKind(%q): err = %v", bad, err)
+		}
+		// the error lists every kind a name selects (registered ones too)
+		list := err.Error()[strings.Index(err.Error(), ": use ")+len(": use "):]
+		for _, k := range DraftKinds() {
+			if !strings.Contains(list, k.String()) {
+				t.Errorf("ParseDraftKind(%q): %q does not list %s", bad, err, k)
+			}
+		}
+		if strings.Contains(list, DraftFixed.String()) {
+			t.Errorf("ParseDraftKind(%q): %q lists fixed, which is not drawn", bad, err)
 		}
 	}
 	if s := DraftKind(9).String(); s != "DraftKind(9)" {

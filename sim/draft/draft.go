@@ -158,7 +158,7 @@ func Delays(name string) bool { return trees[name].delays }
 // DelayError is the error of a delay given to drafter name, which does
 // not read one: a ParamError naming the field delay.
 func DelayError(name string) error {
-	return diag.Param("delay", " does not apply to drafter %s: only %s drafts a single path before it branches; drop it, or use --draft %s",
+	return diag.Param("delay", " does not apply to drafter %s: only %s drafts a single path before it branches; drop it, or set draft to %s",
 		name, DraftDelayed, DraftDelayed)
 }
 
