@@ -158,7 +158,7 @@ func (s *State) rangeTrials() int64 {
 // batch or any layout of the tests) than cfg's.
 func Merge(ctx context.Context, src sim.Source, r Rule, cfg Config, states []*State) (Result, error) {
 	if cfg.Seconds > 0 {
-		return Result{}, diag.Usage(fmt.Errorf("check: merge: --seconds does not apply to shards; give the trials the shards ran"))
+		return Result{}, diag.Usage(fmt.Errorf("check: merge: seconds = %g; a time budget does not apply to shards: give the trials the shards ran", cfg.Seconds))
 	}
 	cfg.Shard, cfg.Shards = 0, 0
 	rn, err := newCheck(ctx, src, r, cfg)

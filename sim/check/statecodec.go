@@ -77,7 +77,7 @@ func UnmarshalState(b []byte, budget int64) (*State, error) {
 		budget = sim.DefaultMemBudget
 	}
 	if len(b) < len(stateMagic)+sha256.Size || !bytes.HasPrefix(b, []byte(stateMagic)) {
-		return bad(errors.New("not a check state (no header); give a file written by simulate check --state-out"))
+		return bad(errors.New("not a check state (no header); give the bytes of a shard's State.MarshalBinary"))
 	}
 	body := b[:len(b)-sha256.Size]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {

@@ -365,3 +365,31 @@ type posModel [][]float64
 
 func (m posModel) Vocab() int                    { return len(m[0]) }
 func (m posModel) Next(ctx []int, dst []float64) { copy(dst, m[min(len(ctx), len(m)-1)]) }
+
+// TestRoundsRange: ranges of units that split a run (at any units, not
+// only chunk boundaries) give exactly its rounds: the same trials, drafts
+// and outcomes, the last unit cut at the run's trial count, and each
+// range's trial count.
+func TestRoundsRange(t *testing.T) {
+	pl := testPool(t)
+	l := &run.Loop{Seed: 3, Keys: run.Named("test"), Batch: 7, Chains: run.Blocks(pl),
+		Verifiers: []run.Verifier{run.Chain(speculative{})}}
+	const n = 3000 // 429 units, the last of 4 trials
+	whole := rounds(t, l, n, 2)
+	var got [][]int
+	for _, cut := range [][2]int64{{0, 100}, {100, 101}, {101, 101}, {101, 429}, {429, 500}} {
+		tot, done, err := run.RoundsRange(context.Background(), cut[0], cut[1], n, l, sim.MCOptions{Workers: 2},
+			func() *trace { return &trace{} }, (*trace).add,
+			func(dst, src *trace) { dst.rows = append(dst.rows, src.rows...) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(cut[1]*7, n) - min(cut[0]*7, n); done != want || int64(len(tot.rows)) != want {
+			t.Fatalf("units %d..%d: %d trials, %d rows; want %d", cut[0], cut[1], done, len(tot.rows), want)
+		}
+		got = append(got, tot.rows...)
+	}
+	if !slices.EqualFunc(got, whole, slices.Equal) {
+		t.Error("the ranges' rounds differ from the whole run's")
+	}
+}
