@@ -369,12 +369,12 @@ func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
 }
 
 // TestHashedPower (opt-in, SPECSIM_LONG=1): the prefix test of position 2
-// (60 seeds of 300,000 trials) and the rows test in re-drawn cells (30
-// seeds of 800,000 trials), each planted at its stated TV.
+// (30 seeds of 150,000 trials) and the rows test in re-drawn cells (20
+// seeds of 300,000 trials), each planted at its stated TV.
 func TestHashedPower(t *testing.T) {
 	longtest.Skip(t)
-	hashedPower(t, false, 60, 300_000)
-	hashedPower(t, true, 30, 800_000)
+	hashedPower(t, false, 30, 150_000)
+	hashedPower(t, true, 20, 300_000)
 }
 
 // readFamily reads f's state from b as a state's payload does, and

@@ -61,11 +61,11 @@ func TestHashedFalseAlarmsShort(t *testing.T) {
 	hashedFalseAlarms(t, 30, 20000)
 }
 
-// TestHashedFalseAlarms (opt-in, -prob or SPECSIM_LONG=1): 400 runs of
-// 40,000 trials per source.
+// TestHashedFalseAlarms (opt-in, -prob or SPECSIM_LONG=1): 300 runs of
+// 20,000 trials per source.
 func TestHashedFalseAlarms(t *testing.T) {
 	if !*prob && !longtest.Enabled() {
 		t.Skip("opt-in: go test ./sim/check -run 'TestHashedFalseAlarms$' -prob")
 	}
-	hashedFalseAlarms(t, 400, 40000)
+	hashedFalseAlarms(t, 300, 20000)
 }
