@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -270,53 +271,72 @@ func appendItem(items []otItem, tok int, mass float64, pl *otPlan) []otItem {
 
 // pool shares [s, e] among items (their masses sum to e - s, their p to
 // G(e) - G(s)) by the left-curtain construction: in increasing ratio,
-// each item takes the window of the free time (free gaps in order) with
-// its mass whose mean G' is its ratio; the window's start is found by
-// bisection on the free mass before it (the mean falls as it moves
-// right). The last item takes what is left.
+// each item takes the window of the free time with its mass whose mean G'
+// is its ratio; the window's start is found by bisection on the free mass
+// before it (the mean falls as it moves right). The last item takes what
+// is left.
 func (pl *otPlan) pool(pieces []otPiece, s, e float64, items []otItem) []otPiece {
-	gaps := []otPiece{{s, e, -1}}
+	f := otFree{k: pl.k, gaps: []otPiece{{s, e, -1}}}
+	f.prefix()
 	slices.SortStableFunc(items, func(x, y otItem) int { return cmpFloat(x.rho, y.rho) })
 	for i, it := range items {
-		free := 0.0
-		for _, g := range gaps {
-			free += g.b - g.a
+		last := i == len(items)-1
+		w := it.mass
+		if last || w > f.total() {
+			w = f.total()
 		}
 		u := 0.0
-		if i < len(items)-1 && free > it.mass {
-			u = pl.windowStart(gaps, it.mass, it.rho, free)
+		if !last {
+			u = f.windowStart(w, it.rho)
 		}
-		var taken []otPiece
-		gaps, taken = cutWindow(gaps, u, it.mass, i == len(items)-1)
-		for _, t := range taken {
-			pieces = appendPiece(pieces, t.a, t.b, it.tok)
-		}
+		pieces = f.cut(pieces, u, w, it.tok)
 	}
 	return pieces
 }
 
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
+// otFree is the free time of a pool: disjoint gaps in order, with the
+// free mass (before) and the integral of G' (integ) before each gap.
+type otFree struct {
+	k             int
+	gaps          []otPiece
+	before, integ []float64
+	ga            []float64 // G at each gap's start
+}
+
+func (f *otFree) prefix() {
+	f.before, f.integ, f.ga = f.before[:0], f.integ[:0], f.ga[:0]
+	m, g := 0.0, 0.0
+	for _, gp := range f.gaps {
+		f.before, f.integ = append(f.before, m), append(f.integ, g)
+		ga := otG(gp.a, f.k)
+		f.ga = append(f.ga, ga)
+		m += gp.b - gp.a
+		g += otG(gp.b, f.k) - ga
 	}
-	return 0
+	f.before, f.integ = append(f.before, m), append(f.integ, g)
+}
+
+func (f *otFree) total() float64 { return f.before[len(f.gaps)] }
+
+// at returns the gap holding free mass u and the time point there.
+func (f *otFree) at(u float64) (int, float64) {
+	n := len(f.gaps)
+	i := max(0, min(n-1, sort.Search(n, func(j int) bool { return f.before[j] > u })-1))
+	gp := f.gaps[i]
+	return i, math.Min(gp.b, gp.a+math.Max(0, u-f.before[i]))
+}
+
+// integral is ∫ G' over the free time before free mass u.
+func (f *otFree) integral(u float64) float64 {
+	i, x := f.at(u)
+	return f.integ[i] + otG(x, f.k) - f.ga[i]
 }
 
 // windowStart returns the free mass u before the window of mass w whose
-// mean G' is rho, clamped to [0, free - w].
-func (pl *otPlan) windowStart(gaps []otPiece, w, rho, free float64) float64 {
-	mean := func(u float64) float64 {
-		_, taken := cutWindow(gaps, u, w, false)
-		s := 0.0
-		for _, t := range taken {
-			s += otG(t.b, pl.k) - otG(t.a, pl.k)
-		}
-		return s / w
-	}
-	lo, hi := 0.0, free-w
+// mean G' is rho, clamped to [0, total - w].
+func (f *otFree) windowStart(w, rho float64) float64 {
+	mean := func(u float64) float64 { return (f.integral(u+w) - f.integral(u)) / w }
+	lo, hi := 0.0, math.Max(0, f.total()-w)
 	if mean(lo) <= rho {
 		return lo
 	}
@@ -337,36 +357,47 @@ func (pl *otPlan) windowStart(gaps []otPiece, w, rho, free float64) float64 {
 	return (lo + hi) / 2
 }
 
-// cutWindow splits the free gaps at free mass u and u + w: it returns the
-// gaps left and the pieces of the window (all that is left from u on when
-// rest is set). gaps is not modified.
-func cutWindow(gaps []otPiece, u, w float64, rest bool) (left, taken []otPiece) {
-	pos := 0.0 // free mass before the current gap
-	for _, g := range gaps {
-		l := g.b - g.a
-		from := math.Max(0, u-pos)
-		to := l
-		if !rest {
-			to = math.Min(l, u+w-pos)
-		}
-		if to <= from || from >= l {
-			left = append(left, g)
-		} else {
-			x0, x1 := g.a+from, g.a+to
-			if to >= l {
-				x1 = g.b
-			}
-			if from > 0 {
-				left = append(left, otPiece{g.a, x0, -1})
-			}
-			taken = append(taken, otPiece{x0, x1, -1})
-			if x1 < g.b {
-				left = append(left, otPiece{x1, g.b, -1})
-			}
-		}
-		pos += l
+// cut gives the free time from free mass u to u + w to token tok (as
+// pieces) and removes it from the gaps.
+func (f *otFree) cut(pieces []otPiece, u, w float64, tok int) []otPiece {
+	i0, x0 := f.at(u)
+	i1, x1 := f.at(u + w)
+	if u+w >= f.total() {
+		i1, x1 = len(f.gaps)-1, f.gaps[len(f.gaps)-1].b
 	}
-	return left, taken
+	for i := i0; i <= i1; i++ {
+		a, b := f.gaps[i].a, f.gaps[i].b
+		if i == i0 {
+			a = x0
+		}
+		if i == i1 {
+			b = x1
+		}
+		pieces = appendPiece(pieces, a, b, tok)
+	}
+	var mid []otPiece
+	if x0 > f.gaps[i0].a {
+		mid = append(mid, otPiece{f.gaps[i0].a, x0, -1})
+	}
+	if x1 < f.gaps[i1].b {
+		mid = append(mid, otPiece{x1, f.gaps[i1].b, -1})
+	}
+	f.gaps = slices.Concat(f.gaps[:i0], mid, f.gaps[i1+1:])
+	if len(f.gaps) == 0 {
+		f.gaps = []otPiece{{x1, x1, -1}}
+	}
+	f.prefix()
+	return pieces
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }
 
 // index groups the pieces by token and computes v.
@@ -433,8 +464,13 @@ func (r OTOptimal) residual(pl *otPlan, w []float64) {
 	}
 }
 
+// step verifies a node with one draw as Token does (there v = q: one key,
+// G(x) = x), with no plan.
 func (r OTOptimal) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	nd := &t.Nodes[n]
+	if len(nd.Draws) == 1 {
+		return specInferStep(rng, t, n) // one draw: token verification
+	}
 	pl := newOTPlan(nd.P, nd.Q, len(nd.Draws))
 	best, sel := math.Inf(1), -1
 	for _, c := range nd.Draws {
@@ -455,6 +491,10 @@ func (r OTOptimal) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 
 func (r OTOptimal) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 	nd := &t.Nodes[n]
+	if len(nd.Draws) == 1 {
+		SpecInfer{}.stepLaw(t, n, kid, emit)
+		return
+	}
 	pl := newOTPlan(nd.P, nd.Q, len(nd.Draws))
 	count := map[int]int{}
 	for _, c := range nd.Draws {
