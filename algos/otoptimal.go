@@ -82,7 +82,8 @@ type otPlan struct {
 	off   []int
 }
 
-// otG is G(x) = 1 - (1-x)^k, accurate for small x.
+// otG is G(x) = 1 - (1-x)^k, by repeated squaring (absolute error a few
+// ulps, which is what the differences of G need).
 func otG(x float64, k int) float64 {
 	if x >= 1 {
 		return 1
@@ -90,7 +91,19 @@ func otG(x float64, k int) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return -math.Expm1(float64(k) * math.Log1p(-x))
+	r, b := 1.0, 1-x
+	for e := k; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r *= b
+		}
+		b *= b
+	}
+	return 1 - r
+}
+
+// otGPrime is G'(x) = k(1-x)^(k-1).
+func otGPrime(x float64, k int) float64 {
+	return float64(k) * (1 - otG(x, k-1))
 }
 
 // otLayout is the ratio order of the tokens with p > 0 or q > 0 (p/q
@@ -333,28 +346,42 @@ func (f *otFree) integral(u float64) float64 {
 }
 
 // windowStart returns the free mass u before the window of mass w whose
-// mean G' is rho, clamped to [0, total - w].
+// mean G' is rho, clamped to [0, total - w]: Newton's method on the mean,
+// kept inside a bisection bracket (the mean falls as u grows).
 func (f *otFree) windowStart(w, rho float64) float64 {
-	mean := func(u float64) float64 { return (f.integral(u+w) - f.integral(u)) / w }
+	mean := func(u float64) (float64, float64) {
+		_, x0 := f.at(u)
+		_, x1 := f.at(u + w)
+		return (f.integral(u+w) - f.integral(u)) / w, (otGPrime(x1, f.k) - otGPrime(x0, f.k)) / w
+	}
 	lo, hi := 0.0, math.Max(0, f.total()-w)
-	if mean(lo) <= rho {
+	if m, _ := mean(lo); m <= rho {
 		return lo
 	}
-	if mean(hi) >= rho {
+	if m, _ := mean(hi); m >= rho {
 		return hi
 	}
+	u := (lo + hi) / 2
 	for range 200 {
-		mid := (lo + hi) / 2
-		if mid <= lo || mid >= hi {
+		m, dm := mean(u)
+		if m > rho {
+			lo = u
+		} else {
+			hi = u
+		}
+		if math.Abs(m-rho) <= 1e-13*rho || hi-lo <= 1e-17 {
 			break
 		}
-		if mean(mid) > rho {
-			lo = mid
-		} else {
-			hi = mid
+		next := u - (m-rho)/dm
+		if !(dm < 0) || !(next > lo && next < hi) {
+			next = (lo + hi) / 2
 		}
+		if next == u {
+			break
+		}
+		u = next
 	}
-	return (lo + hi) / 2
+	return u
 }
 
 // cut gives the free time from free mass u to u + w to token tok (as
