@@ -20,7 +20,7 @@ func boundCommand() *cli.Command {
 			&cli.StringFlag{Name: "q", Required: true, Usage: "draft distribution, e.g. 1/3,0.1,17/30"},
 			&cli.IntFlag{Name: "k", Value: 2, Usage: "number of drafts"},
 			&cli.BoolFlag{Name: "replacement", Value: true, Usage: "drafts i.i.d. (true) or without replacement (false)"},
-			&cli.StringFlag{Name: "method", Value: "auto", Usage: "auto (exhaustive for V <= 20, else max-flow), exhaustive or flow"},
+			&cli.StringFlag{Name: "method", Value: "auto", Usage: "auto (exhaustive for V <= 20, else prefix with replacement and max-flow without), exhaustive, flow or prefix (i.i.d. drafts, any V)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

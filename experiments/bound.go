@@ -20,8 +20,10 @@ type BoundResult struct {
 
 // Bound computes α* = min_A [1 − p(A) + P(draft set meets A)] for k drafts
 // of q (i.i.d. with replacement, else without) against p by method: auto
-// (exhaustive for V ≤ algos.MaxExhaustiveV, else max-flow), exhaustive or
-// flow. Errors are usage errors (internal/diag).
+// (exhaustive for V ≤ algos.MaxExhaustiveV, else the prefix form with
+// replacement and max-flow without), exhaustive, flow or prefix (i.i.d.
+// drafts only: algos.OptimalAcceptanceIID, any V). Errors are usage errors
+// (internal/diag).
 func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult, error) {
 	if err := sim.ValidatePair(p, q); err != nil {
 		return BoundResult{}, diag.Usage(err)
@@ -30,6 +32,9 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		method = "exhaustive"
 		if len(p) > algos.MaxExhaustiveV {
 			method = "flow"
+			if replacement {
+				method = "prefix"
+			}
 		}
 	}
 	var a float64
@@ -39,8 +44,13 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		a, err = algos.OptimalAcceptanceExhaustive(p, q, k, replacement)
 	case "flow":
 		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
+	case "prefix":
+		if !replacement {
+			return BoundResult{}, diag.Param("method", " prefix holds for i.i.d. drafts only: use --replacement=true, or --method flow or exhaustive without replacement")
+		}
+		a, err = algos.OptimalAcceptanceIID(p, q, k)
 	default:
-		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive or flow", method)
+		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive, flow or prefix", method)
 	}
 	if err != nil {
 		return BoundResult{}, diag.Usage(err)
