@@ -523,9 +523,14 @@ func (r OTOptimal) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 		return
 	}
 	pl := newOTPlan(nd.P, nd.Q, len(nd.Draws))
-	count := map[int]int{}
+	var count []otCount // the drawn tokens in order of first draw
 	for _, c := range nd.Draws {
-		count[t.Nodes[c].Token]++
+		y := t.Nodes[c].Token
+		if i := slices.IndexFunc(count, func(e otCount) bool { return e.tok == y }); i >= 0 {
+			count[i].n++
+		} else {
+			count = append(count, otCount{y, 1})
+		}
 	}
 	rej := 0.0
 	for i, c := range nd.Kids {
@@ -549,9 +554,14 @@ func (r OTOptimal) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 // over t of c_y ψ_y (1 - Ψ_y)^{c_y - 1} Π_{z≠y} (1 - Ψ_z)^{c_z}, where ψ_z
 // is 1/q(z) on z's pieces and Ψ_z its integral. On each interval between
 // the pieces' ends the integrand is a polynomial in t, integrated exactly.
-func (pl *otPlan) selectProb(y int, count map[int]int) float64 {
+func (pl *otPlan) selectProb(y int, count []otCount) float64 {
 	var cuts []float64
-	for z := range count {
+	cy := 0
+	for _, e := range count {
+		if e.tok == y {
+			cy = e.n
+		}
+		z := e.tok
 		for _, pc := range pl.byTok[pl.off[z]:pl.off[z+1]] {
 			cuts = append(cuts, pc.a, pc.b)
 		}
@@ -563,8 +573,9 @@ func (pl *otPlan) selectProb(y int, count map[int]int) float64 {
 		if !(t1 > t0) || pl.density(y, (t0+t1)/2) == 0 {
 			continue
 		}
-		poly := []float64{float64(count[y]) * pl.density(y, (t0+t1)/2)}
-		for z, c := range count {
+		poly := []float64{float64(cy) * pl.density(y, (t0+t1)/2)}
+		for _, e := range count {
+			z, c := e.tok, e.n
 			c0, slope := 1-pl.cdf(z, t0), -pl.density(z, (t0+t1)/2)
 			if z == y {
 				c--
@@ -581,6 +592,9 @@ func (pl *otPlan) selectProb(y int, count map[int]int) float64 {
 	}
 	return total
 }
+
+// otCount is a drawn token and how many draws carry it.
+type otCount struct{ tok, n int }
 
 // mulLinear returns poly·(c0 + slope·τ), coefficients in increasing degree.
 func mulLinear(poly []float64, c0, slope float64) []float64 {
