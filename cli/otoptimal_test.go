@@ -38,3 +38,22 @@ func TestOTOptimalCommands(t *testing.T) {
 		t.Errorf("bound --method prefix --replacement=false: exit %d, want %d", code, diag.ExitUsage)
 	}
 }
+
+// simulate bound --topk: the two most likely draft tokens (q = 0.4, 0.3)
+// carry p = 0.05 + 0.1, which is α* for that fixed draft set; --method
+// beside --topk and k > V are usage errors.
+func TestBoundTopK(t *testing.T) {
+	p, q := "0.5,0.2,0.15,0.1,0.05", "0.05,0.1,0.15,0.3,0.4"
+	b, code, stderr := runJSON(t, "bound", "--k", "2", "--topk", "--p", p, "--q", q, "--json")
+	if code != diag.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if opt := b["optimal_acceptance"].(float64); math.Abs(opt-0.15) > 1e-12 || b["topk"] != true || b["method"] != "topk" {
+		t.Errorf("bound --topk: %v", b)
+	}
+	for _, args := range [][]string{{"--k", "2", "--topk", "--method", "flow"}, {"--k", "6", "--topk"}} {
+		if _, code, _ := runJSON(t, append([]string{"bound", "--p", p, "--q", q}, args...)...); code != diag.ExitUsage {
+			t.Errorf("bound %v: exit %d, want %d", args, code, diag.ExitUsage)
+		}
+	}
+}

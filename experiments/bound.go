@@ -9,9 +9,12 @@ import (
 // BoundResult is the optimal multi-draft acceptance of one pair; it is the
 // JSON form of 'simulate bound'. Field names are stable.
 type BoundResult struct {
-	V                 int     `json:"V"`
-	K                 int     `json:"k"`
-	Replacement       bool    `json:"replacement"`
+	V           int  `json:"V"`
+	K           int  `json:"k"`
+	Replacement bool `json:"replacement"`
+	// TopK marks deterministic drafts: the k most likely tokens of q
+	// (ties to the lowest index), whose α* is their p-mass.
+	TopK              bool    `json:"topk"`
 	Method            string  `json:"method"`
 	OptimalAcceptance float64 `json:"optimal_acceptance"`
 	// SingleDraft is Σ min(p, q), the k = 1 value (token verification).
@@ -56,4 +59,18 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		return BoundResult{}, diag.Usage(err)
 	}
 	return BoundResult{V: len(p), K: k, Replacement: replacement, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
+}
+
+// BoundTopK is Bound for top-k drafts: the draft set is the k most likely
+// tokens of q, fixed, so α* = p(that set) (method "topk", by the max-flow
+// over the one set). Errors are usage errors.
+func BoundTopK(p, q []float64, k int) (BoundResult, error) {
+	if err := sim.ValidatePair(p, q); err != nil {
+		return BoundResult{}, diag.Usage(err)
+	}
+	if k < 1 || k > len(p) {
+		return BoundResult{}, diag.Param("k", " = %d; top-k drafts need 1 <= k <= V = %d", k, len(p))
+	}
+	a := algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
+	return BoundResult{V: len(p), K: k, TopK: true, Method: "topk", OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
 }
