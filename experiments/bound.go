@@ -49,7 +49,7 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
 	case "prefix":
 		if !replacement {
-			return BoundResult{}, diag.Param("method", " prefix holds for i.i.d. drafts only: use --replacement=true, or --method flow or exhaustive without replacement")
+			return BoundResult{}, diag.Param("method", " prefix holds for i.i.d. drafts (replacement) only; without replacement use flow or exhaustive")
 		}
 		a, err = algos.OptimalAcceptanceIID(p, q, k)
 	default:
