@@ -103,3 +103,39 @@ func TestOTOptimalAttainsBound(t *testing.T) {
 		}
 	}
 }
+
+// For V in the thousands, where no enumeration runs: ot-optimal's
+// selection law v sums to 1 (1e-12) and its acceptance Σ min(p, v) (the
+// identity TestOTOptimalAttainsBound checks exactly on small pairs)
+// equals the prefix form of α* to 1e-9, on the bench pool's kind of pair
+// (p ~ Dirichlet(0.1), q = p·exp(N(0,1)) renormalised) and on two
+// independent Dirichlet(0.5) rows.
+func TestOTOptimalLargeV(t *testing.T) {
+	for _, v := range []int{256, 4096} {
+		p := randDist(t, uint64(v), v, 0.1)
+		q := make([]float64, v)
+		rng := sim.NewRand(9, sim.StreamID("ot-large", uint64(v)))
+		for i, x := range p {
+			q[i] = x * math.Exp(rng.NormFloat64())
+		}
+		sim.Normalize(q)
+		pairs := [][2][]float64{{p, q}, {randDist(t, uint64(v)+1, v, 0.5), randDist(t, uint64(v)+2, v, 0.5)}}
+		for i, pq := range pairs {
+			for _, k := range []int{2, 4, 8} {
+				pl := newOTPlan(sim.F64(pq[0]), sim.F64(pq[1]), k)
+				acc, total := 0.0, 0.0
+				for y, vy := range pl.v {
+					acc += math.Min(pl.p[y], vy)
+					total += vy
+				}
+				want, err := OptimalAcceptanceIID(pq[0], pq[1], k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(total-1) > 1e-12 || math.Abs(acc-want) > 1e-9 {
+					t.Errorf("V=%d pair %d k=%d: Σv = %.15g, Σmin(p, v) = %.15g, alpha* = %.15g", v, i, k, total, acc, want)
+				}
+			}
+		}
+	}
+}
