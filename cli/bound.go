@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/internal/diag"
 
 	"github.com/urfave/cli/v2"
 )
@@ -20,7 +21,8 @@ func boundCommand() *cli.Command {
 			&cli.StringFlag{Name: "q", Required: true, Usage: "draft distribution, e.g. 1/3,0.1,17/30"},
 			&cli.IntFlag{Name: "k", Value: 2, Usage: "number of drafts"},
 			&cli.BoolFlag{Name: "replacement", Value: true, Usage: "drafts i.i.d. (true) or without replacement (false)"},
-			&cli.StringFlag{Name: "method", Value: "auto", Usage: "auto (exhaustive for V <= 20, else max-flow), exhaustive or flow"},
+			&cli.StringFlag{Name: "method", Value: "auto", Usage: "auto (exhaustive for V <= 20, else prefix with replacement and max-flow without), exhaustive, flow or prefix (i.i.d. drafts, any V)"},
+			&cli.BoolFlag{Name: "topk", Usage: "drafts are the k most likely tokens of q (deterministic): alpha* = p of those tokens (--replacement and --method do not apply)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -28,14 +30,28 @@ func boundCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			out, err := experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
+			out, err := boundOf(c, p, q)
 			if err != nil {
 				return err
 			}
 			return printResult(c, out, func(w io.Writer) {
-				fmt.Fprintf(w, "alpha* = %.12g for k = %d drafts (replacement %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
-					out.OptimalAcceptance, out.K, out.Replacement, out.V, out.Method, out.SingleDraft)
+				fmt.Fprintf(w, "alpha* = %.12g for k = %d drafts (replacement %v, top-k %v, V = %d, %s); single draft sum min(p,q) = %.12g\n",
+					out.OptimalAcceptance, out.K, out.Replacement, out.TopK, out.V, out.Method, out.SingleDraft)
 			})
 		},
 	}
+}
+
+// boundOf runs the bound the flags ask for: top-k drafts with --topk
+// (refusing --replacement and --method beside it), else Bound.
+func boundOf(c *cli.Context, p, q []float64) (experiments.BoundResult, error) {
+	if !c.Bool("topk") {
+		return experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
+	}
+	for _, f := range []string{"replacement", "method"} {
+		if c.IsSet(f) {
+			return experiments.BoundResult{}, diag.Usage(fmt.Errorf("--%s does not apply to --topk (the draft set is fixed); leave it out", f))
+		}
+	}
+	return experiments.BoundTopK(p, q, c.Int("k"))
 }

@@ -9,9 +9,12 @@ import (
 // BoundResult is the optimal multi-draft acceptance of one pair; it is the
 // JSON form of 'simulate bound'. Field names are stable.
 type BoundResult struct {
-	V                 int     `json:"V"`
-	K                 int     `json:"k"`
-	Replacement       bool    `json:"replacement"`
+	V           int  `json:"V"`
+	K           int  `json:"k"`
+	Replacement bool `json:"replacement"`
+	// TopK marks deterministic drafts: the k most likely tokens of q
+	// (ties to the lowest index), whose α* is their p-mass.
+	TopK              bool    `json:"topk"`
 	Method            string  `json:"method"`
 	OptimalAcceptance float64 `json:"optimal_acceptance"`
 	// SingleDraft is Σ min(p, q), the k = 1 value (token verification).
@@ -20,8 +23,10 @@ type BoundResult struct {
 
 // Bound computes α* = min_A [1 − p(A) + P(draft set meets A)] for k drafts
 // of q (i.i.d. with replacement, else without) against p by method: auto
-// (exhaustive for V ≤ algos.MaxExhaustiveV, else max-flow), exhaustive or
-// flow. Errors are usage errors (internal/diag).
+// (exhaustive for V ≤ algos.MaxExhaustiveV, else the prefix form with
+// replacement and max-flow without), exhaustive, flow or prefix (i.i.d.
+// drafts only: algos.OptimalAcceptanceIID, any V). Errors are usage errors
+// (internal/diag).
 func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult, error) {
 	if err := sim.ValidatePair(p, q); err != nil {
 		return BoundResult{}, diag.Usage(err)
@@ -30,6 +35,9 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		method = "exhaustive"
 		if len(p) > algos.MaxExhaustiveV {
 			method = "flow"
+			if replacement {
+				method = "prefix"
+			}
 		}
 	}
 	var a float64
@@ -39,11 +47,30 @@ func Bound(p, q []float64, k int, replacement bool, method string) (BoundResult,
 		a, err = algos.OptimalAcceptanceExhaustive(p, q, k, replacement)
 	case "flow":
 		a, err = algos.OptimalAcceptanceFlow(p, q, k, replacement)
+	case "prefix":
+		if !replacement {
+			return BoundResult{}, diag.Param("method", " prefix holds for i.i.d. drafts (replacement) only; without replacement use flow or exhaustive")
+		}
+		a, err = algos.OptimalAcceptanceIID(p, q, k)
 	default:
-		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive or flow", method)
+		return BoundResult{}, diag.Param("method", " %q: use auto, exhaustive, flow or prefix", method)
 	}
 	if err != nil {
 		return BoundResult{}, diag.Usage(err)
 	}
 	return BoundResult{V: len(p), K: k, Replacement: replacement, Method: method, OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
+}
+
+// BoundTopK is Bound for top-k drafts: the draft set is the k most likely
+// tokens of q, fixed, so α* = p(that set) (method "topk", by the max-flow
+// over the one set). Errors are usage errors.
+func BoundTopK(p, q []float64, k int) (BoundResult, error) {
+	if err := sim.ValidatePair(p, q); err != nil {
+		return BoundResult{}, diag.Usage(err)
+	}
+	if k < 1 || k > len(p) {
+		return BoundResult{}, diag.Param("k", " = %d; top-k drafts need 1 <= k <= V = %d", k, len(p))
+	}
+	a := algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
+	return BoundResult{V: len(p), K: k, TopK: true, Method: "topk", OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
 }
