@@ -64,7 +64,8 @@ def network_dir(repo, commit, work):
 
 
 def fetch(repo, commit, path, work):
-    """Writes path at commit to a file under work; returns (file, why-not)."""
+    """Writes path at commit to work/src/OWNER+NAME/COMMIT/path; returns
+    (file, why-not)."""
     d = mirror_dir(repo)
     why = ""
     if d is None:
@@ -88,7 +89,8 @@ def check(entry, c, src, args):
     impl = "%s -m specsim_ext %s" % (args.python, os.path.join("casestudy", "wrappers", entry["wrapper"]))
     cmd = [args.simulate, "check", "--external", impl, "--mode", entry["mode"],
            "--trials", str(args.trials), "--seed", str(args.seed), "--json"] + entry["flags"]
-    env = dict(os.environ, SPECSIM_UPSTREAM_FILE=src,
+    root = src[:-len(c["file"])].rstrip(os.sep)
+    env = dict(os.environ, SPECSIM_UPSTREAM_FILE=src, SPECSIM_UPSTREAM_ROOT=root,
                PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), os.path.join(HERE, "wrappers")]))
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=args.timeout)
     row = base_row(entry, c, args)
@@ -153,6 +155,10 @@ def main(argv):
             continue
         for c in e["commits"]:
             src, why = fetch(e["repo"], c["commit"], c["file"], args.work)
+            for extra in e.get("also", []):
+                if src is not None:
+                    ok, why = fetch(e["repo"], c["commit"], extra, args.work)
+                    src = src if ok else None
             if src is None:
                 print("run.py: skip %s at %s (%s): %s" % (e["name"], c["commit"][:12], c["role"], why), file=sys.stderr)
                 rows.append(dict(base_row(e, c, args), status="skipped", error=why))

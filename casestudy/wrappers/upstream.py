@@ -32,6 +32,17 @@ def upstream_path():
     return path
 
 
+def sibling(rel):
+    """sibling returns another file of the same fetched commit (run.py
+    fetches a manifest entry's "also" files beside its file), by its path
+    in the repository."""
+    root = os.environ.get("SPECSIM_UPSTREAM_ROOT", "")
+    path = os.path.join(root, rel)
+    if not root or not os.path.isfile(path):
+        raise RuntimeError("SPECSIM_UPSTREAM_ROOT has no %s (%r); list it under the entry's \"also\" in manifest.json" % (rel, root))
+    return path
+
+
 def load(names, env, path=None):
     """load executes the upstream top-level definitions `names` (functions,
     classes or assignments of those names), unchanged, in `env` and
