@@ -132,6 +132,7 @@ def parse(argv):
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per check")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "specsim-casestudy"))
     ap.add_argument("--out", default="", help="directory for results.json and results.csv (default: print)")
+    ap.add_argument("--keep", default="", help="an earlier results.json whose rows of entries this run does not check are kept")
     a = ap.parse_args(argv)
     if a.trials < 1:
         ap.error("--trials = %d; use 1 or more" % a.trials)
@@ -166,14 +167,30 @@ def main(argv):
             row = check(e, c, src, args)
             print("run.py: %s %s %s: %s" % (e["name"], c["role"], c["commit"][:12], row["verdict"] or row["error"]), file=sys.stderr)
             rows.append(row)
-    write(rows, args, argv)
+    earlier = keep(args.keep, {r["name"] for r in rows}) if args.keep else None
+    write(rows, args, argv, earlier)
     return 0
 
 
-def write(rows, args, argv):
+def keep(path, done):
+    """The rows of an earlier results.json for entries not in done, and
+    that file's command, revision and date."""
+    with open(path, encoding="utf-8") as f:
+        old = json.load(f)
+    rows = [r for r in old["rows"] if r["name"] not in done]
+    return {"command": old["command"], "revision": old["revision"], "date": old["date"],
+            "entries": sorted({r["name"] for r in rows}), "rows": rows}
+
+
+def write(rows, args, argv, earlier=None):
     meta = {"command": "python3 casestudy/run.py " + " ".join(shlex.quote(a) for a in argv),
             "revision": revision(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "mirror": bool(os.environ.get("SPECSIM_CASESTUDY_MIRROR")), "rows": rows}
+    if earlier:
+        # the kept rows come first, in the earlier file's order; their
+        # provenance is the earlier run's, recorded under "earlier"
+        meta["rows"] = earlier.pop("rows") + rows
+        meta["earlier"] = earlier
     if not args.out:
         json.dump(meta, sys.stdout, indent=1)
         print()
