@@ -199,7 +199,12 @@ def write(rows, args, argv, earlier=None):
     with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")
-    with open(os.path.join(args.out, "results.csv"), "w", newline="", encoding="utf-8") as f:
+    write_csv(os.path.join(args.out, "results.csv"), meta["rows"])
+
+
+def write_csv(path, rows):
+    """Writes rows (kept rows included) as results.csv."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
