@@ -27,3 +27,10 @@ var Source string
 //
 //go:embed refs.bib
 var Bib string
+
+// CaseStudy is casestudy.tex, the section on public samplers checked at
+// buggy and fixed commits that paper.tex inputs; it is written beside
+// paper.tex, and its table is generated/tables/casestudy.tex.
+//
+//go:embed casestudy.tex
+var CaseStudy string

@@ -17,6 +17,7 @@ import (
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/internal/gitrev"
 
+	"github.com/specsim/specsim/casestudy"
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/paper"
@@ -175,9 +176,11 @@ func (p Provenance) TeX() string {
 	})
 }
 
-// WritePaper writes dir/paper.tex and dir/refs.bib (the embedded sources,
-// unless dir already has them) and dir/generated/{numbers.tex,
-// provenance.tex, figures/*.pdf, tables/*.tex}.
+// WritePaper writes dir/paper.tex, dir/casestudy.tex and dir/refs.bib (the
+// embedded sources, unless dir already has them) and
+// dir/generated/{numbers.tex, provenance.tex, figures/*.pdf, tables/*.tex};
+// tables/casestudy.tex comes from the committed case-study results
+// (casestudy.Load), not from the bundle.
 func WritePaper(b *Bundle, dir string) error {
 	release, err := fsutil.Confine(dir)
 	if err != nil {
@@ -190,7 +193,7 @@ func WritePaper(b *Bundle, dir string) error {
 			return err
 		}
 	}
-	for name, text := range map[string]string{"paper.tex": paper.Source, "refs.bib": paper.Bib} {
+	for name, text := range map[string]string{"paper.tex": paper.Source, "refs.bib": paper.Bib, "casestudy.tex": paper.CaseStudy} {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); os.IsNotExist(err) {
 			if err := fsutil.WriteBytes(path, []byte(text), 0o644); err != nil {
@@ -217,7 +220,11 @@ func WritePaper(b *Bundle, dir string) error {
 			return err
 		}
 	}
-	for _, t := range Tables(b) {
+	cs, err := casestudy.Load()
+	if err != nil {
+		return err
+	}
+	for _, t := range append(Tables(b), casestudy.Table(cs)) {
 		p, err := fsutil.Under(filepath.Join(gen, "tables"), t.Name, ".tex")
 		if err != nil {
 			return err
