@@ -25,7 +25,7 @@ import (
 // inside for a correct scheme), relative_variance, posterior_tv with
 // tv_lo/tv_hi, mean_ess, particles_mean/min/max (population after each
 // resampling step: N for correct schemes), zero_runs and mutant.
-const smcSteeringRuns = 2000
+const smcSteeringRuns = 1000
 
 var (
 	smcSteeringN = []int{4, 8, 16, 32, 64}

@@ -113,3 +113,20 @@ func TestNumberCoverMeanAndStr(t *testing.T) {
 		t.Errorf("plainText = %q", got)
 	}
 }
+
+// TestSignificant: three significant digits without an exponent, the
+// digits left of the point kept, a value that rounds up a decade given
+// one decimal fewer, and n/a, ±Inf as Fixed writes them.
+func TestSignificant(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0.84791, "0.848"}, {6.0449, "6.04"}, {127.4, "127"}, {4488.2, "4488"}, {9.996, "10.0"}, {0.09996, "0.100"}, {-2.345, "-2.35"}, {0, "0"}, {math.Inf(1), "+Inf"}} {
+		if got := Significant(c.v, true, 3); got != c.want {
+			t.Errorf("Significant(%g, 3) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	if got := Significant(1, false, 3); got != NA {
+		t.Errorf("Significant(1, !ok) = %q, want %q", got, NA)
+	}
+}
