@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -126,7 +127,7 @@ func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[strin
 			p.Add(m)
 			if !seen[v] {
 				seen[v] = true
-				f.AddLegend("exact TV, final verdict "+v, marks(nil, st.Color, st.Shape))
+				f.AddLegend("exact TV, final verdict "+strings.ReplaceAll(v, "_", " "), marks(nil, st.Color, st.Shape))
 			}
 		}
 	}
