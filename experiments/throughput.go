@@ -46,7 +46,7 @@ var (
 
 const (
 	throughputReps    = 5
-	throughputSeconds = 0.04
+	throughputSeconds = 0.025
 	// throughputPoolMiB is the chain pools' least size: past the
 	// last-level cache of most machines' one core, so rows come from
 	// memory as in 'simulate bench' (whose default is 128 MiB).
@@ -103,6 +103,7 @@ func init() {
 			{Macro: "ThroughputCPU", Where: throughputAt("token"), Agg: table.Str, Col: "cpu", Doc: "the machine's processor"},
 			{Macro: "ThroughputLoad", Where: throughputAt("token"), Col: "load", Digits: 1, Doc: "the one-minute load average when token's row at V = 32000, γ = 4 was timed"},
 			{Macro: "ThroughputReps", Where: throughputAt("token"), Col: "reps", Doc: "timed runs per setting"},
+			{Macro: "ThroughputRunSeconds", Where: throughputAt("token"), Col: "run_seconds", Agg: table.Sig, Digits: 2, Doc: "the length of one timed run in seconds"},
 			{Macro: "ThroughputTokenLo", Where: throughputAt("token"), Col: "cpu_ns_lo", Agg: table.Sig, Digits: 3, Scale: 1e-3, Doc: "token: the fastest run's CPU µs per step"},
 			{Macro: "ThroughputTokenHi", Where: throughputAt("token"), Col: "cpu_ns_hi", Agg: table.Sig, Digits: 3, Scale: 1e-3, Doc: "token: the slowest run's CPU µs per step"},
 			{Macro: "ThroughputMentoredGammaTwo", Where: throughputAtV("mentored", throughputV, 2), Col: "cpu_ns_per_step", Agg: table.Sig, Digits: 3, Scale: 1e-3, Doc: "mentored: CPU µs per step at V = 32000, γ = 2"},
@@ -153,7 +154,7 @@ func runThroughput(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row,
 				rate = append(rate, r.TreesPerSecond)
 				em = r.MeanAccepted + 1
 			}
-			rows = append(rows, throughputRow(name, ns, cpuNs, rate, em, cpu, load))
+			rows = append(rows, append(throughputRow(name, ns, cpuNs, rate, em, cpu, load), KV{K: "run_seconds", V: dur.Seconds()}))
 		}
 		return rows, nil
 	}
@@ -181,7 +182,7 @@ func runThroughput(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row,
 			rate = append(rate, r.StepsPerSecond)
 			em = r.MeanEmitted
 		}
-		rows = append(rows, throughputRow(name, ns, cpuNs, rate, em, cpu, load))
+		rows = append(rows, append(throughputRow(name, ns, cpuNs, rate, em, cpu, load), KV{K: "run_seconds", V: dur.Seconds()}))
 	}
 	return rows, nil
 }
