@@ -107,16 +107,24 @@ func calibrationRows(b []byte) ([]Row, error) {
 // their Wilson 95% intervals.
 func calibrationTable(rows []Row) table.Text {
 	t := table.Text{Caption: "Calibration and power of the check per test family (sim/check TestCalibration, " + calibrationWhen(rows) + "): " +
-		"verdicts violated in checks of an undisturbed sampler (false alarms; family-wise level 0.01) and of one deviating by exactly the test's stated minimum detectable TV (detections; power 0.9 stated), " +
-		"each count with its Wilson 95% interval.",
-		Header: []string{"family", "setting", "trials", "stated TV", "false alarms", "95% CI", "detections", "95% CI"},
-		Right:  table.RightCols(8, 2, 3, 4, 6)}
+		"verdicts violated in checks of an undisturbed sampler (false alarms, column alarms; family-wise level 0.01) and of one deviating by exactly the test's stated minimum detectable TV (detections; power 0.9 stated), " +
+		"each count with its Wilson 95% interval; " + calibrationSize(rows) + ".",
+		Header: []string{"family", "setting", "stated TV", "alarms", "95% CI", "detections", "95% CI"},
+		Right:  table.RightCols(7, 2, 3, 5)}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{r.String("family"), r.String("source"), dec(r, "trials", 0), dec(r, "stated_tv", 4),
+		t.Rows = append(t.Rows, []string{r.String("family"), r.String("source"), dec(r, "stated_tv", 4),
 			dec(r, "false_alarms", 0) + " / " + dec(r, "runs", 0), bracket(r, "false_alarm_lo", "false_alarm_hi", 3),
 			dec(r, "detections", 0) + " / " + dec(r, "runs", 0), bracket(r, "detection_lo", "detection_hi", 3)})
 	}
 	return t
+}
+
+// calibrationSize is the checks and trials of the rows' measurement.
+func calibrationSize(rows []Row) string {
+	if len(rows) == 0 {
+		return NA
+	}
+	return dec(rows[0], "runs", 0) + " checks each way of " + dec(rows[0], "trials", 0) + " trials"
 }
 
 // calibrationWhen is the command and date of the rows' measurement.
