@@ -155,13 +155,19 @@ func (n Number) Eval(rows []Row) string {
 		}
 		return fmt.Sprint(c)
 	}
+	return n.first(rows)
+}
+
+// first is a First, Str or Sig number: column Col of the first row, as
+// the aggregate formats it (NA without rows).
+func (n Number) first(rows []Row) string {
 	if len(rows) == 0 {
 		return NA
 	}
-	if n.Agg == Str {
+	switch n.Agg {
+	case Str:
 		return plainText(rows[0].String(n.Col))
-	}
-	if n.Agg == Sig {
+	case Sig:
 		v, ok := rows[0].Float(n.Col)
 		scale := n.Scale
 		if scale == 0 {

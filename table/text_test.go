@@ -130,3 +130,21 @@ func TestSignificant(t *testing.T) {
 		t.Errorf("Significant(1, !ok) = %q, want %q", got, NA)
 	}
 }
+
+// A Sig number is its column's first value times Scale to Digits
+// significant digits (a time in ns quoted in µs), n/a without a row.
+func TestNumberSig(t *testing.T) {
+	rows := []Row{{{K: "rule", V: "token"}, {K: "ns", V: 7553.2}}, {{K: "rule", V: "block"}, {K: "ns", V: 15098.0}}}
+	n := Number{Macro: "X", Where: []string{"rule", "block"}, Agg: Sig, Col: "ns", Digits: 3, Scale: 1e-3}
+	if got := n.Eval(rows); got != "15.1" {
+		t.Errorf("Sig of 15098 ns in µs = %q, want 15.1", got)
+	}
+	n.Scale = 0 // no change of unit
+	if got := n.Eval(rows); got != "15098" {
+		t.Errorf("Sig of 15098 unscaled = %q, want 15098", got)
+	}
+	n.Where = []string{"rule", "none"}
+	if got := n.Eval(rows); got != NA {
+		t.Errorf("Sig without a row = %q, want %q", got, NA)
+	}
+}
