@@ -68,7 +68,9 @@ func Sweep(name string, rows []table.Row, axes, metrics []string) ([]*Figure, er
 
 // SweepColumns splits a table's columns into axes and metrics when no
 // spec says which: the string, bool and integer columns (except
-// experiment) are axes, the float columns metrics.
+// experiment) are axes, the float columns metrics, but for a float column
+// of one value in every row of several (a setting such as the trials n),
+// which a panel would draw as a flat line: it is neither.
 func SweepColumns(rows []table.Row) (axes, metrics []string) {
 	if len(rows) == 0 {
 		return nil, nil
@@ -77,10 +79,10 @@ func SweepColumns(rows []table.Row) (axes, metrics []string) {
 		if kv.K == "experiment" {
 			continue
 		}
-		if _, ok := kv.V.(float64); ok {
-			metrics = append(metrics, kv.K)
-		} else {
+		if _, ok := kv.V.(float64); !ok {
 			axes = append(axes, kv.K)
+		} else if len(rows) == 1 || len(table.Distinct(rows, kv.K)) > 1 {
+			metrics = append(metrics, kv.K)
 		}
 	}
 	return axes, metrics
