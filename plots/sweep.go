@@ -215,7 +215,7 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 		lo, hi = math.Min(lo, ax.pos(r)), math.Max(hi, ax.pos(r))
 	}
 	for _, m := range ms {
-		p := newPanel(x, m)
+		p := newPanel(columnLabel(x), columnLabel(m))
 		for i, c := range curves {
 			s := autoStyle(i)
 			if len(others) == 1 && (others[0] == "algo" || others[0] == "rule" || others[0] == "algorithm") {
@@ -376,3 +376,7 @@ func allIntegers(rows []table.Row, k string) bool {
 	}
 	return true
 }
+
+// columnLabel is a column's name as an axis label: its words separated by
+// spaces rather than underscores (mean_emitted: "mean emitted").
+func columnLabel(col string) string { return strings.ReplaceAll(col, "_", " ") }

@@ -116,3 +116,21 @@ func TestSweepColumnsConstant(t *testing.T) {
 		t.Errorf("one row: metrics %q, want n,alpha", metrics)
 	}
 }
+
+// A generic sweep panel labels its axes with the columns' words, not
+// their raw names: beta_target and mean_emitted read "beta target" and
+// "mean emitted".
+func TestSweepAxisLabels(t *testing.T) {
+	var rows []table.Row
+	for _, b := range []float64{0.3, 0.6} {
+		rows = append(rows, table.Row{{K: "beta_target", V: b}, {K: "mean_emitted", V: 1 + b}})
+	}
+	figs, err := Sweep("x", rows, []string{"beta_target"}, []string{"mean_emitted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := figs[0].Panels[0]
+	if p.X.Label.Text != "beta target" || p.Y.Label.Text != "mean emitted" {
+		t.Errorf("axes %q and %q, want beta target and mean emitted", p.X.Label.Text, p.Y.Label.Text)
+	}
+}
