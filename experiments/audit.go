@@ -68,9 +68,38 @@ const (
 	AuditEmittedSource = "markov:V=4,order=1,a=0.5,quality=0.5,seed=1"
 	AuditEmittedGamma  = 3
 	auditEmittedPair   = 1
-	auditTrials        = 100000
-	auditPairTrials    = 50000
 )
+
+// The audit sizes each row's statistical checks by the total variation
+// they must detect with power check.DefaultPower, not by one count for
+// all. Lossless rules, strict settings and mutants must reach AuditTV on
+// the pool: auditTrials pool trials (auditPairTrials on the Markov pair)
+// do. A lossy rule at its lossy setting is there to be seen lossy, and
+// must reach only AuditLossyTV, under half the least exact TV of a lossy
+// chain row on the audit pairs (0.246, mentored decoding): auditLossyTrials
+// (auditLossyPairTrials) do. A test's minimum detectable TV is
+// sqrt(λ/(4n)) (stattest.MinDetectableTV), but its grid, and so λ, grows
+// with n, so the counts are not one formula of the TV: TestAuditSizes
+// checks that each reaches its TV and is not oversized. At AuditTV the
+// lossy rows, which solve for a law over V at every position, took 95% of
+// the audit's time.
+const (
+	AuditTV              = 0.02
+	AuditLossyTV         = 0.1
+	auditTrials          = 100000
+	auditPairTrials      = 50000
+	auditLossyTrials     = 2000
+	auditLossyPairTrials = 1000
+)
+
+// auditSize is the pool and pair trials of a row, before the run's scale:
+// a lossy row's (lossy) must reach AuditLossyTV, any other AuditTV.
+func auditSize(lossy bool) (pool, pair int64) {
+	if lossy {
+		return auditLossyTrials, auditLossyPairTrials
+	}
+	return auditTrials, auditPairTrials
+}
 
 func paramString(ps algos.Params) string { return ps.String() }
 
@@ -211,7 +240,7 @@ func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, 
 		{K: "exact_tv", V: ex.tv},
 		{K: "expected_emitted", V: ex.emitted}, {K: "statistical_verdict", V: statVerdict}, {K: "p_value", V: math.Min(1, check.DefaultLevel/level*res.PValue)},
 		{K: "min_detectable_tv", V: res.MinDetectableTV},
-		{K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: res.MeanEmitted}, {K: "trials", V: res.Trials}, {K: "invalid_outcomes", V: res.Invalid},
+		{K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: res.MeanEmitted}, {K: "trials", V: res.Trials}, {K: "pair_trials", V: res.Trials}, {K: "invalid_outcomes", V: res.Invalid},
 		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected},
 		{K: "exact_source", V: AuditEmittedSource}, {K: "exact_gamma", V: int64(auditDepth)}, {K: "stat_source", V: AuditGreedySource}, {K: "stat_gamma", V: int64(auditDepth)}}}, nil
 }
@@ -326,7 +355,8 @@ func treeStat(ctx context.Context, cfg Config, e algos.TreeEntry, a sim.TreeAlgo
 	if lw, ok := a.(sim.TreeLawer); ok {
 		rule.TreeLaw = lw
 	}
-	return check.Check(ctx, psrc, rule, check.Config{Gamma: auditDepth, Trials: cfg.Trials(auditPairTrials),
+	_, pairTrials := auditSize(false)
+	return check.Check(ctx, psrc, rule, check.Config{Gamma: auditDepth, Trials: cfg.Trials(pairTrials),
 		Seed: sim.StreamID("audit/statistical", cfg.Seed), Level: level, Workers: cfg.Workers})
 }
 
@@ -417,7 +447,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 		return nil, err
 	}
 	row = append(row, KV{K: "statistical_verdict", V: st.verdict}, KV{K: "p_value", V: st.p}, KV{K: "min_detectable_tv", V: st.res.MinDetectableTV},
-		KV{K: "alpha_hat", V: st.res.AlphaHat}, KV{K: "mean_emitted", V: st.res.MeanEmitted}, KV{K: "trials", V: st.res.Trials}, KV{K: "invalid_outcomes", V: st.invalid},
+		KV{K: "alpha_hat", V: st.res.AlphaHat}, KV{K: "mean_emitted", V: st.res.MeanEmitted}, KV{K: "trials", V: st.res.Trials}, KV{K: "pair_trials", V: st.pairTrials}, KV{K: "invalid_outcomes", V: st.invalid},
 		KV{K: "stat_source", V: st.source}, KV{K: "stat_gamma", V: int64(auditGamma)})
 
 	// 3. Scripted-coin edge cases (lossless claims only).
@@ -466,6 +496,9 @@ type chainStatAudit struct {
 	res     check.Result
 	invalid int64
 	source  string
+	// pairTrials is the Markov pair check's trials (the pool's are
+	// res.Trials, or the pair's for greedy rules).
+	pairTrials int64
 }
 
 // chainStat runs the statistical checks: on a large synthetic pool
@@ -482,20 +515,21 @@ type chainStatAudit struct {
 func chainStat(ctx context.Context, cfg Config, e algos.Entry, a sim.Algorithm, lossy bool) (chainStatAudit, error) {
 	level := auditLevel()
 	cseed := sim.StreamID("audit/statistical", cfg.Seed)
-	ccfg := check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditTrials), Seed: cseed, Level: level,
+	poolTrials, pairTrials := auditSize(lossy)
+	ccfg := check.Config{Gamma: auditGamma, Trials: cfg.Trials(poolTrials), Seed: cseed, Level: level,
 		Greedy: e.Greedy, Workers: cfg.Workers, Progress: cfg.Progress}
 	psrc, err := source.New(AuditGreedySource, auditGamma, 0, cfg.MemBudget)
 	if err != nil {
 		return chainStatAudit{}, err
 	}
 	pair, _ := sim.PairOf(psrc)
-	res, err := check.Pair(ctx, pair, a, check.Config{Gamma: auditGamma, Trials: cfg.Trials(auditPairTrials), Seed: cseed,
+	res, err := check.Pair(ctx, pair, a, check.Config{Gamma: auditGamma, Trials: cfg.Trials(pairTrials), Seed: cseed,
 		Level: level, Greedy: e.Greedy, Workers: cfg.Workers})
 	if err != nil {
 		return chainStatAudit{}, err
 	}
 	pairRes := res
-	st := chainStatAudit{source: AuditGreedySource}
+	st := chainStatAudit{source: AuditGreedySource, pairTrials: pairRes.Trials}
 	if !e.Greedy {
 		st.source = AuditSource
 		src, err := source.New(AuditSource, auditGamma, 0, cfg.MemBudget)
@@ -561,7 +595,11 @@ func init() {
 			{Macro: "AuditTokenAlpha", Where: auditToken, Col: "alpha_hat", Digits: 3, Doc: "token α̂ (V = 2048 pool)"},
 			{Macro: "AuditTokenEmitted", Where: auditToken, Col: "mean_emitted", Digits: 2, Doc: "token mean emitted"},
 			{Macro: "AuditBlockEmitted", Where: []string{"algorithm", "block", "kind", "rule"}, Col: "mean_emitted", Digits: 2, Doc: "block mean emitted"},
-			{Macro: "AuditTrials", Where: auditToken, Col: "trials", Doc: "statistical trials per rule"},
+			{Macro: "AuditTrials", Where: auditToken, Col: "trials", Doc: "statistical trials per lossless rule or mutant on the pool"},
+			{Macro: "AuditPairTrials", Where: auditToken, Col: "pair_trials", Doc: "statistical trials per lossless rule or mutant on the Markov pair"},
+			{Macro: "AuditLossyTrials", Where: []string{"algorithm", "lenience", "kind", "lossy"}, Col: "trials", Doc: "statistical trials per lossy row on the pool"},
+			{Macro: "AuditLossyPairTrials", Where: []string{"algorithm", "lenience", "kind", "lossy"}, Col: "pair_trials", Doc: "statistical trials per lossy row on the Markov pair"},
+			{Macro: "AuditLossyMinTV", Where: []string{"kind", "lossy"}, Agg: table.Max, Col: "min_detectable_tv", Digits: 3, Doc: "the largest TV a lossy row's check detects with power 0.9"},
 			{Macro: "AuditPreserved", Where: []string{"exact_verdict", Preserved}, Agg: table.Count, Doc: "rows the exact engine shows lossless on its pairs"},
 			{Macro: "AuditMutantsCaught", Where: []string{"kind", "mutant|tree-mutant", "verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows called violated"},
 			{Macro: "AuditMutantsStat", Where: []string{"kind", "mutant|tree-mutant", "statistical_verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows the χ² tests alone call violated"},

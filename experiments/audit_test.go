@@ -8,6 +8,7 @@ import (
 	"github.com/specsim/specsim/internal/longtest"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/source"
+	"github.com/specsim/specsim/table"
 )
 
 // TestAudit runs the audit (fixed seed) and checks every verdict is the
@@ -107,5 +108,52 @@ func TestAuditParams(t *testing.T) {
 	}
 	if lossy == 0 {
 		t.Error("no lossy rows")
+	}
+}
+
+// TestAuditSizes: a row's statistical check is sized by the TV it must
+// detect. At scale 1, token verification's row (a lossless rule) states a
+// minimum detectable TV of at most AuditTV on the pool, and lenience's
+// lossy row at most AuditLossyTV on auditLossyTrials; neither is more
+// than 20% below its target (the count is not oversized), and each pair
+// check runs its own count.
+func TestAuditSizes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two audit rows at full size; skipped with -short")
+	}
+	t.Parallel()
+	e, err := Lookup("audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := e.Cells(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Seed: 1, Scale: 1, Workers: 2}
+	for _, c := range []struct {
+		name, kind string
+		tv         float64
+		pool, pair int64
+	}{{"token", "rule", AuditTV, auditTrials, auditPairTrials}, {"lenience", "lossy", AuditLossyTV, auditLossyTrials, auditLossyPairTrials}} {
+		var cell *Cell
+		for i := range cells {
+			if r := Row(cells[i].Key); r.String("algorithm") == c.name && r.String("kind") == c.kind {
+				cell = &cells[i]
+			}
+		}
+		if cell == nil {
+			t.Fatalf("no audit cell %s (%s)", c.name, c.kind)
+		}
+		rows, err := e.Run(context.Background(), cfg, *cell, CellSeed(1, e.Name, *cell))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rows[0]
+		tv := table.Num(r, "min_detectable_tv")
+		if !(tv <= c.tv && tv > 0.8*c.tv) || table.Num(r, "trials") != float64(c.pool) || table.Num(r, "pair_trials") != float64(c.pair) {
+			t.Errorf("%s (%s): min detectable TV %.4g over %g pool and %g pair trials; want within (%.3g, %.3g] over %d and %d",
+				c.name, c.kind, tv, table.Num(r, "trials"), table.Num(r, "pair_trials"), 0.8*c.tv, c.tv, c.pool, c.pair)
+		}
 	}
 }

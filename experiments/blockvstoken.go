@@ -126,7 +126,7 @@ func runBlockVsToken(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Ro
 	case "dirichlet:V=2048":
 		// Likewise the pool's rows and noise come from the master seed
 		// alone; only its calibrated σ changes with beta_target.
-		pl, err := bvtPool(beta, sim.StreamID("block-vs-token/pool", cfg.Seed), cfg.MemBudget)
+		pl, err := bvtPool(beta, bvtMaxGamma, sim.StreamID("block-vs-token/pool", cfg.Seed), cfg.MemBudget)
 		if err != nil {
 			return nil, err
 		}
@@ -272,11 +272,12 @@ func bvtExact(ctx context.Context, pair sim.Pair) ([]Row, error) {
 	return rows, nil
 }
 
-// bvtPool builds the cell's pool (γ = 8 positions per context) within
-// budget bytes.
-func bvtPool(beta float64, seed uint64, budget int64) (*sim.Pool, error) {
+// bvtPool builds a pool of gamma draft positions per context (γ = 8 for
+// block-vs-token's cells; seeds' replicates, which run γ = 4 only, build
+// and calibrate 4, half the work) within budget bytes.
+func bvtPool(beta float64, gamma int, seed uint64, budget int64) (*sim.Pool, error) {
 	spec := fmt.Sprintf("dirichlet:V=%d,a=0.1,beta=%g,contexts=64", bvtPoolV, beta)
-	src, err := source.New(spec, bvtMaxGamma, seed, budget)
+	src, err := source.New(spec, gamma, seed, budget)
 	if err != nil {
 		return nil, err
 	}

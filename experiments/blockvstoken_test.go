@@ -81,7 +81,7 @@ func TestBlockVsTokenExact(t *testing.T) {
 func TestBlockVsTokenMC(t *testing.T) {
 	cfg := Config{Seed: 5, Scale: 0.25, Workers: 1}
 	rows := bvtCell(t, cfg, "dirichlet:V=2048", 0.7)
-	pl, err := bvtPool(0.7, sim.StreamID("block-vs-token/pool", cfg.Seed), cfg.MemBudget)
+	pl, err := bvtPool(0.7, bvtMaxGamma, sim.StreamID("block-vs-token/pool", cfg.Seed), cfg.MemBudget)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ import (
 
 // In dynamic-gamma rows, gain is the mean over prompts of the per-prompt
 // speedup minus the best fixed γ's (the fixed γ of largest overall
-// speedup), gain_lo and gain_hi its 95% normal interval, and
+// speedup), gain_lo and gain_hi its 95% normal interval over the rows'
+// prompts (a mean of per-prompt ratios, so not the difference of the
+// speedups, which are ratios of totals), and
 // exceeds_oracle flags a policy whose speedup is above the oracle's.
 
 // The slice of dynamic-gamma the report draws and quotes: the code corpus
@@ -56,6 +58,7 @@ func init() {
 			{Macro: "DynamicBestFixedGamma", Where: dynamicSlice("fixed"), Col: "best_fixed_gamma", Doc: "its γ"},
 			{Macro: "DynamicConf", Where: dynamicSlice("conf:0.1"), Col: "speedup", Digits: 2, Doc: "conf:0.1 speedup"},
 			{Macro: "DynamicConfGain", Where: dynamicSlice("conf:0.1"), Col: "gain", Digits: 2, Doc: "conf:0.1 gain over the best fixed γ"},
+			{Macro: "DynamicPrompts", Where: dynamicSlice("conf:0.1"), Col: "prompts", Doc: "the prompts the intervals are over"},
 			{Macro: "DynamicOracle", Where: dynamicSlice("oracle"), Col: "speedup", Digits: 2, Doc: "the oracle's speedup"},
 		},
 	})
@@ -109,7 +112,7 @@ func runDynamicGamma(ctx context.Context, cfg Config, cell Cell, seed uint64) ([
 			{K: "speedup", V: rn.r.Speedup}, {K: "speedup_lo", V: rn.r.SpeedupCI[0]}, {K: "speedup_hi", V: rn.r.SpeedupCI[1]},
 			{K: "tokens_per_call", V: rn.r.TokensPerCall}, {K: "mean_accepted_length", V: rn.r.MeanAcceptedLength},
 			{K: "drafted_per_call", V: float64(rn.r.Drafted) / float64(rn.r.TargetCalls)},
-			{K: "best_fixed_gamma", V: int64(runs[best].gamma)}, {K: "gain", V: s.Mean},
+			{K: "best_fixed_gamma", V: int64(runs[best].gamma)}, {K: "prompts", V: int64(len(rn.r.PerPrompt))}, {K: "gain", V: s.Mean},
 			{K: "gain_lo", V: s.Lo}, {K: "gain_hi", V: s.Hi}, {K: "oracle_speedup", V: oracle},
 			{K: "exceeds_oracle", V: rn.r.Speedup > oracle}, {K: "verdict", V: rn.r.Verdict.Verdict}})
 	}

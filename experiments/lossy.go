@@ -94,6 +94,11 @@ func init() {
 			{Macro: "FrontierDominated", Where: []string{"kind", "rule", "dominated", "true"}, Agg: table.Count, Doc: "settings on or below the frontier"},
 			{Macro: "FrontierPerContext", Where: []string{"kind", "rule", "dominated_per_context", "true"}, Agg: table.Count, Doc: "settings below mentored in every context"},
 			{Macro: "FrontierUniformGap", Where: []string{"kind", "rule", "rule", "mentored"}, Agg: table.Max, Col: "gap", Digits: 3, Doc: "the most one D in every context loses against the frontier"},
+			{Macro: "FrontierInfKL", Where: []string{"kind", "rule", "kl", "+Inf"}, Agg: table.Count, Doc: "settings of infinite KL (every cell)"},
+			{Macro: "FrontierPlotRows", Where: frontierPlotted("kind", "rule"), Agg: table.Count, Doc: "settings in the plotted cell"},
+			{Macro: "FrontierPlotDominated", Where: frontierPlotted("kind", "rule", "dominated", "true"), Agg: table.Count, Doc: "settings of the plotted cell on or below its frontier"},
+			{Macro: "FrontierPlotInfKL", Where: frontierPlotted("kind", "rule", "kl", "+Inf"), Agg: table.Count, Doc: "settings of infinite KL in the plotted cell"},
+			{Macro: "FrontierPlotGap", Where: frontierPlotted("kind", "rule", "rule", "mentored"), Agg: table.Max, Col: "gap", Digits: 4, Doc: "the most one D loses against the frontier in the plotted cell"},
 		},
 	})
 	Register(Experiment{
@@ -704,6 +709,12 @@ func lenienceRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, e
 
 // frontierSlice is the lossy frontier's row of rule at value on the slice
 // the report draws.
+// frontierPlotted is the filter of the plotted cell (frontierSource,
+// frontierV, frontierQuality) and the column/value pairs kv.
+func frontierPlotted(kv ...string) []string {
+	return append([]string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality)}, kv...)
+}
+
 func frontierSlice(rule, value string) []string {
 	return []string{"source", frontierSource, "V", fmt.Sprint(frontierV), "quality", fmt.Sprint(frontierQuality), "rule", rule, "value", value}
 }

@@ -58,7 +58,7 @@ func runSeeds(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if err != nil {
 		return nil, err
 	}
-	pl, err := bvtPool(seedsBeta, sim.StreamID("seeds/pool", cfg.Seed, uint64(r)), cfg.MemBudget)
+	pl, err := bvtPool(seedsBeta, seedsGamma, sim.StreamID("seeds/pool", cfg.Seed, uint64(r)), cfg.MemBudget)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 // inside for a correct scheme), relative_variance, posterior_tv with
 // tv_lo/tv_hi, mean_ess, particles_mean/min/max (population after each
 // resampling step: N for correct schemes), zero_runs and mutant.
-const smcSteeringRuns = 2000
+const smcSteeringRuns = 1000
 
 var (
 	smcSteeringN = []int{4, 8, 16, 32, 64}
@@ -62,7 +62,6 @@ func init() {
 			{Macro: "SMCMultVar", Where: smcSlice("multinomial"), Col: "relative_variance", Digits: 4, Doc: "multinomial Var(Ẑ)/Z² at N = 64, K = 1"},
 			{Macro: "SMCFcTV", Where: smcSlice("fc"), Col: "posterior_tv", Digits: 3, Doc: "fc posterior TV at N = 64, K = 1"},
 			{Macro: "SMCMultTV", Where: smcSlice("multinomial"), Col: "posterior_tv", Digits: 3, Doc: "multinomial posterior TV at N = 64, K = 1"},
-			{Macro: "SMCMutants", Where: []string{"mutant", "true"}, Agg: table.Count, Doc: "rows of planted bugs"},
 		},
 	})
 }

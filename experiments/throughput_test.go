@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/table"
@@ -15,7 +16,9 @@ import (
 // tokens emitted per step within [1, γ+1] (per tree within [1, depth+1]),
 // and one table row per rule with a number of µs in every setting's
 // column that is the row's CPU time to three significant digits (without
-// an exponent).
+// an exponent), followed by the runs' range, which holds it: throughputReps
+// runs per row, the median within [cpu_ns_lo, cpu_ns_hi], and the load
+// average recorded.
 func TestThroughputTables(t *testing.T) {
 	e, err := Lookup("throughput")
 	if err != nil {
@@ -51,6 +54,13 @@ func TestThroughputTables(t *testing.T) {
 					t.Errorf("%v %s: %s = %g, want > 0", c.Key, r.String("rule"), k, v)
 				}
 			}
+			lo, med, hi := table.Num(r, "cpu_ns_lo"), table.Num(r, "cpu_ns_per_step"), table.Num(r, "cpu_ns_hi")
+			if table.Num(r, "reps") != throughputReps || !(lo <= med && med <= hi) {
+				t.Errorf("%v %s: %g runs, median %g outside [%g, %g]", c.Key, r.String("rule"), table.Num(r, "reps"), med, lo, hi)
+			}
+			if l := table.Num(r, "load"); !(l >= 0) {
+				t.Errorf("%v %s: load average %g", c.Key, r.String("rule"), l)
+			}
 			if em := table.Num(r, "emitted_per_step"); !(em >= 1 && em <= top) {
 				t.Errorf("%v %s: %g emitted per step, want within [1, %g]", c.Key, r.String("rule"), em, top)
 			}
@@ -61,15 +71,16 @@ func TestThroughputTables(t *testing.T) {
 	if len(chain.Rows) != len(throughputChain) || len(chain.Header) != 1+len(throughputVs)+len(throughputGs)-1 {
 		t.Fatalf("chain table %d rows, header %q", len(chain.Rows), chain.Header)
 	}
-	tok := chain.Rows[0]
+	tok := append([]string{}, chain.Rows[0]...)
+	tok[1], _, _ = strings.Cut(tok[1], " ")
 	want := table.Num(table.Find(all, "kind", "chain", "rule", "token", "V", "1000", "gamma", "4"), "cpu_ns_per_step") / 1e3
 	if got, err := strconv.ParseFloat(tok[1], 64); tok[0] != "token" || err != nil || math.Abs(got-want) > 0.005*want {
 		t.Errorf("token at V = 1000: %q, want %.3g", tok[:2], want)
 	}
 	for _, line := range chain.Rows {
 		for _, cell := range line[1:] {
-			if v, err := strconv.ParseFloat(cell, 64); err != nil || !(v > 0) || math.IsInf(v, 0) {
-				t.Errorf("chain table row %q: cell %q is not a positive time", line[0], cell)
+			if v, lo, hi, err := parseRange(cell); err != nil || !(lo <= v && v <= hi && lo > 0) || math.IsInf(v, 0) {
+				t.Errorf("chain table row %q: cell %q is not a positive time in its range", line[0], cell)
 			}
 		}
 	}
@@ -79,8 +90,8 @@ func TestThroughputTables(t *testing.T) {
 	}
 	for _, line := range trees.Rows {
 		for _, cell := range line[1:] {
-			if _, err := strconv.ParseFloat(cell, 64); err != nil {
-				t.Errorf("tree table row %q: cell %q is not a number", line[0], cell)
+			if v, lo, hi, err := parseRange(cell); err != nil || !(lo <= v && v <= hi) {
+				t.Errorf("tree table row %q: cell %q is not a time in its range", line[0], cell)
 			}
 		}
 	}
@@ -92,4 +103,19 @@ func TestThroughputTables(t *testing.T) {
 			t.Errorf("microseconds(%g ns) = %q, want %q", ns, got, want)
 		}
 	}
+}
+
+// parseRange reads a table cell "6.04 (5.90–6.31)": the median and the
+// runs' smallest and largest.
+func parseRange(cell string) (v, lo, hi float64, err error) {
+	m, rest, _ := strings.Cut(cell, " (")
+	l, h, _ := strings.Cut(strings.TrimSuffix(rest, ")"), "–")
+	if v, err = strconv.ParseFloat(m, 64); err != nil {
+		return
+	}
+	if lo, err = strconv.ParseFloat(l, 64); err != nil {
+		return
+	}
+	hi, err = strconv.ParseFloat(h, 64)
+	return
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/specsim/specsim/table"
 )
@@ -57,7 +57,7 @@ func Audit(rows []table.Row) (*Figure, error) {
 	}
 	f := &Figure{Name: "audit", LegendCols: 3, Width: TextWidth, GridCols: cols, PanelHeight: 0.155*vg.Inch*vg.Length(half) + 0.5*vg.Inch,
 		Caption: "The losslessness audit drawn: per rule, setting and mutant (top to bottom as in the table, left panel first), the exact engine's TV between the emitted law and the target's (largest over the audit's model pairs; marker: the row's final verdict) " +
-			"and the TV the χ² check detects with power 0.9 (grey bar: a deviation that small can go unseen). TV below 10⁻¹² (the lossless rules, to rounding) is the column labelled 0 left of the dotted break; a violated marker there is a rule whose law is right but whose batches are not (the edge column). A row named with a leading ! ended with a verdict other than the expected one."}
+			"and the TV the χ² check detects with power 0.9 (grey bar: a deviation that small can go unseen). TV below 10⁻¹² (the lossless rules, to rounding) is the column labelled 0 left of the dotted break; a row without an exact law has no marker, and its name says where its verdict came from; a violated marker there is a rule whose law is right but whose batches are not (the edge column). A row named with a leading ! ended with a verdict other than the expected one."}
 	seen := map[string]bool{}
 	for start := 0; start < len(rows); start += half {
 		p, err := auditPanel(f, rows[start:min(start+half, len(rows))], half, xMin, seen)
@@ -83,7 +83,6 @@ func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[strin
 	p.X.Tick.Marker = klTicks{zero: zeroAt, first: xMin}
 	brk := math.Sqrt(zeroAt * xMin)
 	names := make([]string, n)
-	var notes plotter.XYLabels
 	for i, r := range rows {
 		y := float64(n - 1 - i)
 		name := r.String("algorithm")
@@ -106,15 +105,13 @@ func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[strin
 		}
 		tv := table.Num(r, "exact_tv")
 		if math.IsNaN(tv) {
-			// no exact law: say where the verdict came from
-			lab := "no law: " + v
+			// no exact law, so no marker: the row's name says where its
+			// verdict came from (written over the bar, it hid the bar)
+			lab := " (no law: " + strings.ReplaceAll(v, "_", " ") + ")"
 			if e := r.String("edge_verdict"); e == "violated" {
-				lab = "no law; edge cases: violated"
+				lab = " (no law; edge cases: violated)"
 			}
-			// written over the bar, from the 0 column (past the panel's
-			// edge gonum would shrink the panel for it)
-			notes.XYs = append(notes.XYs, plotter.XY{X: zeroAt, Y: y})
-			notes.Labels = append(notes.Labels, lab)
+			names[n-1-i] += lab
 		}
 		if !math.IsNaN(tv) {
 			x := tv
@@ -126,21 +123,9 @@ func auditPanel(f *Figure, rows []table.Row, n int, xMin float64, seen map[strin
 			p.Add(m)
 			if !seen[v] {
 				seen[v] = true
-				f.AddLegend("exact TV, final verdict "+v, marks(nil, st.Color, st.Shape))
+				f.AddLegend("exact TV, final verdict "+strings.ReplaceAll(v, "_", " "), marks(nil, st.Color, st.Shape))
 			}
 		}
-	}
-	if len(notes.XYs) > 0 {
-		ls, err := plotter.NewLabels(notes)
-		if err != nil {
-			return nil, err
-		}
-		for i := range ls.TextStyle {
-			ls.TextStyle[i].Font.Size = tickSize
-			ls.TextStyle[i].XAlign = draw.XLeft
-			ls.TextStyle[i].YAlign = draw.YCenter
-		}
-		p.Add(ls)
 	}
 	sep := line(plotter.XYs{{X: brk, Y: -0.5}, {X: brk, Y: float64(n) - 0.5}}, color.Gray{Y: 0x99}, dotted)
 	sep.Width = vg.Points(0.6)

@@ -81,7 +81,7 @@ func Tokens(rows []table.Row) (*Figure, error) {
 	if err := need("leviathan-tokens", rows, "alpha", "gamma", "eq1", "token_exact"); err != nil {
 		return nil, err
 	}
-	p := newPanel("draft length γ (tokens)", "E[tokens per step] (tokens)")
+	p := newPanel("draft length γ", "E[tokens per step]")
 	f := &Figure{Name: "leviathan-tokens", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: "Expected tokens per step vs γ: Leviathan et al.'s Eq. 1 (1−α^(γ+1))/(1−α) (lines) and the exact engine's token verification (markers) on the constant-β pair p = (1 − α/2, α/2), q = (α/2, 1 − α/2), whose Σ min(p, q) = α at every position."}
 	alphas := table.Distinct(rows, "alpha")
@@ -115,7 +115,7 @@ func Walltime(rows []table.Row, alpha float64) (*Figure, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: leviathan-walltime has no rows at α = %g", alpha)
 	}
-	p := newPanel("draft length γ (tokens)", "walltime improvement (×)")
+	p := newPanel("draft length γ", "walltime improvement (×)")
 	f := &Figure{Name: "leviathan-walltime", Panels: []*plot.Plot{p}, LegendCols: 3,
 		Caption: fmt.Sprintf("Walltime improvement (1−α^(γ+1))/((1−α)(γc+1)) (Leviathan et al. Thm 3.8) vs γ at α = %g for several cost ratios c; filled markers: the best γ.", alpha)}
 	cs := table.Distinct(rows, "c")
@@ -160,7 +160,7 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	if len(mc) == 0 {
 		return nil, fmt.Errorf("plots: block-vs-token has no Monte Carlo rows (kind = mc)")
 	}
-	top := newPanel("draft length γ (tokens)", "E[emitted per step] (tokens)")
+	top := newPanel("draft length γ", "E[emitted per step]")
 	bot := newPanel("draft quality β = Σ min(p, q)", "block gain over token (%)")
 	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
@@ -619,7 +619,7 @@ func Replay(rows []table.Row) (*Figure, error) {
 	f.RowSizes = append(f.RowSizes, 1)
 	f.RowHeights = append(f.RowHeights, 0.22*vg.Inch*vg.Length(len(rules))+0.45*vg.Inch)
 
-	bot := newPanel("E[emitted per step] (tokens)", "")
+	bot := newPanel("E[emitted per step]", "")
 	var names []string
 	hiAll := 1.0
 	for i, r := range rules {

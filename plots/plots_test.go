@@ -111,7 +111,7 @@ func TestStyleColoursDistinct(t *testing.T) {
 func TestGlyphsCovered(t *testing.T) {
 	p := newPanel("", "")
 	face := p.TextHandler.Cache().Lookup(p.X.Label.TextStyle.Font, p.X.Label.TextStyle.Font.Size)
-	texts := []string{"draft length γ (tokens)", "α = 0.9", "β = Σ min(p, q)", "KL(p‖π) (nats)", "α* i.i.d.", "×5", "E[emitted per step]", "walltime improvement (×)", "−0.5"}
+	texts := []string{"draft length γ (tokens)", "α = 0.9", "β = Σ min(p, q)", "KL(p‖π) (nats)", "α* i.i.d.", "×5", "E[emitted per step]", "walltime improvement (×)", "−0.5", "CPU µs per step"}
 	for _, s := range texts {
 		if miss := missingGlyphs(face, s); len(miss) > 0 {
 			t.Errorf("%q: no glyph for %q in %s", s, string(miss), face.Name())

@@ -100,7 +100,7 @@ func Drafters(rows []table.Row) (*Figure, error) {
 		for si, s := range sets {
 			xl := ""
 			if mi == len(metrics)-1 {
-				xl = "draft length γ (tokens)"
+				xl = "draft length γ"
 			}
 			yl := ""
 			if si == 0 {
@@ -131,7 +131,7 @@ func Drafters(rows []table.Row) (*Figure, error) {
 			f.Panels = append(f.Panels, p)
 		}
 	}
-	f.AddLegend("95% band over prompts", bandLegend())
+	f.AddLegend("95% band", bandLegend())
 	return f, nil
 }
 
@@ -225,7 +225,7 @@ func DynamicGamma(rows []table.Row) (*Figure, error) {
 		p.Y.Min, p.Y.Max = yMin, yMax
 		f.Panels = append(f.Panels, p)
 	}
-	f.AddLegend("95% band over prompts", bandLegend())
+	f.AddLegend("95% band", bandLegend())
 	return f, nil
 }
 

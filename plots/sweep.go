@@ -68,7 +68,9 @@ func Sweep(name string, rows []table.Row, axes, metrics []string) ([]*Figure, er
 
 // SweepColumns splits a table's columns into axes and metrics when no
 // spec says which: the string, bool and integer columns (except
-// experiment) are axes, the float columns metrics.
+// experiment) are axes, the float columns metrics, but for a float column
+// of one value in every row of several (a setting such as the trials n),
+// which a panel would draw as a flat line: it is neither.
 func SweepColumns(rows []table.Row) (axes, metrics []string) {
 	if len(rows) == 0 {
 		return nil, nil
@@ -77,10 +79,10 @@ func SweepColumns(rows []table.Row) (axes, metrics []string) {
 		if kv.K == "experiment" {
 			continue
 		}
-		if _, ok := kv.V.(float64); ok {
-			metrics = append(metrics, kv.K)
-		} else {
+		if _, ok := kv.V.(float64); !ok {
 			axes = append(axes, kv.K)
+		} else if len(rows) == 1 || len(table.Distinct(rows, kv.K)) > 1 {
+			metrics = append(metrics, kv.K)
 		}
 	}
 	return axes, metrics
@@ -213,7 +215,7 @@ func sweepFigure(name string, rows []table.Row, x string, swept, ms []string, no
 		lo, hi = math.Min(lo, ax.pos(r)), math.Max(hi, ax.pos(r))
 	}
 	for _, m := range ms {
-		p := newPanel(x, m)
+		p := newPanel(columnLabel(x), columnLabel(m))
 		for i, c := range curves {
 			s := autoStyle(i)
 			if len(others) == 1 && (others[0] == "algo" || others[0] == "rule" || others[0] == "algorithm") {
@@ -374,3 +376,7 @@ func allIntegers(rows []table.Row, k string) bool {
 	}
 	return true
 }
+
+// columnLabel is a column's name as an axis label: its words separated by
+// spaces rather than underscores (mean_emitted: "mean emitted").
+func columnLabel(col string) string { return strings.ReplaceAll(col, "_", " ") }

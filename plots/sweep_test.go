@@ -99,3 +99,38 @@ func sweepFigures(t *testing.T, rows []table.Row, axes, metrics []string, want .
 	}
 	return figs
 }
+
+// SweepColumns: text and integer columns are axes, float columns metrics,
+// but a float column of one value in every row (the trials n) is neither;
+// a single row keeps its floats as metrics.
+func TestSweepColumnsConstant(t *testing.T) {
+	rows := []table.Row{
+		{{K: "experiment", V: "x"}, {K: "rule", V: "token"}, {K: "gamma", V: int64(1)}, {K: "n", V: 1000.0}, {K: "alpha", V: 0.5}},
+		{{K: "experiment", V: "x"}, {K: "rule", V: "token"}, {K: "gamma", V: int64(2)}, {K: "n", V: 1000.0}, {K: "alpha", V: 0.6}},
+	}
+	axes, metrics := SweepColumns(rows)
+	if strings.Join(axes, ",") != "rule,gamma" || strings.Join(metrics, ",") != "alpha" {
+		t.Errorf("axes %q, metrics %q; want rule,gamma and alpha (n is constant)", axes, metrics)
+	}
+	if _, metrics := SweepColumns(rows[:1]); strings.Join(metrics, ",") != "n,alpha" {
+		t.Errorf("one row: metrics %q, want n,alpha", metrics)
+	}
+}
+
+// A generic sweep panel labels its axes with the columns' words, not
+// their raw names: beta_target and mean_emitted read "beta target" and
+// "mean emitted".
+func TestSweepAxisLabels(t *testing.T) {
+	var rows []table.Row
+	for _, b := range []float64{0.3, 0.6} {
+		rows = append(rows, table.Row{{K: "beta_target", V: b}, {K: "mean_emitted", V: 1 + b}})
+	}
+	figs, err := Sweep("x", rows, []string{"beta_target"}, []string{"mean_emitted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := figs[0].Panels[0]
+	if p.X.Label.Text != "beta target" || p.Y.Label.Text != "mean emitted" {
+		t.Errorf("axes %q and %q, want beta target and mean emitted", p.X.Label.Text, p.Y.Label.Text)
+	}
+}

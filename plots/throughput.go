@@ -30,7 +30,7 @@ func Throughput(rows []table.Row, v, gamma int) (*Figure, error) {
 		treeV = tree[0].String("V")
 	}
 	f := &Figure{Name: "throughput", Width: TextWidth, GridCols: 3, LegendCols: 9, PanelHeight: 1.8 * vg.Inch,
-		Caption: fmt.Sprintf("The cost of the rules on the benchmark workload, one worker: CPU time per step of the chain rules against the vocabulary size V at γ = %d (left) and against γ at V = %d (middle), and CPU time per tree of depth 4 of the tree rules against the candidates k at V = %s (right), log–log. Timings of one machine (the table names its processor).", gamma, v, treeV)}
+		Caption: fmt.Sprintf("The cost of the rules on the benchmark workload, one worker: CPU time per step (µs) of the chain rules against the vocabulary size V at γ = %d (left) and against γ at V = %d (middle), and CPU time per tree of depth 4 of the tree rules against the candidates k at V = %s (right), log–log. Timings of one machine (the table names its processor and the load), the median of repeated runs.", gamma, v, treeV)}
 	panel := func(sub []table.Row, x, xlabel, ylabel string) *plot.Plot {
 		p := newPanel(xlabel, ylabel)
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -48,6 +48,9 @@ func Throughput(rows []table.Row, v, gamma int) (*Figure, error) {
 		}
 		for _, rule := range table.DistinctS(sub, "rule") {
 			pts := positive(xy(table.Where(sub, table.Eq("rule", rule)), x, "cpu_ns_per_step"))
+			for i := range pts {
+				pts[i].Y /= 1e3 // µs, the unit of the tables and the text
+			}
 			l, m := styled(pts, rule)
 			p.Add(l, m)
 			f.AddLegend(rule, l, m)
@@ -57,12 +60,12 @@ func Throughput(rows []table.Row, v, gamma int) (*Figure, error) {
 			p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
 		}
 		lo, hi := positiveRange(sub, "cpu_ns_per_step")
-		p.Y.Min, p.Y.Max = lo, hi
+		p.Y.Min, p.Y.Max = lo/1e3, hi/1e3
 		return p
 	}
-	f.Panels = append(f.Panels, panel(atG, "V", "vocabulary size V", "CPU ns per step"), panel(atV, "gamma", "draft length γ", ""))
+	f.Panels = append(f.Panels, panel(atG, "V", "vocabulary size V", "CPU µs per step"), panel(atV, "gamma", "draft length γ", ""))
 	if len(tree) > 0 {
-		f.Panels = append(f.Panels, panel(tree, "k", "candidates k (depth 4)", "CPU ns per tree"))
+		f.Panels = append(f.Panels, panel(tree, "k", "candidates k (depth 4)", "CPU µs per tree"))
 	}
 	return f, nil
 }

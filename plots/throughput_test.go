@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"math"
 	"testing"
 
 	"github.com/specsim/specsim/table"
@@ -33,6 +34,11 @@ func TestThroughputFigure(t *testing.T) {
 	}
 	for _, p := range f.Problems() {
 		t.Error(p)
+	}
+	// the axes are in µs, the unit of the tables and the text: the rows'
+	// 1000 to 3000 ns at γ = 4 span 0.8 to 3.75 µs (the range's 1.25 margin)
+	if p := f.Panels[0]; p.Y.Label.Text != "CPU µs per step" || math.Abs(p.Y.Min-0.8) > 1e-12 || math.Abs(p.Y.Max-3.75) > 1e-12 {
+		t.Errorf("V panel: y axis %q over [%g, %g], want CPU µs per step over [0.8, 3.75]", p.Y.Label.Text, p.Y.Min, p.Y.Max)
 	}
 	if _, err := f.Render("png"); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,11 @@ const (
 	// and plain punctuation so that it is safe in LaTeX ("n/a" when no
 	// row matches or the column is empty).
 	Str
+	// Sig: column Col of the first row times Scale (1 when Scale is 0),
+	// to Digits significant digits without an exponent (Significant):
+	// a time measured in ns quoted in µs, Scale 1e-3 ("n/a" when no row
+	// matches).
+	Sig
 )
 
 // NegativeTol is the tolerance of Negative: a value counts as below zero
@@ -62,7 +67,9 @@ type Number struct {
 	Agg    Agg
 	Col    string
 	Digits int
-	Doc    string
+	// Scale multiplies the value of a Sig number (a change of unit).
+	Scale float64
+	Doc   string
 }
 
 // keep is the filter of where: every column kv[2i] formats as one of the
@@ -148,11 +155,25 @@ func (n Number) Eval(rows []Row) string {
 		}
 		return fmt.Sprint(c)
 	}
+	return n.first(rows)
+}
+
+// first is a First, Str or Sig number: column Col of the first row, as
+// the aggregate formats it (NA without rows).
+func (n Number) first(rows []Row) string {
 	if len(rows) == 0 {
 		return NA
 	}
-	if n.Agg == Str {
+	switch n.Agg {
+	case Str:
 		return plainText(rows[0].String(n.Col))
+	case Sig:
+		v, ok := rows[0].Float(n.Col)
+		scale := n.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		return Significant(v*scale, ok, n.Digits)
 	}
 	return FixedCol(rows[0], n.Col, n.Digits)
 }

@@ -132,3 +132,17 @@ func FixedCol(r Row, k string, d int) string {
 	v, ok := r.Float(k)
 	return Fixed(v, ok, d)
 }
+
+// Significant formats v to d significant digits without an exponent
+// (0.848, 6.04, 127, 4488 at d = 3: digits left of the point are kept),
+// as Fixed does NaN, ±Inf and !ok.
+func Significant(v float64, ok bool, d int) string {
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
+		return Fixed(v, ok, 0)
+	}
+	e := int(math.Floor(math.Log10(math.Abs(v))))
+	if r := math.Abs(v) / math.Pow(10, float64(e)); math.Round(r*math.Pow(10, float64(d-1))) >= math.Pow(10, float64(d)) {
+		e++ // 9.996 rounds to 10.0, not 10.00
+	}
+	return Fixed(v, true, max(0, d-1-e))
+}

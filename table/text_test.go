@@ -113,3 +113,38 @@ func TestNumberCoverMeanAndStr(t *testing.T) {
 		t.Errorf("plainText = %q", got)
 	}
 }
+
+// TestSignificant: three significant digits without an exponent, the
+// digits left of the point kept, a value that rounds up a decade given
+// one decimal fewer, and n/a, ±Inf as Fixed writes them.
+func TestSignificant(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0.84791, "0.848"}, {6.0449, "6.04"}, {127.4, "127"}, {4488.2, "4488"}, {9.996, "10.0"}, {0.09996, "0.100"}, {-2.345, "-2.35"}, {0, "0"}, {math.Inf(1), "+Inf"}} {
+		if got := Significant(c.v, true, 3); got != c.want {
+			t.Errorf("Significant(%g, 3) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	if got := Significant(1, false, 3); got != NA {
+		t.Errorf("Significant(1, !ok) = %q, want %q", got, NA)
+	}
+}
+
+// A Sig number is its column's first value times Scale to Digits
+// significant digits (a time in ns quoted in µs), n/a without a row.
+func TestNumberSig(t *testing.T) {
+	rows := []Row{{{K: "rule", V: "token"}, {K: "ns", V: 7553.2}}, {{K: "rule", V: "block"}, {K: "ns", V: 15098.0}}}
+	n := Number{Macro: "X", Where: []string{"rule", "block"}, Agg: Sig, Col: "ns", Digits: 3, Scale: 1e-3}
+	if got := n.Eval(rows); got != "15.1" {
+		t.Errorf("Sig of 15098 ns in µs = %q, want 15.1", got)
+	}
+	n.Scale = 0 // no change of unit
+	if got := n.Eval(rows); got != "15098" {
+		t.Errorf("Sig of 15098 unscaled = %q, want 15098", got)
+	}
+	n.Where = []string{"rule", "none"}
+	if got := n.Eval(rows); got != NA {
+		t.Errorf("Sig without a row = %q, want %q", got, NA)
+	}
+}

@@ -18,7 +18,7 @@ var texReplacer = strings.NewReplacer(
 	"✓", `yes`, "✗", `\textbf{no}`, "…", `\dots{}`, "†", `$^\dagger$`, "‡", `$^\ddagger$`, "–", `--`,
 	"λ", `$\lambda$`, "δ", `$\delta$`, "ε", `$\epsilon$`, "η", `$\eta$`, "ρ", `$\rho$`, "σ", `$\sigma$`, "τ", `$\tau$`,
 	"µ", `$\mu$`, "μ", `$\mu$`, "Ẑ", `$\hat Z$`, "Z\u0302", `$\hat Z$`, "²", `$^2$`, "³", `$^3$`, "∋", `$\ni$`, "∞", `$\infty$`,
-	"≈", `$\approx$`, "→", `$\to$`)
+	"≈", `$\approx$`, "→", `$\to$`, "χ", `$\chi$`)
 
 // TeX returns s as LaTeX text: \ & % $ # _ { } ~ ^ escaped (so no command
 // or group can open), control characters, line breaks and invalid UTF-8

@@ -17,6 +17,7 @@ func TestTeX(t *testing.T) {
 		{"50% of $x_1$ & #2 {~^}", `50\% of \$x\_1\$ \& \#2 \{\textasciitilde{}\textasciicircum{}\}`},
 		{"α̂ ‖ max |π−p| ×", `$\hat\alpha$ $\|$ max |$\pi$$-$p| $\times$`},
 		{"bad\xffutf8", "bad utf8"},
+		{"per-position χ²", `per-position $\chi$$^2$`},
 	} {
 		if got := TeX(c.in); got != c.want {
 			t.Errorf("TeX(%q) = %q, want %q", c.in, got, c.want)

@@ -188,15 +188,16 @@ func (p planted) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
 	return sim.Outcome{Accepted: 0, Next: sim.SampleCDF(rng.Float64(), p.pi)}
 }
 
-// checkPower plants, on a uniform context-free target over 8 tokens (γ = 1),
-// a first-position deviation π_i = p_i(1 ± 2·TV) with balanced signs, TV
-// being the stated minimum detectable TV of the position-1 test. That is
-// where the Cauchy–Schwarz bound behind it is tight: Σ(π-p)²/p = 4·TV², so
-// the noncentrality is exactly the required one and the power of that test
-// alone, at its Holm share level/m, is the stated 0.9. It fails the test
-// when fewer of the n seeds give the verdict violated than
-// Binomial(n, 0.9) allows with probability 1-1e-3.
-func checkPower(t *testing.T, n int, trials int64) {
+// positionOne is the planted family of the position-1 test: on a uniform
+// context-free target over 8 tokens (γ = 1), run(tv, seed) checks a rule
+// whose first emitted token follows π_i = p_i(1 ± 2·tv) with balanced
+// signs (exactly TV tv from p; tv = 0 is the target itself), trials
+// trials each. That is where the Cauchy–Schwarz bound behind the stated
+// minimum detectable TV is tight: Σ(π-p)²/p = 4·TV², so at the stated TV
+// the noncentrality is exactly the required one and the power of that
+// test alone, at its Holm share level/m, is the stated 0.9. The test's
+// name in the results is "position 1".
+func positionOne(t *testing.T, trials int64) func(tv float64, seed uint64) check.Result {
 	t.Helper()
 	const v = 8
 	p := make([]float64, v)
@@ -209,34 +210,42 @@ func checkPower(t *testing.T, n int, trials int64) {
 		t.Fatal(err)
 	}
 	src := sim.Source{Spec: "uniform", BlockSource: ch}
-	cfg := check.Config{Gamma: 1, Trials: trials, Workers: 1}
-	base, err := check.Check(context.Background(), src, check.Rule{Name: "exact", Steps: check.AlgorithmStepper{A: planted{p}}}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tv := base.Tests[0].MinDetTV
-	if base.Tests[0].DF != v-1 {
-		t.Fatalf("position 1 has %d degrees of freedom, want %d (no pooling)", base.Tests[0].DF, v-1)
-	}
-	pi := make([]float64, v)
-	for i := range pi {
-		s := 1.0
-		if i%2 == 1 {
-			s = -1
+	return func(tv float64, seed uint64) check.Result {
+		pi := make([]float64, v)
+		for i := range pi {
+			s := 1.0
+			if i%2 == 1 {
+				s = -1
+			}
+			pi[i] = p[i] * (1 + 2*tv*s)
 		}
-		pi[i] = p[i] * (1 + 2*tv*s)
-	}
-	if d := sim.TV(pi, p); math.Abs(d-tv) > 1e-12 {
-		t.Fatalf("planted TV %g, want %g", d, tv)
-	}
-	hits := 0
-	for s := 1; s <= n; s++ {
-		cfg.Seed = uint64(s)
-		r, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: check.AlgorithmStepper{A: planted{pi}}}, cfg)
+		if d := sim.TV(pi, p); math.Abs(d-tv) > 1e-12 {
+			t.Fatalf("planted TV %g, want %g", d, tv)
+		}
+		r, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: check.AlgorithmStepper{A: planted{pi}}},
+			check.Config{Gamma: 1, Trials: trials, Workers: 1, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Verdict == check.Violated {
+		if r.Tests[0].DF != v-1 {
+			t.Fatalf("position 1 has %d degrees of freedom, want %d (no pooling)", r.Tests[0].DF, v-1)
+		}
+		return r
+	}
+}
+
+// checkPower plants a first-position deviation of exactly the stated
+// minimum detectable TV of the position-1 test (positionOne) and fails
+// when fewer of the n seeds give the verdict violated than
+// Binomial(n, 0.9) allows with probability 1-1e-3.
+func checkPower(t *testing.T, n int, trials int64) {
+	t.Helper()
+	run := positionOne(t, trials)
+	base := run(0, 0)
+	tv := base.Tests[0].MinDetTV
+	hits := 0
+	for s := 1; s <= n; s++ {
+		if run(tv, uint64(s)).Verdict == check.Violated {
 			hits++
 		}
 	}

@@ -107,13 +107,13 @@ func checkPlantedPower(t *testing.T, name string, n int, run func(eps float64, s
 	}
 }
 
-// gridPower runs checkPlantedPower for the test called name, on a 16×16
-// grid over a uniform pool of V = 32 tokens (pool seed poolSeed): plant
-// builds the stepper for a deviation eps, cfg holds the trials and the
-// batch (the seed is the run's).
-func gridPower(t *testing.T, name string, n, poolSeed int, plant func(eps float64) check.Stepper, cfg check.Config) {
+// gridRun is the planted family of the test called name, on a 16×16 grid
+// over a uniform pool of V = 32 tokens (pool seed poolSeed): run(eps,
+// seed) checks the stepper plant builds for a checkerboard deviation eps
+// (TV eps/2 on the grid), with cfg's trials and batch and the run's seed.
+func gridRun(t *testing.T, name string, poolSeed int, plant func(eps float64) check.Stepper, cfg check.Config) func(eps float64, seed uint64) check.Result {
 	src := sim.Source{Spec: "uniform", BlockSource: uniformPool(t, 32, poolSeed)}
-	checkPlantedPower(t, name, n, func(eps float64, seed uint64) check.Result {
+	return func(eps float64, seed uint64) check.Result {
 		cfg.Seed, cfg.Workers = seed, 1
 		res, err := check.Check(context.Background(), src, check.Rule{Name: "planted", Steps: plant(eps)}, cfg)
 		if err != nil {
@@ -123,7 +123,13 @@ func gridPower(t *testing.T, name string, n, poolSeed int, plant func(eps float6
 			t.Fatalf("%s has %d cells, want the 16×16 grid the plant is built on", name, c)
 		}
 		return res
-	})
+	}
+}
+
+// gridPower runs checkPlantedPower for the test called name on gridRun's
+// family.
+func gridPower(t *testing.T, name string, n, poolSeed int, plant func(eps float64) check.Stepper, cfg check.Config) {
+	checkPlantedPower(t, name, n, gridRun(t, name, poolSeed, plant, cfg))
 }
 
 // pairPower: dependence between positions with exact marginals, planted at

@@ -1,7 +1,9 @@
 package run
 
 import (
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -44,4 +46,23 @@ func ProcessCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// LoadAverage is the one-minute load average from /proc/loadavg (NaN
+// where there is none), recorded beside timings: a timing taken at load 6
+// on 2 cores is not one taken at load 0.
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return math.NaN()
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }

@@ -2,7 +2,10 @@
 
 package run
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // ThreadCPU is unavailable off Linux; benchmarks then report no CPU time
 // (0).
@@ -13,3 +16,6 @@ func CPUName() string { return "" }
 
 // ProcessCPU is unavailable off Linux: 0, which callers report as n/a.
 func ProcessCPU() time.Duration { return 0 }
+
+// LoadAverage is unknown off Linux: NaN.
+func LoadAverage() float64 { return math.NaN() }
