@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -91,71 +92,88 @@ func benchCommand() *cli.Command {
 			if algos.IsTree(c.String("algo")) {
 				return benchTree(c)
 			}
-			if c.IsSet("k") {
-				return diag.Usage(fmt.Errorf("--k needs a tree rule (specinfer, ...; see 'simulate list'); %s verifies one chain", c.String("algo")))
-			}
-			e, a, _, err := buildAlgo(c)
-			if err != nil {
-				return err
-			}
-			count, dur, _ := benchRepeat(c)
-			format, _ := benchFormat(c)
-			if c.Int("pool-mib") < 1 {
-				return diag.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
-			}
-			seed := masterSeed(c)
-			cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
-				Duration: dur, Workers: c.Int("workers"), Seed: seed}
-			if err := cfg.Check(); err != nil {
-				return diag.Usage(err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
-			ctx, stop := signalContext(c.Context)
-			defer stop()
-			pl, err := source.BenchPool(ctx, cfg, memBudget(c))
-			if err != nil && ctx.Err() != nil {
-				return diag.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
-			}
-			if err != nil {
-				return diag.Usage(err)
-			}
-			out := benchJSON{Algorithm: e.Name, V: cfg.V, Gamma: cfg.Gamma, Workers: max(cfg.Workers, 1), Seed: seed}
-			var emitted, allocs float64
-			for range count {
-				r, err := simrun.Bench(ctx, pl, a, cfg)
-				if err != nil && ctx.Err() == nil {
-					return diag.Usage(err)
-				}
-				out.PoolBytes, out.Contexts, out.MeanBeta = r.PoolBytes, r.Contexts, r.MeanBeta
-				if r.Steps > 0 {
-					out.Runs = append(out.Runs, newBenchRun(r))
-					out.Steps += r.Steps
-					out.Seconds += r.Seconds
-					out.CPUSeconds += r.CPUSeconds
-					emitted += r.MeanEmitted * float64(r.Steps)
-					allocs += r.AllocsPerStep * float64(r.Steps)
-				}
-				if ctx.Err() != nil {
-					break // the runs timed so far are reported
-				}
-			}
-			out.Count = len(out.Runs)
-			out.StepsPerSecond, out.NsPerStep, out.CPUNsPerStep, out.MeanEmitted, out.AllocsPerStep = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-			if out.Steps > 0 {
-				out.StepsPerSecond = median(out.Runs, func(r benchRun) float64 { return r.StepsPerSecond })
-				out.NsPerStep = median(out.Runs, func(r benchRun) float64 { return r.NsPerStep })
-				out.CPUNsPerStep = median(out.Runs, func(r benchRun) float64 { return r.CPUNsPerStep })
-				out.MeanEmitted, out.AllocsPerStep = emitted/float64(out.Steps), allocs/float64(out.Steps)
-			}
-			if werr := printBench(c, format, out); werr != nil {
-				return diag.IO(werr)
-			}
-			if ctx.Err() != nil {
-				return diag.Interrupted(fmt.Errorf("interrupted after %d full runs (%.1f s of timing); the runs timed so far are reported", len(out.Runs), out.Seconds))
-			}
-			return nil
+			return benchChain(c)
 		},
 	}
+}
+
+// benchChain times the chain rule --algo names: it validates the flags,
+// builds the benchmark pool, times --count runs (benchRuns) and prints
+// them.
+func benchChain(c *cli.Context) error {
+	if c.IsSet("k") {
+		return diag.Usage(fmt.Errorf("--k needs a tree rule (specinfer, ...; see 'simulate list'); %s verifies one chain", c.String("algo")))
+	}
+	e, a, _, err := buildAlgo(c)
+	if err != nil {
+		return err
+	}
+	count, dur, _ := benchRepeat(c)
+	format, _ := benchFormat(c)
+	if c.Int("pool-mib") < 1 {
+		return diag.Usage(fmt.Errorf("--pool-mib = %d; use at least 1", c.Int("pool-mib")))
+	}
+	seed := masterSeed(c)
+	cfg := sim.BenchConfig{V: c.Int("vocab"), Gamma: c.Int("gamma"), Beta: c.Float64("beta"), PoolBytes: c.Int("pool-mib") << 20,
+		Duration: dur, Workers: c.Int("workers"), Seed: seed}
+	if err := cfg.Check(); err != nil {
+		return diag.Usage(err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "simulate: building the pool (V = %d, gamma = %d, seed %d)...\n", cfg.V, cfg.Gamma, seed)
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	pl, err := source.BenchPool(ctx, cfg, memBudget(c))
+	if err != nil && ctx.Err() != nil {
+		return diag.Interrupted(fmt.Errorf("interrupted while building the pool; nothing was timed"))
+	}
+	if err != nil {
+		return diag.Usage(err)
+	}
+	out := benchJSON{Algorithm: e.Name, V: cfg.V, Gamma: cfg.Gamma, Workers: max(cfg.Workers, 1), Seed: seed}
+	if err := benchRuns(ctx, pl, a, cfg, count, &out); err != nil {
+		return err
+	}
+	if werr := printBench(c, format, out); werr != nil {
+		return diag.IO(werr)
+	}
+	if ctx.Err() != nil {
+		return diag.Interrupted(fmt.Errorf("interrupted after %d full runs (%.1f s of timing); the runs timed so far are reported", len(out.Runs), out.Seconds))
+	}
+	return nil
+}
+
+// benchRuns times count runs of a on pl into out, with their totals and
+// the medians over runs (NaN when no step ran); an interrupt ends the
+// runs, keeping those timed so far.
+func benchRuns(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConfig, count int, out *benchJSON) error {
+	var emitted, allocs float64
+	for range count {
+		r, err := simrun.Bench(ctx, pl, a, cfg)
+		if err != nil && ctx.Err() == nil {
+			return diag.Usage(err)
+		}
+		out.PoolBytes, out.Contexts, out.MeanBeta = r.PoolBytes, r.Contexts, r.MeanBeta
+		if r.Steps > 0 {
+			out.Runs = append(out.Runs, newBenchRun(r))
+			out.Steps += r.Steps
+			out.Seconds += r.Seconds
+			out.CPUSeconds += r.CPUSeconds
+			emitted += r.MeanEmitted * float64(r.Steps)
+			allocs += r.AllocsPerStep * float64(r.Steps)
+		}
+		if ctx.Err() != nil {
+			break // the runs timed so far are reported
+		}
+	}
+	out.Count = len(out.Runs)
+	out.StepsPerSecond, out.NsPerStep, out.CPUNsPerStep, out.MeanEmitted, out.AllocsPerStep = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if out.Steps > 0 {
+		out.StepsPerSecond = median(out.Runs, func(r benchRun) float64 { return r.StepsPerSecond })
+		out.NsPerStep = median(out.Runs, func(r benchRun) float64 { return r.NsPerStep })
+		out.CPUNsPerStep = median(out.Runs, func(r benchRun) float64 { return r.CPUNsPerStep })
+		out.MeanEmitted, out.AllocsPerStep = emitted/float64(out.Steps), allocs/float64(out.Steps)
+	}
+	return nil
 }
 
 // benchRepeat is --count and --seconds, checked.

@@ -68,6 +68,9 @@ func checkCommand() *cli.Command {
 					return err
 				}
 			}
+			if err := checkApplies(c); err != nil {
+				return err
+			}
 			switch {
 			case c.Bool("merge"):
 				return checkMerge(c)
@@ -102,6 +105,19 @@ func checkCommand() *cli.Command {
 			return printCheckResult(c, out, rep, req.Trials, ctx.Err() != nil)
 		},
 	}
+}
+
+// checkApplies refuses the flags that do not apply to the check c
+// describes: an external implementation's flags without --external (they
+// would be ignored), and with --external the in-process rule's (--algo,
+// and the sampler-vs-law test's, which an external check does not run:
+// it tests conformance with --conform). --workers is not refused there:
+// the slurm array of a sharded check passes it to every shard.
+func checkApplies(c *cli.Context) error {
+	if !c.IsSet("external") {
+		return refuseFlags(c, "it configures an external implementation's check (--external)", flagNames(externalFlags())...)
+	}
+	return refuseFlags(c, "it configures an in-process rule's check, not --external's", "algo", "law-every", "skip-law-test", "law-test")
 }
 
 // printCheckResult prints a check's report out (text or JSON), writes

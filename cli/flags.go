@@ -189,3 +189,25 @@ func fileArg(c *cli.Context, name string) (string, error) {
 	}
 	return "", diag.Usage(fmt.Errorf("%s needs a FILE argument (or --%s FILE)", c.Command.Name, name))
 }
+
+// refuseFlags is the usage error of the first of flags that is set on c
+// (none of which applies to the command as configured: why says to what
+// they apply), or nil: a flag that does not apply is refused with the
+// reason, never ignored.
+func refuseFlags(c *cli.Context, why string, flags ...string) error {
+	for _, f := range flags {
+		if c.IsSet(f) {
+			return diag.Usage(fmt.Errorf("--%s does not apply here: %s; drop it", f, why))
+		}
+	}
+	return nil
+}
+
+// flagNames lists the names of flags (their first names).
+func flagNames(flags []cli.Flag) []string {
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()[0])
+	}
+	return names
+}

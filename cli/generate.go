@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,6 +43,9 @@ func generateCommand() *cli.Command {
 			workersFlag(0), seedFlag(), jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := generateApplies(c); err != nil {
+				return err
+			}
 			ps, err := parseParams(c.StringSlice("param"))
 			if err != nil {
 				return diag.Usage(err)
@@ -85,6 +89,23 @@ func generateCommand() *cli.Command {
 	}
 }
 
+// generateApplies refuses the flags that do not apply to the drafter
+// --drafter names: --k to all but the tree drafters (tree and the drawn
+// tree drafters of the registry), --max-ngram to all but lookup.
+func generateApplies(c *cli.Context) error {
+	d := c.String("drafter")
+	if d != seq.Tree && !slices.Contains(draft.TreeNames(), d) {
+		if err := refuseFlags(c, fmt.Sprintf("drafter %s drafts chains; --k sizes the trees of %s, %s", d, seq.Tree, strings.Join(draft.TreeNames(), ", ")), "k"); err != nil {
+			return err
+		}
+	}
+	if d != draft.LookupName {
+		return refuseFlags(c, fmt.Sprintf("drafter %s matches no n-grams; --max-ngram configures %s", d, draft.LookupName), "max-ngram")
+	}
+	return nil
+}
+
+// printGenerate prints a generation's report r as text.
 func printGenerate(w io.Writer, r seq.Report) {
 	pv := r.Provenance
 	fmt.Fprintf(w, "target %s, draft %s: %s corpus, %d files, %d bytes (sha256 %.12s), %s tokenizer V = %d, cached %v\n",

@@ -22,6 +22,26 @@ func checkRow(r *LogRow, row int64, v int, budget int64) error {
 	bad := func(field, format string, a ...any) error {
 		return &StepError{Row: row, RunID: r.RunID, PromptID: r.PromptID, Step: r.Step, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
+	if err := checkRowHeader(r, v, budget, bad); err != nil {
+		return err
+	}
+	if err := checkRowTokens(r, bad); err != nil {
+		return err
+	}
+	switch r.Layout {
+	case LayoutDense:
+		return checkDenseRows(r, bad)
+	case LayoutSparse:
+		return checkSparseRows(r, bad)
+	default:
+		return bad("layout", "%q; use %q or %q", r.Layout, LayoutDense, LayoutSparse)
+	}
+}
+
+// checkRowHeader checks r's schema version, γ, vocabulary (against v,
+// the earlier rows', when v > 0, and the memory budget), row kind and
+// sampling parameters, reporting through bad.
+func checkRowHeader(r *LogRow, v int, budget int64, bad func(string, string, ...any) error) error {
 	if r.SchemaVersion != SchemaVersion {
 		return bad("schema_version", "version %d is not supported; this reader reads version %d", r.SchemaVersion, SchemaVersion)
 	}
@@ -48,6 +68,14 @@ func checkRow(r *LogRow, row int64, v int, budget int64) error {
 	if err := s.Validate(); err != nil {
 		return bad("sampling", "%v", err)
 	}
+	return nil
+}
+
+// checkRowTokens checks r's draft and emitted tokens (r's header is
+// checked): γ drafts in the vocabulary, 1..γ+1 emitted tokens whose
+// accepted ones are a prefix of the draft.
+func checkRowTokens(r *LogRow, bad func(string, string, ...any) error) error {
+	g, vs := int(r.Gamma), int(r.VocabSize)
 	if len(r.DraftTokens) != g {
 		return bad("draft_tokens", "%d tokens for γ = %d", len(r.DraftTokens), g)
 	}
@@ -70,57 +98,67 @@ func checkRow(r *LogRow, row int64, v int, budget int64) error {
 			return bad("emitted_tokens", "token %d at position %d differs from draft token %d; the accepted tokens are a prefix of the draft", x, i, r.DraftTokens[i])
 		}
 	}
-	switch r.Layout {
-	case LayoutDense:
-		if len(r.QNNZ)+len(r.QIndex)+len(r.QValue)+len(r.QTail)+len(r.PNNZ)+len(r.PIndex)+len(r.PValue)+len(r.PTail) != 0 {
-			return bad("layout", "dense rows with sparse columns set; fill either q/p or the q_*/p_* sparse columns")
+	return nil
+}
+
+// checkDenseRows checks the dense q and p rows of r (header and tokens
+// checked): their sizes, their values, and that every draft token had
+// q > 0.
+func checkDenseRows(r *LogRow, bad func(string, string, ...any) error) error {
+	g, vs := int(r.Gamma), int(r.VocabSize)
+	if len(r.QNNZ)+len(r.QIndex)+len(r.QValue)+len(r.QTail)+len(r.PNNZ)+len(r.PIndex)+len(r.PValue)+len(r.PTail) != 0 {
+		return bad("layout", "dense rows with sparse columns set; fill either q/p or the q_*/p_* sparse columns")
+	}
+	if len(r.Q) != g*vs {
+		return bad("q", "%d entries; need γ·V = %d·%d = %d", len(r.Q), g, vs, g*vs)
+	}
+	if len(r.P) != (g+1)*vs {
+		return bad("p", "%d entries; need (γ+1)·V = %d·%d = %d", len(r.P), g+1, vs, (g+1)*vs)
+	}
+	for i := 0; i < g; i++ {
+		if msg := checkValues(r.RowKind, r.Q[i*vs:(i+1)*vs], 0, true); msg != "" {
+			return bad("q", "row q_%d: %s", i+1, msg)
 		}
-		if len(r.Q) != g*vs {
-			return bad("q", "%d entries; need γ·V = %d·%d = %d", len(r.Q), g, vs, g*vs)
+	}
+	for i := 0; i <= g; i++ {
+		if msg := checkValues(r.RowKind, r.P[i*vs:(i+1)*vs], 0, true); msg != "" {
+			return bad("p", "row p_%d: %s", i+1, msg)
 		}
-		if len(r.P) != (g+1)*vs {
-			return bad("p", "%d entries; need (γ+1)·V = %d·%d = %d", len(r.P), g+1, vs, (g+1)*vs)
-		}
-		for i := 0; i < g; i++ {
-			if msg := checkValues(r.RowKind, r.Q[i*vs:(i+1)*vs], 0, true); msg != "" {
-				return bad("q", "row q_%d: %s", i+1, msg)
-			}
-		}
-		for i := 0; i <= g; i++ {
-			if msg := checkValues(r.RowKind, r.P[i*vs:(i+1)*vs], 0, true); msg != "" {
-				return bad("p", "row p_%d: %s", i+1, msg)
-			}
-		}
-		if r.RowKind == KindProbs {
-			for i, x := range r.DraftTokens {
-				if !(r.Q[i*vs+int(x)] > 0) {
-					return bad("q", "draft token %d at position %d has q = 0: it cannot have been drawn from q_%d", x, i, i+1)
-				}
-			}
-		}
-	case LayoutSparse:
-		if r.RowKind != KindProbs {
-			return bad("layout", "sparse rows must hold probabilities, not %s", r.RowKind)
-		}
-		if len(r.Q)+len(r.P) != 0 {
-			return bad("layout", "sparse rows with dense q/p columns set")
-		}
-		if err := checkSparse("q", r.QNNZ, r.QIndex, r.QValue, r.QTail, g, vs, bad); err != nil {
-			return err
-		}
-		if err := checkSparse("p", r.PNNZ, r.PIndex, r.PValue, r.PTail, g+1, vs, bad); err != nil {
-			return err
-		}
-		off := 0
+	}
+	if r.RowKind == KindProbs {
 		for i, x := range r.DraftTokens {
-			n := int(r.QNNZ[i])
-			if qx := sparseAt(r.QIndex[off:off+n], r.QValue[off:off+n], r.QTail[i], vs, int(x)); !(qx > 0) {
+			if !(r.Q[i*vs+int(x)] > 0) {
 				return bad("q", "draft token %d at position %d has q = 0: it cannot have been drawn from q_%d", x, i, i+1)
 			}
-			off += n
 		}
-	default:
-		return bad("layout", "%q; use %q or %q", r.Layout, LayoutDense, LayoutSparse)
+	}
+	return nil
+}
+
+// checkSparseRows checks the sparse q and p rows of r (header and tokens
+// checked): probabilities only, no dense columns, well-formed sparse
+// columns, and q > 0 at every draft token.
+func checkSparseRows(r *LogRow, bad func(string, string, ...any) error) error {
+	g, vs := int(r.Gamma), int(r.VocabSize)
+	if r.RowKind != KindProbs {
+		return bad("layout", "sparse rows must hold probabilities, not %s", r.RowKind)
+	}
+	if len(r.Q)+len(r.P) != 0 {
+		return bad("layout", "sparse rows with dense q/p columns set")
+	}
+	if err := checkSparse("q", r.QNNZ, r.QIndex, r.QValue, r.QTail, g, vs, bad); err != nil {
+		return err
+	}
+	if err := checkSparse("p", r.PNNZ, r.PIndex, r.PValue, r.PTail, g+1, vs, bad); err != nil {
+		return err
+	}
+	off := 0
+	for i, x := range r.DraftTokens {
+		n := int(r.QNNZ[i])
+		if qx := sparseAt(r.QIndex[off:off+n], r.QValue[off:off+n], r.QTail[i], vs, int(x)); !(qx > 0) {
+			return bad("q", "draft token %d at position %d has q = 0: it cannot have been drawn from q_%d", x, i, i+1)
+		}
+		off += n
 	}
 	return nil
 }

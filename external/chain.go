@@ -67,17 +67,44 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 			panic(fmt.Sprintf("external: block %d has γ = %d, V = %d; the implementation was started with γ = %d, V = %d", i, bs[i].Gamma(), bs[i].V(), g, v))
 		}
 	}
-	composed := len(im.cfg.Rows) > 0
 	// The row kinds, draft lengths and seeds.
 	kinds, gammas, seeds := im.rowKinds(o, b, func(i int) *sim.Block { return &bs[i] })
-	pooled := im.pool != nil
+	h, pooled, fromModel := im.batchHeader(o, bs, k, first)
+	im.drafts = im.drafts[:0]
+	for i := range bs {
+		for j, x := range bs[i].Tokens {
+			if int64(j) >= gammas[i] {
+				x = -1
+			}
+			im.drafts = append(im.drafts, int64(x))
+		}
+	}
+	err := im.p.send(h, func(w io.Writer) error {
+		return im.writeBatch(w, bs, pooled, fromModel, kinds, gammas, seeds)
+	})
+	if err != nil {
+		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
+	}
+	withDrafts, err := im.receiveSteps(k, b, first, where, gammas)
+	if err != nil {
+		return err
+	}
+	return im.judgeSteps(o, bs, outs, stepBatch{first: first, where: where, gammas: gammas, seeds: seeds, withDrafts: withDrafts, fromModel: fromModel})
+}
+
+// batchHeader is the header of batch k of the steps bs, whose first step
+// is first: rows by pool context (pooled, every block's context in the
+// pool), from the shipped model (fromModel: step mode with random coins
+// on a Markov pair) or inline, and the arrays that follow.
+func (im *Impl) batchHeader(o batchOpts, bs []sim.Block, k int, first int64) (h header, pooled, fromModel bool) {
+	pooled = im.pool != nil
 	for i := range bs {
 		if _, c := im.kindOf(&bs[i]); c < 0 || c >= contexts(im.pool) {
 			pooled = false
 		}
 	}
-	fromModel := !pooled && im.pair != nil && im.cfg.Mode == Step && bs[0].Ctx < 0 && o.coins == coinsRandom
-	h := header{Op: "batch", Batch: k, First: first, Size: b, Seed: o.seed, Coins: o.coins}
+	fromModel = !pooled && im.pair != nil && im.cfg.Mode == Step && bs[0].Ctx < 0 && o.coins == coinsRandom
+	h = header{Op: "batch", Batch: k, First: first, Size: len(bs), Seed: o.seed, Coins: o.coins}
 	switch {
 	case pooled:
 		h.Rows, h.Arrays = "pool", []string{"ctx"}
@@ -89,66 +116,68 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 	if im.cfg.Mode == Verify {
 		h.Arrays = append(h.Arrays, "drafts")
 	}
-	if composed {
+	if len(im.cfg.Rows) > 0 {
 		h.Arrays = append(h.Arrays, perRowArrays(im.cfg.Rows)...)
 	}
-	im.drafts = im.drafts[:0]
-	for i := range bs {
-		for j, x := range bs[i].Tokens {
-			if int64(j) >= gammas[i] {
-				x = -1
-			}
-			im.drafts = append(im.drafts, int64(x))
+	return h, pooled, fromModel
+}
+
+// writeBatch writes the arrays of a batch of the steps bs after its
+// header (batchHeader): the contexts or the rows, the drafts (verify
+// mode) and the per-row arrays of a composed batch.
+func (im *Impl) writeBatch(w io.Writer, bs []sim.Block, pooled, fromModel bool, kinds []int, gammas, seeds []int64) error {
+	b, g, v := len(bs), im.cfg.Gamma, im.cfg.V
+	var err error
+	switch {
+	case pooled:
+		im.ctx = im.ctx[:0]
+		for i := range bs {
+			_, c := im.kindOf(&bs[i])
+			im.ctx = append(im.ctx, int64(c))
 		}
-	}
-	err := im.p.send(h, func(w io.Writer) error {
-		var err error
-		switch {
-		case pooled:
-			im.ctx = im.ctx[:0]
+		if im.scratch, err = writeI64(w, []int{b}, im.ctx, im.scratch); err != nil {
+			return err
+		}
+	case fromModel:
+	default:
+		for _, part := range []struct {
+			n int
+			q bool
+		}{{g + 1, false}, {g, true}} {
+			buf := im.rows[:0]
 			for i := range bs {
-				_, c := im.kindOf(&bs[i])
-				im.ctx = append(im.ctx, int64(c))
-			}
-			if im.scratch, err = writeI64(w, []int{b}, im.ctx, im.scratch); err != nil {
-				return err
-			}
-		case fromModel:
-		default:
-			for _, part := range []struct {
-				n int
-				q bool
-			}{{g + 1, false}, {g, true}} {
-				buf := im.rows[:0]
-				for i := range bs {
-					rows := bs[i].P
-					if part.q {
-						rows = bs[i].Q
-					}
-					for _, r := range rows {
-						im.row = rowF32(im.row, r)
-						buf = im.appendRow(buf, im.row)
-					}
+				rows := bs[i].P
+				if part.q {
+					rows = bs[i].Q
 				}
-				im.rows = buf
-				if im.scratch, err = writeF32(w, []int{b, part.n, v}, buf, im.scratch); err != nil {
-					return err
+				for _, r := range rows {
+					im.row = rowF32(im.row, r)
+					buf = im.appendRow(buf, im.row)
 				}
 			}
-		}
-		if im.cfg.Mode == Verify {
-			if im.scratch, err = writeI64(w, []int{b, g}, im.drafts, im.scratch); err != nil {
+			im.rows = buf
+			if im.scratch, err = writeF32(w, []int{b, part.n, v}, buf, im.scratch); err != nil {
 				return err
 			}
 		}
-		if composed {
-			return im.writePerRow(w, kinds, gammas, seeds)
-		}
-		return nil
-	})
-	if err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
+	if im.cfg.Mode == Verify {
+		if im.scratch, err = writeI64(w, []int{b, g}, im.drafts, im.scratch); err != nil {
+			return err
+		}
+	}
+	if len(im.cfg.Rows) > 0 {
+		return im.writePerRow(w, kinds, gammas, seeds)
+	}
+	return nil
+}
+
+// receiveSteps reads the answer to batch k of b steps (the first is
+// first): the emitted tokens, with the sampler's drafts in step mode
+// where it returns them (withDrafts; they replace im.drafts once
+// checked). Its errors are im.fail's.
+func (im *Impl) receiveSteps(k, b int, first int64, where string, gammas []int64) (withDrafts bool, err error) {
+	g, v := im.cfg.Gamma, im.cfg.V
 	opts := [][]string{{"emitted"}}
 	if im.cfg.Mode == Step {
 		opts = [][]string{{"drafts", "emitted"}}
@@ -162,43 +191,64 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 		err = fmt.Errorf("the answer is %q for batch %d, want \"result\" for batch %d", rh.Op, rh.Batch, k)
 	}
 	if err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
+		return false, im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
-	withDrafts := im.cfg.Mode == Verify || len(got) == 2
+	withDrafts = im.cfg.Mode == Verify || len(got) == 2
 	if !withDrafts && im.needDrafts {
-		return im.fail(fmt.Errorf("external: %s: %s: the answer carries no drafts, and a conformance test judges the outcome given the drafts; return (drafts, emitted)", im.name, where))
+		return false, im.fail(fmt.Errorf("external: %s: %s: the answer carries no drafts, and a conformance test judges the outcome given the drafts; return (drafts, emitted)", im.name, where))
 	}
 	if im.cfg.Mode == Step && withDrafts {
 		if err := checkShape("drafts", &im.sampled, b, g); err != nil {
-			return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
+			return false, im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 		}
-		for i := range bs {
+		for i := range b {
 			for j := 0; j < g; j++ {
 				x := im.sampled.I64[i*g+j]
 				if int64(j) >= gammas[i] && x == -1 {
 					continue
 				}
 				if x < 0 || x >= int64(v) {
-					return im.fail(fmt.Errorf("external: %s: %s, step %d: drafts[%d, %d] = %d is outside the vocabulary [0, %d) (drafts are optional in step mode: return emitted alone when the sampler has no chain of drafts)", im.name, where, first+int64(i), i, j, x, v))
+					return false, im.fail(fmt.Errorf("external: %s: %s, step %d: drafts[%d, %d] = %d is outside the vocabulary [0, %d) (drafts are optional in step mode: return emitted alone when the sampler has no chain of drafts)", im.name, where, first+int64(i), i, j, x, v))
 				}
 			}
 		}
 		copy(im.drafts, im.sampled.I64)
 	}
 	if err := checkShape("emitted", &im.emitted, b, g+1); err != nil {
-		return im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
+		return false, im.fail(fmt.Errorf("external: %s: %s: %v", im.name, where, err))
 	}
+	return withDrafts, nil
+}
+
+// stepBatch is what judgeSteps needs of a batch beyond its blocks: its
+// first step and place (for messages), the rows' draft lengths and seeds,
+// whether the answer carried drafts and whether the rows came from the
+// shipped model.
+type stepBatch struct {
+	first         int64
+	where         string
+	gammas, seeds []int64
+	withDrafts    bool
+	fromModel     bool
+}
+
+// judgeSteps decodes each step's answer into outs: an outcome, or an
+// invalid one recorded with its reason (a step mode sampler's changed
+// drafts are a broken contract); seeded rows are kept for the
+// determinism replay.
+func (im *Impl) judgeSteps(o batchOpts, bs []sim.Block, outs []sim.Outcome, sb stepBatch) error {
+	g, v := im.cfg.Gamma, im.cfg.V
 	for i := range bs {
 		row := im.emitted.I64[i*(g+1) : (i+1)*(g+1)]
 		var drafts []int64
-		if withDrafts {
+		if sb.withDrafts {
 			drafts = im.drafts[i*g : (i+1)*g]
 		}
-		out, inv, err := decodeRow(row, drafts, int(gammas[i]), v)
+		out, inv, err := decodeRow(row, drafts, int(sb.gammas[i]), v)
 		if err != nil {
-			return im.fail(fmt.Errorf("external: %s: %s, step %d (row %d): %v", im.name, where, first+int64(i), i, err))
+			return im.fail(fmt.Errorf("external: %s: %s, step %d (row %d): %v", im.name, sb.where, sb.first+int64(i), i, err))
 		}
-		step := fmt.Sprintf("%s, step %d (row %d): emitted %v", where, first+int64(i), i, trim(row))
+		step := fmt.Sprintf("%s, step %d (row %d): emitted %v", sb.where, sb.first+int64(i), i, trim(row))
 		judged := drafts // the drafts the outcome is judged with
 		if inv == invChanged && im.cfg.Mode == Step && !im.needDrafts {
 			// the sampler's own drafts: a broken contract, not a law
@@ -206,7 +256,7 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 			inv, judged = "", nil
 		}
 		if inv == "" && im.cfg.Mode == Step {
-			inv = im.adopt(&bs[i], row, judged, out, fromModel)
+			inv = im.adopt(&bs[i], row, judged, out, sb.fromModel)
 		}
 		if inv != "" {
 			if drafts != nil {
@@ -219,8 +269,8 @@ func (im *Impl) steps(o batchOpts, bs []sim.Block, outs []sim.Outcome) error {
 		if o.got != nil {
 			o.got(i, row, drafts)
 		}
-		if o.record && seeds[i] >= 0 {
-			im.det.keep(bs[i], seeds[i], first+int64(i), row, drafts)
+		if o.record && sb.seeds[i] >= 0 {
+			im.det.keep(bs[i], sb.seeds[i], sb.first+int64(i), row, drafts)
 		}
 	}
 	return nil

@@ -169,60 +169,74 @@ func readNpy(r *bufio.Reader, dst *array, scratch []byte, expect ...int) ([]byte
 		return scratch, err
 	}
 	dst.I64, dst.F32 = dst.I64[:0], dst.F32[:0]
-	switch kind {
-	case 'f':
-		if cap(dst.F32) < n {
-			dst.F32 = make([]float32, n)
-		}
-		dst.F32 = dst.F32[:n]
-		for i := range n {
-			b := scratch[i*size:]
-			switch size {
-			case 2:
-				dst.F32[i] = half(binary.LittleEndian.Uint16(b))
-			case 4:
-				dst.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(b))
-			case 8:
-				dst.F32[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b)))
-			}
-		}
-	default:
-		if cap(dst.I64) < n {
-			dst.I64 = make([]int64, n)
-		}
-		dst.I64 = dst.I64[:n]
-		for i := range n {
-			b := scratch[i*size:]
-			var v int64
-			switch size {
-			case 1:
-				v = int64(b[0])
-				if kind == 'i' {
-					v = int64(int8(b[0]))
-				}
-			case 2:
-				u := binary.LittleEndian.Uint16(b)
-				v = int64(u)
-				if kind == 'i' {
-					v = int64(int16(u))
-				}
-			case 4:
-				u := binary.LittleEndian.Uint32(b)
-				v = int64(u)
-				if kind == 'i' {
-					v = int64(int32(u))
-				}
-			case 8:
-				u := binary.LittleEndian.Uint64(b)
-				v = int64(u)
-				if kind == 'u' && u > math.MaxInt64 {
-					v = math.MaxInt64
-				}
-			}
-			dst.I64[i] = v
-		}
+	if kind == 'f' {
+		dst.F32 = decodeFloats(dst.F32, scratch, n, size)
+	} else {
+		dst.I64 = decodeInts(dst.I64, scratch, n, size, kind)
 	}
 	return scratch, nil
+}
+
+// decodeFloats decodes n little-endian floats of size bytes (2, 4 or 8)
+// from b into dst's storage, as float32.
+func decodeFloats(dst []float32, b []byte, n, size int) []float32 {
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	for i := range n {
+		e := b[i*size:]
+		switch size {
+		case 2:
+			dst[i] = half(binary.LittleEndian.Uint16(e))
+		case 4:
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(e))
+		case 8:
+			dst[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(e)))
+		}
+	}
+	return dst
+}
+
+// decodeInts decodes n little-endian integers of size bytes (1, 2, 4 or
+// 8) from b into dst's storage, as int64: signed where kind is 'i', else
+// unsigned (a uint64 above MaxInt64 saturates).
+func decodeInts(dst []int64, b []byte, n, size int, kind byte) []int64 {
+	if cap(dst) < n {
+		dst = make([]int64, n)
+	}
+	dst = dst[:n]
+	for i := range n {
+		e := b[i*size:]
+		var v int64
+		switch size {
+		case 1:
+			v = int64(e[0])
+			if kind == 'i' {
+				v = int64(int8(e[0]))
+			}
+		case 2:
+			u := binary.LittleEndian.Uint16(e)
+			v = int64(u)
+			if kind == 'i' {
+				v = int64(int16(u))
+			}
+		case 4:
+			u := binary.LittleEndian.Uint32(e)
+			v = int64(u)
+			if kind == 'i' {
+				v = int64(int32(u))
+			}
+		case 8:
+			u := binary.LittleEndian.Uint64(e)
+			v = int64(u)
+			if kind == 'u' && u > math.MaxInt64 {
+				v = math.MaxInt64
+			}
+		}
+		dst[i] = v
+	}
+	return dst
 }
 
 // dtypeOf returns the item size and kind ('i', 'u', 'b', 'f') of a

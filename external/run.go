@@ -168,11 +168,18 @@ func prepare(src sim.Source, cfg RunConfig) (*prepared, error) {
 	case s != nil && cfg.Mode == Tree:
 		return p, usage(fmt.Errorf("sampling parameters apply to chain modes (verify, step), not to tree mode"))
 	}
+	// γ is the branching's length (tree mode), else the pool's, else
+	// --gamma: check.DraftLength owns that rule
+	var branch []int
+	if cfg.Mode == Tree {
+		branch = cfg.Branch
+	}
+	cfg.Gamma = check.DraftLength(src.BlockSource, cfg.Check.Gamma, branch)
+	cfg.Check.Gamma, p.rep.Gamma = cfg.Gamma, cfg.Gamma
 	p.cfg = cfg
 	if err := p.prepareSource(); err != nil {
 		return p, err
 	}
-	p.rep.Gamma = p.cfg.Gamma
 	if err := p.prepareConform(); err != nil {
 		return p, err
 	}
@@ -193,7 +200,7 @@ func (p *prepared) prepareSource() error {
 	pair, isPair := sim.PairOf(p.src.BlockSource)
 	switch {
 	case pool != nil:
-		cfg.Check.Gamma, cfg.Gamma, cfg.V, cfg.Source = pool.Gamma, pool.Gamma, pool.V, SourcePool
+		cfg.V, cfg.Source = pool.V, SourcePool
 		switch {
 		case p.sampling != nil:
 			tp, err := TransformPool(pool, *p.sampling)
@@ -208,7 +215,7 @@ func (p *prepared) prepareSource() error {
 		if err := pair.Check(); err != nil {
 			return usage(err)
 		}
-		cfg.Gamma, cfg.V, cfg.Source = cfg.Check.Gamma, pair.P.Vocab(), SourceInline
+		cfg.V, cfg.Source = pair.P.Vocab(), SourceInline
 		if sim.MarkovOf(pair.P) != nil && sim.MarkovOf(pair.Q) != nil && cfg.Mode != Verify {
 			cfg.Source = SourceMarkov
 		}
@@ -298,10 +305,6 @@ func (p *prepared) prepareTree() error {
 	}
 	if k == 0 {
 		k = 4
-	}
-	if len(branch) > 0 {
-		cfg.Check.Gamma, cfg.Gamma = len(branch), len(branch)
-		p.rep.Gamma = cfg.Gamma
 	}
 	if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
 		return diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
@@ -477,7 +480,7 @@ func (c Components) apply(rep *Report) {
 func treeDrafter(name string, q sim.Model, k, depth int, branch []int) (sim.Drafter, error) {
 	d, err := draft.New(draft.Config{Name: name, Q: q, K: k, Depth: depth, Branch: branch})
 	if err == nil && d.Tree == nil {
-		err = fmt.Errorf("drafter %s drafts chains, not trees; use iid, wor, topk, greedy or dynamic", name)
+		err = fmt.Errorf("drafter %s drafts chains, not trees; use %s", name, strings.Join(draft.TreeNames(), ", "))
 	}
 	return d.Tree, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // treeBufs is the storage of tree batches, reused.
@@ -288,11 +289,11 @@ func treeWhat(b, n, v int) string {
 	return fmt.Sprintf("a batch of %d trees of up to %d nodes with their rows sent inline (batch × nodes × V = %d × 8 bytes)", b, n, v)
 }
 
-// MaxTreeNodes bounds the nodes of the trees drafter name (iid, wor, topk,
-// greedy, dynamic) builds with k candidates (children of the root, or
+// MaxTreeNodes bounds the nodes of the trees drafter name (one of
+// draft.TreeNames) builds with k candidates (children of the root, or
 // nodes per layer) and branching branch over depth layers.
 func MaxTreeNodes(name string, k, depth int, branch []int) int {
-	if len(branch) > 0 && name != "iid" && name != "dynamic" {
+	if len(branch) > 0 && draft.Branches(name) {
 		n, layer := 1, 1
 		for _, b := range branch {
 			layer *= b

@@ -193,15 +193,15 @@ func Prepare(ctx context.Context, req Request) (Prepared, error) {
 		// laws explain the outcomes: the bug a violation resembles
 		cfg.Candidates, cfg.Bugs = Candidates(), Suspects()
 	}
-	gamma := cfg.Gamma
-	if len(req.Branch) > 0 {
-		gamma = len(req.Branch)
-	}
+	// the source is built at the configured γ (the branching's length
+	// where one is given); the check runs at the γ of the source built
+	gamma := check.DraftLength(nil, cfg.Gamma, req.Branch)
 	src, err := sourceOf(ctx, req, rule, cfg, gamma)
 	if err != nil {
 		return p, err
 	}
-	p.Rep.Source, p.Rep.Gamma = src.Spec, gamma
+	cfg.Gamma = check.DraftLength(src.BlockSource, gamma, req.Branch)
+	p.Rep.Source, p.Rep.Gamma = src.Spec, cfg.Gamma
 	if pool, ok := sim.PoolOf(src.BlockSource); ok && !req.LawTest && !rule.Conform && pool.V > LawTestAutoMaxV && (rule.Law != nil || rule.TreeLaw != nil) {
 		rule.Law, rule.TreeLaw = nil, nil
 		p.Rep.Notes = append(p.Rep.Notes, fmt.Sprintf("the sampler-vs-law test was left out: V = %d > %d, where the rule's law (O(γV) a step, about 2 ms at V = 32000) would dominate; add --law-test to run it", pool.V, LawTestAutoMaxV))

@@ -121,83 +121,98 @@ func (s *skimmer) value(t byte, depth int) error {
 		s.i += k
 		return nil
 	case 9, 10: // list, set
-		h, err := s.byte()
-		if err != nil {
-			return err
-		}
-		n := uint64(h >> 4)
-		if n == 15 {
-			if n, err = s.uvarint(); err != nil {
-				return err
-			}
-		}
-		k, err := s.size(n, 1)
-		if err != nil {
-			return err
-		}
-		et := h & 0x0f
-		for range k {
-			if et == 1 || et == 2 { // bools in a list take a byte each
-				if _, err := s.byte(); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := s.value(et, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.list(depth)
 	case 11: // map
-		n, err := s.uvarint()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		kv, err := s.byte()
-		if err != nil {
-			return err
-		}
-		k, err := s.size(n, 2)
-		if err != nil {
-			return err
-		}
-		for range k {
-			for _, et := range []byte{kv >> 4, kv & 0x0f} {
-				if et == 1 || et == 2 {
-					if _, err := s.byte(); err != nil {
-						return err
-					}
-					continue
-				}
-				if err := s.value(et, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return s.mapValue(depth)
 	case 12: // struct: field headers until STOP
-		for {
-			h, err := s.byte()
-			if err != nil {
-				return err
-			}
-			if h == 0 {
-				return nil
-			}
-			if h>>4 == 0 { // long form: the field id follows
-				if _, err := s.uvarint(); err != nil {
-					return err
-				}
-			}
-			if err := s.value(h&0x0f, depth+1); err != nil {
+		return s.structValue(depth)
+	}
+	return fmt.Errorf("%w: unknown type %d at byte %d", errThrift, t, s.i)
+}
+
+// element skips an element of type et of a list, set or map at depth:
+// a bool there takes a byte, unlike a bool in a field header.
+func (s *skimmer) element(et byte, depth int) error {
+	if et == 1 || et == 2 {
+		_, err := s.byte()
+		return err
+	}
+	return s.value(et, depth+1)
+}
+
+// list skips a list or set at depth: its size and type header, then its
+// elements.
+func (s *skimmer) list(depth int) error {
+	h, err := s.byte()
+	if err != nil {
+		return err
+	}
+	n := uint64(h >> 4)
+	if n == 15 {
+		if n, err = s.uvarint(); err != nil {
+			return err
+		}
+	}
+	k, err := s.size(n, 1)
+	if err != nil {
+		return err
+	}
+	for range k {
+		if err := s.element(h&0x0f, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapValue skips a map at depth: its size, its key and value types (none
+// when it is empty), then its pairs.
+func (s *skimmer) mapValue(depth int) error {
+	n, err := s.uvarint()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	kv, err := s.byte()
+	if err != nil {
+		return err
+	}
+	k, err := s.size(n, 2)
+	if err != nil {
+		return err
+	}
+	for range k {
+		for _, et := range []byte{kv >> 4, kv & 0x0f} {
+			if err := s.element(et, depth); err != nil {
 				return err
 			}
 		}
 	}
-	return fmt.Errorf("%w: unknown type %d at byte %d", errThrift, t, s.i)
+	return nil
+}
+
+// structValue skips a struct at depth: field headers (short or long form)
+// and their values until STOP.
+func (s *skimmer) structValue(depth int) error {
+	for {
+		h, err := s.byte()
+		if err != nil {
+			return err
+		}
+		if h == 0 {
+			return nil
+		}
+		if h>>4 == 0 { // long form: the field id follows
+			if _, err := s.uvarint(); err != nil {
+				return err
+			}
+		}
+		if err := s.value(h&0x0f, depth+1); err != nil {
+			return err
+		}
+	}
 }
 
 // checkFooter reads the footer of a file whose frame CheckFrame checked

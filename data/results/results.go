@@ -263,42 +263,21 @@ func IsTemp(name string) bool {
 // page against the memory budget (CheckPages, MemBudget), and the declared
 // rows × columns against it too; an error over the budget wraps
 // sim.ErrMemBudget.
-func Read(r io.ReaderAt, size int64) (t Table, err error) {
-	damaged := func(perr error) error {
-		return fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", perr.(*DecoderPanic).Value)
-	}
+func Read(r io.ReaderAt, size int64) (Table, error) {
 	if err := CheckFrame(r, size); err != nil {
 		return Table{}, err
 	}
 	var pf *parquet.File
+	var err error
 	if perr := Guard(func() { pf, err = parquet.OpenFile(r, size) }); perr != nil {
 		return Table{}, damaged(perr)
 	}
 	if err != nil {
 		return Table{}, fmt.Errorf("not a readable parquet file: %w", err)
 	}
-	t.Meta = Meta{}
-	for _, kv := range pf.Metadata().KeyValueMetadata {
-		t.Meta[kv.Key] = kv.Value
-	}
-	if t.Meta[KeyFormat] != FormatVersion {
-		return Table{}, fmt.Errorf("metadata %s = %q; not a specsim results file of format %s", KeyFormat, t.Meta[KeyFormat], FormatVersion)
-	}
-	if err := json.Unmarshal([]byte(t.Meta[KeyColumns]), &t.Columns); err != nil {
-		return Table{}, fmt.Errorf("metadata %s: %w", KeyColumns, err)
-	}
-	schema := pf.Schema()
-	byLeaf := map[int]Column{}
-	for _, c := range t.Columns {
-		lc, ok := schema.Lookup(c.Name)
-		if !ok {
-			return Table{}, fmt.Errorf("column %q listed in %s is missing from the schema", c.Name, KeyColumns)
-		}
-		byLeaf[lc.ColumnIndex] = c
-	}
-	order := map[string]int{}
-	for i, c := range t.Columns {
-		order[c.Name] = i
+	t, err := tableHeader(pf)
+	if err != nil {
+		return Table{}, err
 	}
 	budget := MemBudget()
 	if err := CheckPages(r, size, pf.Metadata(), budget); err != nil {
@@ -317,57 +296,8 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 		sim.MulBytes(n, int64(len(t.Columns)+1), CellCost), budget, "it is damaged or not a table of this program"); err != nil {
 		return Table{}, err
 	}
-	buf := make([]parquet.Row, 64)
-	for int64(len(t.Rows)) < n {
-		var k int
-		if perr := Guard(func() { k, err = rd.ReadRows(buf) }); perr != nil {
-			return Table{}, damaged(perr)
-		}
-		for _, pr := range buf[:k] {
-			row := make(table.Row, len(t.Columns))
-			present := make([]bool, len(t.Columns))
-			for _, v := range pr {
-				c, ok := byLeaf[v.Column()]
-				if !ok || v.IsNull() {
-					continue
-				}
-				var x any
-				switch c.Type {
-				case Double:
-					x = v.Double()
-				case Int64:
-					x = v.Int64()
-				case String:
-					x = string(v.ByteArray())
-				case Bool:
-					x = v.Boolean()
-				default:
-					return Table{}, fmt.Errorf("column %q has unknown type %q", c.Name, c.Type)
-				}
-				i := order[c.Name]
-				row[i] = table.KV{K: c.Name, V: x}
-				present[i] = true
-			}
-			out := row[:0]
-			for i, kv := range row {
-				if present[i] {
-					out = append(out, kv)
-				}
-			}
-			t.Rows = append(t.Rows, out)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Table{}, fmt.Errorf("reading rows: %w", err)
-		}
-		if k == 0 {
-			break
-		}
-	}
-	if int64(len(t.Rows)) != n {
-		return Table{}, fmt.Errorf("read %d rows of %d", len(t.Rows), n)
+	if t.Rows, err = readRows(rd, pf, t.Columns, n); err != nil {
+		return Table{}, err
 	}
 	if t.Meta[KeyKind] == "cell" {
 		if err := CheckCellKeys(t); err != nil {
@@ -375,6 +305,111 @@ func Read(r io.ReaderAt, size int64) (t Table, err error) {
 		}
 	}
 	return t, nil
+}
+
+// damaged is the error of a file whose decoding panicked (Guard's perr).
+func damaged(perr error) error {
+	return fmt.Errorf("not a readable parquet file (damaged: %v); delete it and recompute", perr.(*DecoderPanic).Value)
+}
+
+// tableHeader is the table of pf with its metadata and columns (no rows),
+// refusing a file of another format or whose listed columns are missing
+// from its schema.
+func tableHeader(pf *parquet.File) (Table, error) {
+	t := Table{Meta: Meta{}}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		t.Meta[kv.Key] = kv.Value
+	}
+	if t.Meta[KeyFormat] != FormatVersion {
+		return Table{}, fmt.Errorf("metadata %s = %q; not a specsim results file of format %s", KeyFormat, t.Meta[KeyFormat], FormatVersion)
+	}
+	if err := json.Unmarshal([]byte(t.Meta[KeyColumns]), &t.Columns); err != nil {
+		return Table{}, fmt.Errorf("metadata %s: %w", KeyColumns, err)
+	}
+	for _, c := range t.Columns {
+		if _, ok := pf.Schema().Lookup(c.Name); !ok {
+			return Table{}, fmt.Errorf("column %q listed in %s is missing from the schema", c.Name, KeyColumns)
+		}
+	}
+	return t, nil
+}
+
+// readRows reads the n rows of rd (over pf, whose columns are cols), each
+// with its non-null values in cols' order.
+func readRows(rd *parquet.Reader, pf *parquet.File, cols []Column, n int64) ([]table.Row, error) {
+	byLeaf := map[int]Column{}
+	order := map[string]int{}
+	for i, c := range cols {
+		lc, _ := pf.Schema().Lookup(c.Name)
+		byLeaf[lc.ColumnIndex] = c
+		order[c.Name] = i
+	}
+	var rows []table.Row
+	buf := make([]parquet.Row, 64)
+	for int64(len(rows)) < n {
+		var k int
+		var err error
+		if perr := Guard(func() { k, err = rd.ReadRows(buf) }); perr != nil {
+			return nil, damaged(perr)
+		}
+		for _, pr := range buf[:k] {
+			row, derr := decodeRow(pr, len(cols), byLeaf, order)
+			if derr != nil {
+				return nil, derr
+			}
+			rows = append(rows, row)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading rows: %w", err)
+		}
+		if k == 0 {
+			break
+		}
+	}
+	if int64(len(rows)) != n {
+		return nil, fmt.Errorf("read %d rows of %d", len(rows), n)
+	}
+	return rows, nil
+}
+
+// decodeRow is the table row of the parquet row pr: its non-null values
+// of the columns byLeaf maps (by leaf index), in the order order gives
+// (ncols columns in all).
+func decodeRow(pr parquet.Row, ncols int, byLeaf map[int]Column, order map[string]int) (table.Row, error) {
+	row := make(table.Row, ncols)
+	present := make([]bool, ncols)
+	for _, v := range pr {
+		c, ok := byLeaf[v.Column()]
+		if !ok || v.IsNull() {
+			continue
+		}
+		var x any
+		switch c.Type {
+		case Double:
+			x = v.Double()
+		case Int64:
+			x = v.Int64()
+		case String:
+			x = string(v.ByteArray())
+		case Bool:
+			x = v.Boolean()
+		default:
+			return nil, fmt.Errorf("column %q has unknown type %q", c.Name, c.Type)
+		}
+		i := order[c.Name]
+		row[i] = table.KV{K: c.Name, V: x}
+		present[i] = true
+	}
+	out := row[:0]
+	for i, kv := range row {
+		if present[i] {
+			out = append(out, kv)
+		}
+	}
+	return out, nil
 }
 
 // CheckCellKeys checks that every row of a cell file carries its cell's

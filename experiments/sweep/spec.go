@@ -92,31 +92,9 @@ func LoadSpec(path string) (*Spec, error) {
 // ParseSpec parses a TOML spec and checks it: the experiment must be
 // registered, keys and axes known, the grid non-empty.
 func ParseSpec(text string) (*Spec, error) {
-	if len(text) > MaxSpecBytes {
-		return nil, fmt.Errorf("the spec has %d bytes, more than %d", len(text), MaxSpecBytes)
-	}
-	if err := checkTOMLShape(text); err != nil {
-		return nil, fmt.Errorf("TOML: %w", err)
-	}
-	var f specFile
-	md, err := toml.Decode(text, &f)
+	f, md, err := decodeSpec(text)
 	if err != nil {
-		return nil, fmt.Errorf("TOML: %w", err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		var keys []string
-		for _, k := range und {
-			if len(k) > 0 && k[0] == "axes" {
-				continue
-			}
-			keys = append(keys, k.String())
-		}
-		if len(keys) > 0 {
-			return nil, fmt.Errorf("unknown key %s; a spec has experiment, seed, scale, metrics, mode, zip and [axes]", strings.Join(keys, ", "))
-		}
-	}
-	if f.Experiment == "" {
-		return nil, fmt.Errorf("field experiment is missing; name one of: %s", strings.Join(experiments.Names(), ", "))
+		return nil, err
 	}
 	s := &Spec{Experiment: f.Experiment, Metrics: f.Metrics, Zip: f.Zip}
 	if f.Seed != nil {
@@ -131,28 +109,8 @@ func ParseSpec(text string) (*Spec, error) {
 		}
 		s.Scale = *f.Scale
 	}
-	// Axes in file order: md.Keys lists every key as it appears.
-	var order []string
-	for _, k := range md.Keys() {
-		if len(k) < 2 || k[0] != "axes" {
-			continue
-		}
-		if md.Type(k...) == "Hash" {
-			continue
-		}
-		name := strings.Join(k[1:], ".")
-		if !slices.Contains(order, name) {
-			order = append(order, name)
-		}
-	}
-	flat := map[string]any{}
-	flatten("", f.Axes, flat)
-	for _, name := range order {
-		vals, err := axisValues(name, flat[name])
-		if err != nil {
-			return nil, err
-		}
-		s.Axes = append(s.Axes, Axis{Name: name, Values: vals})
+	if s.Axes, err = specAxes(f, md); err != nil {
+		return nil, err
 	}
 	switch f.Mode {
 	case "", "grid":
@@ -174,6 +132,63 @@ func ParseSpec(text string) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// decodeSpec decodes a spec's TOML text (bounded in size and shape) into
+// its file form, refusing keys a spec does not have and a missing
+// experiment; md is the decoding's metadata (the axes' file order).
+func decodeSpec(text string) (specFile, toml.MetaData, error) {
+	var f specFile
+	if len(text) > MaxSpecBytes {
+		return f, toml.MetaData{}, fmt.Errorf("the spec has %d bytes, more than %d", len(text), MaxSpecBytes)
+	}
+	if err := checkTOMLShape(text); err != nil {
+		return f, toml.MetaData{}, fmt.Errorf("TOML: %w", err)
+	}
+	md, err := toml.Decode(text, &f)
+	if err != nil {
+		return f, md, fmt.Errorf("TOML: %w", err)
+	}
+	var keys []string
+	for _, k := range md.Undecoded() {
+		if len(k) > 0 && k[0] == "axes" {
+			continue
+		}
+		keys = append(keys, k.String())
+	}
+	if len(keys) > 0 {
+		return f, md, fmt.Errorf("unknown key %s; a spec has experiment, seed, scale, metrics, mode, zip and [axes]", strings.Join(keys, ", "))
+	}
+	if f.Experiment == "" {
+		return f, md, fmt.Errorf("field experiment is missing; name one of: %s", strings.Join(experiments.Names(), ", "))
+	}
+	return f, md, nil
+}
+
+// specAxes reads the axes of f, in file order (md.Keys lists every key as
+// it appears), each with its values (axisValues).
+func specAxes(f specFile, md toml.MetaData) ([]Axis, error) {
+	var order []string
+	for _, k := range md.Keys() {
+		if len(k) < 2 || k[0] != "axes" || md.Type(k...) == "Hash" {
+			continue
+		}
+		name := strings.Join(k[1:], ".")
+		if !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	flat := map[string]any{}
+	flatten("", f.Axes, flat)
+	var axes []Axis
+	for _, name := range order {
+		vals, err := axisValues(name, flat[name])
+		if err != nil {
+			return nil, err
+		}
+		axes = append(axes, Axis{Name: name, Values: vals})
+	}
+	return axes, nil
 }
 
 func flatten(prefix string, m map[string]any, out map[string]any) {

@@ -71,12 +71,7 @@ func newCheck(ctx context.Context, src sim.Source, r Rule, cfg Config) (*runner,
 func newWorld(ctx context.Context, src sim.Source, r Rule, cfg Config) (*world, Rule, Config, error) {
 	pool, _ := sim.PoolOf(src.BlockSource)
 	pair, isPair := sim.PairOf(src.BlockSource)
-	if pool != nil {
-		cfg.Gamma = pool.Gamma
-	}
-	if len(r.Branch) > 0 {
-		cfg.Gamma = len(r.Branch)
-	}
+	cfg.Gamma = DraftLength(src.BlockSource, cfg.Gamma, r.Branch)
 	if err := cfg.defaults(); err != nil {
 		return nil, r, cfg, err
 	}
