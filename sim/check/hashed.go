@@ -339,7 +339,14 @@ type strata struct {
 	minExpected float64
 }
 
-// Test sums the tables' tests.
+// Test sums the tables' tests. N counts only the observations of the
+// tables tested at their own resolution: a table whose rows and columns
+// were merged tests a coarser law (two labels merged can cancel a
+// deviation, as two tokens of opposite parity do), so its observations
+// add to X² and its degrees of freedom to DF, and the minimum detectable
+// TV, √(λ(DF)/4N), is that of the unmerged tables' average TV, which the
+// noncentrality they add bounds (λ ≥ 4·n·TV² per table, Jensen across
+// them).
 func (s strata) Test(float64) (stattest.Result, error) {
 	var r stattest.Result
 	for _, t := range s.tables {
@@ -347,7 +354,10 @@ func (s strata) Test(float64) (stattest.Result, error) {
 		if err != nil {
 			return r, err
 		}
-		r.Stat, r.DF, r.N, r.Cells, r.Pooled = r.Stat+x.Stat, r.DF+x.DF, r.N+x.N, r.Cells+x.Cells, r.Pooled+x.Pooled
+		if x.Cells == liveCells(t) {
+			r.N += x.N
+		}
+		r.Stat, r.DF, r.Cells, r.Pooled = r.Stat+x.Stat, r.DF+x.DF, r.Cells+x.Cells, r.Pooled+x.Pooled
 	}
 	r.PValue = 1
 	if r.DF > 0 {
@@ -356,6 +366,27 @@ func (s strata) Test(float64) (stattest.Result, error) {
 		r.Warnings = append(r.Warnings, stattest.ErrTooFewCells)
 	}
 	return r, nil
+}
+
+// liveCells is the number of cells of t whose row and column have a
+// positive count: its cells when no rows or columns are merged.
+func liveCells(t stattest.Independence) int {
+	rows, cols := make([]bool, t.Rows), make([]bool, t.Cols)
+	for k, o := range t.Obs {
+		if o > 0 {
+			rows[k/t.Cols], cols[k%t.Cols] = true, true
+		}
+	}
+	live := func(xs []bool) int {
+		k := 0
+		for _, x := range xs {
+			if x {
+				k++
+			}
+		}
+		return k
+	}
+	return live(rows) * live(cols)
 }
 
 // TopResiduals returns the k cells with the largest standardised
@@ -411,7 +442,7 @@ func (l *hashedLayout) crossPending(st strata) Pending {
 	}
 	bins := l.bins[i]
 	return Pending{name: "rows of a batch (independence, first tokens in re-drawn cells)", table: st, independence: true,
-		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws; n counts the pairs whose row 2k+1 is a trial counted (every %s)",
+		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws whose table is tested unmerged (an expected count of at least 1 a cell); n counts their pairs whose row 2k+1 is a trial counted (every %s)",
 			cells, bins, l.epoch, l.epochs, ordinal(l.every)),
 		cell: func(g, c int) string {
 			return fmt.Sprintf("rows 2k and 2k+1, cell %d of row 2k's context and first token in draw %d, row 2k+1's first-token PIT bin %d of %d in that draw's token order",
