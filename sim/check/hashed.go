@@ -327,9 +327,10 @@ func (l *hashedLayout) tests(c *hashedCounts) ([]Pending, error) {
 
 // strata is the sum of independent contingency tests, one per epoch: X²
 // and the degrees of freedom add, and the sum is χ²(Σ DF) under the
-// hypothesis. Each table keeps its cells down to an expected count of
-// minExpected (its rows and columns merged in pairs below that): a sum over
-// many sparse cells is close to χ² where a single sparse table is not
+// hypothesis. Each table keeps its rows of at least 2·Cols·minExpected
+// observations (denseRows) and its cells down to an expected count of
+// minExpected (its rows and columns merged in pairs below that, which
+// the kept rows make rare): a sum over many sparse cells is close to χ² where a single sparse table is not
 // (Koehler and Larntz 1980, "An empirical investigation of goodness-of-fit
 // statistics for sparse multinomials", JASA 75(370)); the lossless false
 // alarms are measured (TestHashedFalseAlarms).
