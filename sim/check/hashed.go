@@ -327,10 +327,9 @@ func (l *hashedLayout) tests(c *hashedCounts) ([]Pending, error) {
 
 // strata is the sum of independent contingency tests, one per epoch: X²
 // and the degrees of freedom add, and the sum is χ²(Σ DF) under the
-// hypothesis. Each table keeps its rows of at least 2·Cols·minExpected
-// observations (denseRows) and its cells down to an expected count of
-// minExpected (its rows and columns merged in pairs below that, which
-// the kept rows make rare): a sum over many sparse cells is close to χ² where a single sparse table is not
+// hypothesis. Each table keeps its cells down to an expected count of
+// minExpected (its rows and columns merged in pairs below that): a sum over
+// many sparse cells is close to χ² where a single sparse table is not
 // (Koehler and Larntz 1980, "An empirical investigation of goodness-of-fit
 // statistics for sparse multinomials", JASA 75(370)); the lossless false
 // alarms are measured (TestHashedFalseAlarms).
@@ -340,28 +339,15 @@ type strata struct {
 	minExpected float64
 }
 
-// Test sums the tables' tests. N counts only the observations of the
-// tables tested at their own resolution: a table whose rows and columns
-// were merged tests a coarser law (two labels merged can cancel a
-// deviation, as two tokens of opposite parity do), so its observations
-// add to X² and its degrees of freedom to DF, and the minimum detectable
-// TV, √(λ(DF)/4N), is that of the unmerged tables' average TV, which the
-// noncentrality they add bounds (λ ≥ 4·n·TV² per table, Jensen across
-// them).
+// Test sums the tables' tests.
 func (s strata) Test(float64) (stattest.Result, error) {
 	var r stattest.Result
 	for _, t := range s.tables {
-		if t = denseRows(t, 2*float64(t.Cols)*s.minExpected); t.Rows == 0 {
-			continue
-		}
 		x, err := t.Test(s.minExpected)
 		if err != nil {
 			return r, err
 		}
-		if x.Cells == liveCells(t) {
-			r.N += x.N
-		}
-		r.Stat, r.DF, r.Cells, r.Pooled = r.Stat+x.Stat, r.DF+x.DF, r.Cells+x.Cells, r.Pooled+x.Pooled
+		r.Stat, r.DF, r.N, r.Cells, r.Pooled = r.Stat+x.Stat, r.DF+x.DF, r.N+x.N, r.Cells+x.Cells, r.Pooled+x.Pooled
 	}
 	r.PValue = 1
 	if r.DF > 0 {
@@ -370,45 +356,6 @@ func (s strata) Test(float64) (stattest.Result, error) {
 		r.Warnings = append(r.Warnings, stattest.ErrTooFewCells)
 	}
 	return r, nil
-}
-
-// denseRows returns t without its rows of fewer than min observations. A
-// test of independence conditions on the row counts, so leaving rows out
-// by their counts keeps it exact; a row of at least 2·Cols observations
-// gives every cell an expected count of about 2 (the columns are
-// equal-mass bins), so the table is tested unmerged, where a sparse row
-// would merge every row and column in pairs.
-func denseRows(t stattest.Independence, min float64) stattest.Independence {
-	out := stattest.Independence{Cols: t.Cols}
-	for r := range t.Rows {
-		row := t.Obs[r*t.Cols : (r+1)*t.Cols]
-		if float64(sum(row)) >= min {
-			out.Obs = append(out.Obs, row...)
-			out.Rows++
-		}
-	}
-	return out
-}
-
-// liveCells is the number of cells of t whose row and column have a
-// positive count: its cells when no rows or columns are merged.
-func liveCells(t stattest.Independence) int {
-	rows, cols := make([]bool, t.Rows), make([]bool, t.Cols)
-	for k, o := range t.Obs {
-		if o > 0 {
-			rows[k/t.Cols], cols[k%t.Cols] = true, true
-		}
-	}
-	live := func(xs []bool) int {
-		k := 0
-		for _, x := range xs {
-			if x {
-				k++
-			}
-		}
-		return k
-	}
-	return live(rows) * live(cols)
 }
 
 // TopResiduals returns the k cells with the largest standardised
@@ -464,8 +411,8 @@ func (l *hashedLayout) crossPending(st strata) Pending {
 	}
 	bins := l.bins[i]
 	return Pending{name: "rows of a batch (independence, first tokens in re-drawn cells)", table: st, independence: true,
-		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw of the cells with at least %d pairs in it, and the TV is averaged over those cells and the draws whose table is tested unmerged; n counts their pairs whose row 2k+1 is a trial counted (every %s)",
-			cells, bins, l.epoch, l.epochs, 2*bins, ordinal(l.every)),
+		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws; n counts the pairs whose row 2k+1 is a trial counted (every %s)",
+			cells, bins, l.epoch, l.epochs, ordinal(l.every)),
 		cell: func(g, c int) string {
 			return fmt.Sprintf("rows 2k and 2k+1, cell %d of row 2k's context and first token in draw %d, row 2k+1's first-token PIT bin %d of %d in that draw's token order",
 				c/bins, st.epochs[g]+1, c%bins+1, bins)
