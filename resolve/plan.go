@@ -56,6 +56,9 @@ const ConfirmMaxTrials = 1_000_000
 // then falls as 1/sqrt(trials).
 const planPilot = 20000
 
+// planRescales bounds the confirming checks after the first.
+const planRescales = 8
+
 // Plan runs a pilot of req's check and returns the trials that detect a
 // deviation of TV >= tv in test's quantity (test "" plans for the test
 // with the smallest detectable TV) with req's power at its Holm share of
@@ -109,12 +112,18 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 		if err != nil {
 			return out, err
 		}
-		if t2.MinDetTV > tv {
-			out.Trials = scale(out.Trials, t2.MinDetTV)
-			if out.Trials <= ConfirmMaxTrials {
-				if _, t2, _, err = run(out.Trials); err != nil {
-					return out, err
-				}
+		// a test whose grid grows with the trials (the prefix tests'
+		// cells and draws) falls slower than 1/sqrt(n): scale again
+		// until the check at the count detects tv
+		// (as n^(-3/8) where the draws' cells grow as √n), so these
+		// scale by (TV/tv)³
+		for k := 0; t2.MinDetTV > tv && k < planRescales; k++ {
+			out.Trials = scale(out.Trials, t2.MinDetTV*math.Sqrt(t2.MinDetTV/tv))
+			if out.Trials > ConfirmMaxTrials {
+				break
+			}
+			if _, t2, _, err = run(out.Trials); err != nil {
+				return out, err
 			}
 		}
 		if out.Trials <= ConfirmMaxTrials {

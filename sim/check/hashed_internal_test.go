@@ -332,8 +332,10 @@ func TestHashedRowsPlant(t *testing.T) {
 // 2, rows false) or the rows coupling (the rows test in re-drawn cells,
 // rows true) on a V = 1,000 pool at exactly the minimum detectable TV the
 // test states at n trials (its value in the test's quantity is linear in
-// eps), and fails when fewer of seeds runs than Binomial(seeds, 0.9) allows
-// with probability 1-1e-3 are violated by that test.
+// eps, and every planted run must state that same TV), and fails when
+// fewer of seeds runs than Binomial(seeds, 0.9) allows with probability
+// 1-1e-3 are violated by that test. A plant needing eps > 1 cannot reach
+// the stated TV, and fails the test: n must be larger.
 func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
 	const v = 1000
 	src := uniformPool32(t, v)
@@ -345,36 +347,46 @@ func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
 		name, cfg.Batch, cfg.CrossRow, entry = rowsHashed, 16, true, l.g1
 		plant = func(eps float64) Stepper { return rowsParity{v: v, eps: eps} }
 	}
-	run := func(eps float64, seed uint64) Result {
+	run := func(eps float64, seed uint64) (Test, bool) {
 		cfg.Seed = seed
 		res, err := Check(context.Background(), src, Rule{Name: "planted", Steps: plant(eps)}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res
+		x := testOf(t, res, name)
+		return x, x.PHolm < res.Level
 	}
-	hits := 0
+	base, _ := run(0, 1)
+	stated := base.MinDetTV
+	hits, maxEps := 0, 0.0
 	for s := 1; s <= seeds; s++ {
-		stated := testOf(t, run(0, uint64(s)), name).MinDetTV
 		sl := newHashedLayout(1, v, 1, n, uint64(s), rows)
 		eps := stated / parityTV(&sl, entry, n, 1)
-		if res := run(eps, uint64(s)); testOf(t, res, name).PHolm < res.Level {
+		if maxEps = max(maxEps, eps); eps > 1 {
+			t.Fatalf("seed %d: the stated TV %.4g needs eps %.3g > 1 at %d trials", s, stated, eps, n)
+		}
+		x, rejected := run(eps, uint64(s))
+		if math.Abs(x.MinDetTV-stated) > 1e-9*stated {
+			t.Fatalf("seed %d: the planted run states %.6g, the lossless run %.6g", s, x.MinDetTV, stated)
+		}
+		if rejected {
 			hits++
 		}
 	}
-	t.Logf("%s: planted at the stated min TV (%d trials): detected in %d of %d seeds", name, n, hits, seeds)
+	t.Logf("%s: planted at the stated min TV %.4g (%d trials, eps up to %.3g): detected in %d of %d seeds", name, stated, n, maxEps, hits, seeds)
 	if lo, _ := stattest.BinomialAcceptance(seeds, 0.9, 1e-3); hits < lo {
 		t.Errorf("%s: detected %d of %d at the stated TV; the power 0.9 allows no fewer than %d", name, hits, seeds, lo)
 	}
 }
 
 // TestHashedPower (opt-in, SPECSIM_LONG=1): the prefix test of position 2
-// (30 seeds of 150,000 trials) and the rows test in re-drawn cells (20
-// seeds of 300,000 trials), each planted at its stated TV.
+// (30 seeds of 150,000 trials) and the rows test in re-drawn cells (60
+// seeds of 1,000,000 trials, where the rows plant reaches the stated TV
+// with eps ≤ 1), each planted at its stated TV.
 func TestHashedPower(t *testing.T) {
 	longtest.Skip(t)
-	hashedPower(t, false, 30, 150_000)
-	hashedPower(t, true, 20, 300_000)
+	t.Run("prefix", func(t *testing.T) { hashedPower(t, false, 30, 150_000) })
+	t.Run("rows", func(t *testing.T) { hashedPower(t, true, 60, 1_000_000) })
 }
 
 // readFamily reads f's state from b as a state's payload does, and
@@ -387,3 +399,20 @@ func readFamily(f Family, b []byte) error {
 	}
 	return r.Err()
 }
+
+// ParityValue is, for package check_test, the parity plant's value in the
+// quantity of the prefix test of position 2 of a check of n trials at
+// γ = 1 with seed seed over one context of v tokens.
+func ParityValue(v int, n int64, seed uint64, eps float64) float64 {
+	l := newHashedLayout(1, v, 1, n, seed, false)
+	return parityTV(&l, 1, n, eps)
+}
+
+// ParityRule is, for package check_test, the parity plant as a rule.
+func ParityRule(v int, eps float64) Rule {
+	return Rule{Name: "parity", Steps: parityPlant{v: v, eps: eps}}
+}
+
+// PrefixTest2 is, for package check_test, the name of the prefix test of
+// position 2.
+const PrefixTest2 = prefix2
