@@ -26,7 +26,7 @@ func MultidraftOptimum(rows []table.Row, pair string, p0, q0 []float64) (*Figure
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("plots: multidraft-optimum has no rows for pair %q", pair)
 	}
-	f := &Figure{Name: "multidraft-optimum", Width: TextWidth, GridCols: len(optimumKinds), LegendCols: 8, PanelHeight: 1.35 * vg.Inch,
+	f := &Figure{Name: "multidraft-optimum", Width: ColumnWidth, GridCols: 2, LegendCols: 3, PanelHeight: 1.2 * vg.Inch,
 		Caption: fmt.Sprintf("Multi-draft rules against the optimum on the %s pair%s: exact acceptance of a drafted first token vs the number of drafts k, one panel per draft kind on one acceptance scale, the dashed line the optimal acceptance α* for that kind.", pair, rowsText(p0, q0))}
 	ks := table.Distinct(rows, "k")
 	for _, dk := range optimumKinds {
