@@ -210,3 +210,27 @@ func (t *tally) readFamilies(r *binenc.Reader) {
 		}
 	}
 }
+
+// cells is the state of the binned families (poolbins.go, pairstates.go):
+// the per-position counts and the joint ones.
+type cells struct {
+	pos, joint []int64
+}
+
+func (c *cells) merge(s *cells) {
+	for i, v := range s.pos {
+		c.pos[i] += v
+	}
+	for i, v := range s.joint {
+		c.joint[i] += v
+	}
+}
+
+func (c *cells) appendBinary(b []byte) []byte {
+	return binenc.AppendInts(binenc.AppendInts(b, c.pos), c.joint)
+}
+
+func (c *cells) readBinary(r *binenc.Reader) {
+	readCounts(r, "position cells", c.pos)
+	readCounts(r, "joint cells", c.joint)
+}

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 
-	"github.com/specsim/specsim/internal/binenc"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -12,13 +11,13 @@ import (
 // position with a group per state (the last `order` tokens), and the
 // full joint of the first γ+1 tokens where V^(γ+1) <= maxJointCells.
 type pairFamily struct {
-	w          *world
-	pos, joint []int64
+	w *world
+	cells
 }
 
 // newPairFamily is an empty state over w.
 func newPairFamily(w *world) *pairFamily {
-	f := &pairFamily{w: w, pos: make([]int64, (w.g+1)*w.states*w.v)}
+	f := &pairFamily{w: w, cells: cells{pos: make([]int64, (w.g+1)*w.states*w.v)}}
 	if w.jointLen > 0 {
 		f.joint = make([]int64, pow(w.v, w.jointLen))
 	}
@@ -45,23 +44,8 @@ func (f *pairFamily) add(o *roundObs) {
 }
 
 func (f *pairFamily) merge(src Family) error {
-	s := src.(*pairFamily)
-	for i, v := range s.pos {
-		f.pos[i] += v
-	}
-	for i, v := range s.joint {
-		f.joint[i] += v
-	}
+	f.cells.merge(&src.(*pairFamily).cells)
 	return nil
-}
-
-func (f *pairFamily) appendBinary(b []byte) []byte {
-	return binenc.AppendInts(binenc.AppendInts(b, f.pos), f.joint)
-}
-
-func (f *pairFamily) readBinary(r *binenc.Reader) {
-	readCounts(r, "position cells", f.pos)
-	readCounts(r, "joint cells", f.joint)
 }
 
 // tests yields the per-state position tests and the joint test (a pair

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/specsim/specsim/internal/binenc"
 	"github.com/specsim/specsim/sim/stattest"
 )
 
@@ -16,14 +15,14 @@ import (
 // context. Its counts are pooled: a row kind's tests take the groups of
 // its contexts.
 type poolFamily struct {
-	w          *world
-	nk         int // row kinds (contexts c of kind c mod nk), 0 without
-	pos, joint []int64
+	w  *world
+	nk int // row kinds (contexts c of kind c mod nk), 0 without
+	cells
 }
 
 // newPoolFamily is an empty state over w.
 func newPoolFamily(w *world, kinds int) *poolFamily {
-	return &poolFamily{w: w, nk: kinds, pos: make([]int64, w.nc*(w.g+1)*w.bins), joint: make([]int64, w.nc*pow(w.jb, w.g+1))}
+	return &poolFamily{w: w, nk: kinds, cells: cells{pos: make([]int64, w.nc*(w.g+1)*w.bins), joint: make([]int64, w.nc*pow(w.jb, w.g+1))}}
 }
 
 func (f *poolFamily) name() string  { return "pool bins" }
@@ -43,23 +42,8 @@ func (f *poolFamily) add(o *roundObs) {
 }
 
 func (f *poolFamily) merge(src Family) error {
-	s := src.(*poolFamily)
-	for i, v := range s.pos {
-		f.pos[i] += v
-	}
-	for i, v := range s.joint {
-		f.joint[i] += v
-	}
+	f.cells.merge(&src.(*poolFamily).cells)
 	return nil
-}
-
-func (f *poolFamily) appendBinary(b []byte) []byte {
-	return binenc.AppendInts(binenc.AppendInts(b, f.pos), f.joint)
-}
-
-func (f *poolFamily) readBinary(r *binenc.Reader) {
-	readCounts(r, "position cells", f.pos)
-	readCounts(r, "joint cells", f.joint)
 }
 
 // contexts returns the contexts of kind (-1: all).
