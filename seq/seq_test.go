@@ -109,14 +109,19 @@ func TestSequenceVerdicts(t *testing.T) {
 
 // TestSequenceVerdictsLong runs every chain rule and mutant at the CLI's
 // default size (16 prompts x 1000 tokens): lossless rules preserved,
-// mutants (but mutant-zero-coin, whose fault needs a coin of exactly 0
-// and is caught by check.EdgeCheck) and lossy rules violated.
+// mutants and lossy rules violated, but for two mutants: mutant-zero-coin,
+// whose fault needs a coin of exactly 0 and is caught by check.EdgeCheck,
+// and mutant-reduced-precision, whose bf16 rounding of the draft logits
+// moves the law by a TV of about 0.012 on the audit's pairs (the audit's
+// exact column), below what 16,000 tokens detect (its generate verdict
+// here: not_detected, p = 0.19); the exact engine (the audit's exact
+// column) and check --conform token (TestResemblesEveryBug) catch it.
 func TestSequenceVerdictsLong(t *testing.T) {
 	if !*long && !longtest.Enabled() {
 		t.Skip("run with -seq.long")
 	}
 	for _, e := range algos.All() {
-		if e.Name == "mutant-zero-coin" || e.Greedy {
+		if e.Name == "mutant-zero-coin" || e.Name == "mutant-reduced-precision" || e.Greedy {
 			continue
 		}
 		r := runSpec(t, Spec{NumPrompts: 16, PromptLen: 128, Config: Config{Drafter: chain, Algo: e.Name, Tokens: 1000}})
