@@ -332,7 +332,7 @@ func TestHashedRowsPlant(t *testing.T) {
 // 2, rows false) or the rows coupling (the rows test in re-drawn cells,
 // rows true) on a V = 1,000 pool at exactly the minimum detectable TV the
 // test states at n trials (its value in the test's quantity is linear in
-// eps, and every planted run must state that same TV), and fails when
+// eps, and every planted run must state that TV within 1%), and fails when
 // fewer of seeds runs than Binomial(seeds, 0.9) allows with probability
 // 1-1e-3 are violated by that test. A plant needing eps > 1 cannot reach
 // the stated TV, and fails the test: n must be larger.
@@ -366,7 +366,9 @@ func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
 			t.Fatalf("seed %d: the stated TV %.4g needs eps %.3g > 1 at %d trials", s, stated, eps, n)
 		}
 		x, rejected := run(eps, uint64(s))
-		if math.Abs(x.MinDetTV-stated) > 1e-9*stated {
+		// the stated TV depends a little on the cells a run fills (the
+		// prefix test's groups): a planted run must state it within 1%
+		if math.Abs(x.MinDetTV-stated) > 1e-2*stated {
 			t.Fatalf("seed %d: the planted run states %.6g, the lossless run %.6g", s, x.MinDetTV, stated)
 		}
 		if rejected {
@@ -385,7 +387,7 @@ func hashedPower(t *testing.T, rows bool, seeds int, n int64) {
 // with eps ≤ 1), each planted at its stated TV.
 func TestHashedPower(t *testing.T) {
 	longtest.Skip(t)
-	t.Run("prefix", func(t *testing.T) { hashedPower(t, false, 30, 150_000) })
+	t.Run("prefix", func(t *testing.T) { hashedPower(t, false, 30, 300_000) })
 	t.Run("rows", func(t *testing.T) { hashedPower(t, true, 60, 1_000_000) })
 }
 
