@@ -121,9 +121,6 @@ type gbvPath struct {
 	b     sim.Block
 }
 
-// gbvOrder is scratch for the sort of a node's tokens.
-var gbvOrder = sync.Pool{New: func() any { return new([]int32) }}
-
 // prepare selects the path of t and writes its skewed rows. It returns
 // an error where a node on the path has no draft row.
 func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
@@ -151,6 +148,11 @@ func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
 			s := t.Scratch(d)
 			beta, rho = gbvSkew(s, nd.P, nd.Q, k, beta, rho, x)
 			g.q[d] = sim.F64(s)
+			if _, f := nd.P.Data(); f == nil { // float32 rows: p beside s in float64
+				pr := t.Scratch(sim.MaxTreeDepth + d)
+				loadRow(pr, nd.P)
+				g.p[d] = sim.F64(pr)
+			}
 		}
 		d++
 		n = c
@@ -161,54 +163,61 @@ func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
 	return nil
 }
 
+// gbvOrder holds the sort scratch of gbvSkew: mentored decoding's
+// (sortByRatio), an item per token with r the key, q its draft
+// probability and c the token.
+var gbvOrder = sync.Pool{New: func() any { return new(mscratch) }}
+
+// gbvSorted returns the tokens with q > 0 as items sorted by gbvCmp:
+// collected by increasing token, then sorted stably by key.
+func gbvSorted(ms *mscratch, p, q sim.Row) []item {
+	ms.it = ms.it[:0]
+	for y := range q.Len() {
+		if qy := q.At(y); qy > 0 {
+			ms.it = append(ms.it, item{r: gbvKey(p, q, y), q: qy, c: float64(y)})
+		}
+	}
+	if len(ms.it) < radixMin {
+		slices.SortFunc(ms.it, func(a, b item) int { return gbvCmp(a.r, int(a.c), b.r, int(b.c)) })
+	} else {
+		ms.sortByRatio() // stable, so ties stay in token order
+	}
+	return ms.it
+}
+
 // gbvSkew writes the selected path's conditional s (step 2 of
 // MultipathBlock) at a node of rows p, q into s, given β and ρ of the
 // prefix and k paths, and returns β and ρ after the selected token x.
 func gbvSkew(s []float64, p, q sim.Row, k int, beta, rho float64, x int) (float64, float64) {
-	op := gbvOrder.Get().(*[]int32)
-	defer gbvOrder.Put(op)
-	order := (*op)[:0]
-	key := s // the keys, overwritten by s in the pass below
-	for y := range s {
-		key[y] = 0
-		if q.At(y) > 0 {
-			key[y] = gbvKey(p, q, y)
-			order = append(order, int32(y))
-		}
-	}
-	slices.SortFunc(order, func(a, b int32) int { return gbvCmp(key[a], int(a), key[b], int(b)) })
-	*op = order
+	ms := gbvOrder.Get().(*mscratch)
+	defer gbvOrder.Put(ms)
+	order := gbvSorted(ms, p, q)
 	den, bp := 0.0, 1.0
 	for range k {
 		den += bp
 		bp *= beta
 	}
+	clear(s)
 	var nb, nr float64
 	low, sum := 0.0, 0.0
-	for y := range s {
-		if q.At(y) <= 0 {
-			s[y] = 0
-		}
-	}
-	for _, yy := range order {
-		y := int(yy)
-		qy := q.At(y)
-		a, c := beta+rho*(low+qy), beta+rho*low
-		if y == x {
-			nb, nr = c/a, rho*qy/a
+	for _, it := range order {
+		a, c := beta+rho*(low+it.q), beta+rho*low
+		if int(it.c) == x {
+			nb, nr = c/a, rho*it.q/a
 		}
 		h, cp := 0.0, 1.0 // Σ_{j<k} A^j C^{k-1-j} by Horner in A
 		for range k {
 			h = h*a + cp
 			cp *= c
 		}
-		s[y] = qy * h / den
-		sum += s[y]
-		low += qy
+		v := it.q * h / den
+		s[int(it.c)] = v
+		sum += v
+		low += it.q
 	}
 	if sum > 0 {
-		for _, y := range order {
-			s[y] /= sum
+		for _, it := range order {
+			s[int(it.c)] /= sum
 		}
 	}
 	return nb, nr

@@ -3,6 +3,7 @@ package algos
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/specsim/specsim/sim"
@@ -129,6 +130,43 @@ func TestMultipathBlockLossless(t *testing.T) {
 			}
 			if r.mutant && res.TV < 1e-3 {
 				t.Errorf("mutant seed %d V=%d k=%d d=%d: TV = %.3g, want a clear bias", c.seed, c.v, c.k, c.d, res.TV)
+			}
+		}
+	}
+}
+
+// TestMultipathBlockSortLargeV: above radixMin tokens gbvSorted sorts by
+// mentored decoding's radix passes; the order must be gbvCmp's (key, then
+// token), the one the selection uses. On seeded rows of V = 6,000 with a
+// quarter of the tokens planted on one key (p = 2q: ties broken by
+// token) and some q = 0 (left out), the order equals slices.SortFunc's
+// with gbvCmp, token for token.
+func TestMultipathBlockSortLargeV(t *testing.T) {
+	const v = 6000
+	for seed := uint64(41); seed <= 43; seed++ {
+		p, q := randomRow(seed, 0, v), randomRow(seed, 1, v)
+		for y := 0; y < v; y += 4 {
+			p[y] = 2 * q[y]
+		}
+		for y := 1; y < v; y += 97 {
+			q[y] = 0
+		}
+		var ms mscratch
+		got := gbvSorted(&ms, sim.F64(p), sim.F64(q))
+		var want []int
+		for y := range v {
+			if q[y] > 0 {
+				want = append(want, y)
+			}
+		}
+		key := func(y int) float64 { return gbvKey(sim.F64(p), sim.F64(q), y) }
+		slices.SortFunc(want, func(a, b int) int { return gbvCmp(key(a), a, key(b), b) })
+		if len(got) != len(want) {
+			t.Fatalf("seed %d: %d tokens sorted, want %d", seed, len(got), len(want))
+		}
+		for i, it := range got {
+			if int(it.c) != want[i] || it.q != q[want[i]] {
+				t.Fatalf("seed %d: position %d holds token %d (q %g), want %d", seed, i, int(it.c), it.q, want[i])
 			}
 		}
 	}
