@@ -39,7 +39,10 @@ import (
 //
 // The rule, on a tree of k i.i.d. chains of depth d (sim.DraftIID;
 // k = len(root.Draws)). At a node with rows P, Q, token y ranks by the
-// key (P(y)/Q(y), y), compared lexicographically.
+// key (P(y)/Q(y), y), compared lexicographically. A delayed tree
+// (arXiv 2602.16994: one chain, then k i.i.d. chains from the node where
+// it branches) is taken the same way from that node, its first node
+// drawn more than once; above it s = q, the trunk being one draw.
 //
 //  1. Selection: from the root, step to the child of largest key until
 //     a leaf. This is the lexicographically largest of the k paths, its
@@ -124,7 +127,7 @@ type gbvPath struct {
 // prepare selects the path of t and writes its skewed rows. It returns
 // an error where a node on the path has no draft row.
 func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
-	k := len(t.Nodes[0].Draws)
+	k := 0 // the chains' count, from the first node drawn more than once
 	n, d := 0, 0
 	g.nodes[0] = 0
 	beta, rho := 0.0, 1.0
@@ -142,7 +145,10 @@ func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
 		}
 		x := t.Nodes[c].Token
 		g.toks[d], g.p[d] = x, nd.P
-		if r.plainQ || k == 1 {
+		if k == 0 && len(nd.Draws) > 1 {
+			k = len(nd.Draws)
+		}
+		if r.plainQ || k <= 1 {
 			g.q[d] = nd.Q
 		} else {
 			s := t.Scratch(d)

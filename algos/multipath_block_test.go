@@ -60,15 +60,23 @@ func TestMultipathBlockChainIsBlock(t *testing.T) {
 // tree of k i.i.d. chains is enumerated with its probability; the
 // probability that a path is the one selected (summed over the trees)
 // must equal the product of s along it, to 1e-12, for every path ever
-// selected, and the selected paths' masses must sum to 1.
+// selected, and the selected paths' masses must sum to 1. The trees are
+// i.i.d. chains and delayed trees (one chain for delay tokens, then k).
 func TestMultipathBlockSelectionLaw(t *testing.T) {
 	for _, c := range []struct {
-		seed    uint64
-		v, k, d int
-		quality float64
-	}{{21, 3, 2, 2, 0.3}, {22, 3, 3, 2, 0.6}, {23, 4, 3, 2, 0.1}, {24, 3, 2, 3, 0.5}, {25, 4, 4, 1, 0.4}} {
+		seed           uint64
+		v, k, d, delay int
+		quality        float64
+	}{{21, 3, 2, 2, 0, 0.3}, {22, 3, 3, 2, 0, 0.6}, {23, 4, 3, 2, 0, 0.1}, {24, 3, 2, 3, 0, 0.5}, {25, 4, 4, 1, 0, 0.4},
+		{26, 3, 2, 3, 1, 0.3}, {27, 3, 3, 3, 2, 0.5}} {
 		pair := treePair(t, c.seed, c.v, c.quality)
 		dr := drafterFor(t, sim.DraftIID, pair.Q, c.k, c.d)
+		if c.delay > 0 {
+			var err error
+			if dr, err = draft.NewTree(draft.DraftDelayed, draft.Config{Q: pair.Q, K: c.k, Depth: c.d, Delay: c.delay}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		sel := map[string]float64{}
 		prod := map[string]float64{}
 		err := dr.Enumerate(nil, func(tr *sim.Tree, w float64) error {
