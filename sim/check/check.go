@@ -287,6 +287,12 @@ type Result struct {
 	// kind, and each kind's verdict: the kinds that fail are those named
 	// violated.
 	RowKinds []KindResult `json:"row_kinds,omitempty"`
+	// suspects are Config.Bugs, kept so that a verdict changed after the
+	// tests (SetEdge, AddComponent) ranks them again.
+	suspects []Suspect
+	// dependent names the rows-of-a-batch independence tests that
+	// rejected, each with its Holm-adjusted p.
+	dependent []string
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless
@@ -339,6 +345,7 @@ func (r *Result) AddComponent(c Component) {
 		r.Verdict = Inconclusive
 	}
 	r.claim()
+	r.rerank()
 }
 
 // SetEdge sets the edge cases' verdict and message, folds a violation
@@ -350,6 +357,7 @@ func (r *Result) SetEdge(verdict, msg string) {
 		r.Verdict = Violated
 	}
 	r.claim()
+	r.rerank()
 }
 
 func (c *Config) defaults() error {
@@ -495,7 +503,9 @@ func finish(r *Result, cfg Config, tests []Pending, kinds ...kindTests) error {
 	r.where(cfg.Level, all, ts, labels)
 	for i, pt := range tests {
 		if pt.independence && r.Tests[i].PHolm < cfg.Level {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("the rows of a batch are not independent (%s: Holm-adjusted p = %.3g); every other test assumes independent rows, so their p-values are not valid", pt.name, r.Tests[i].PHolm))
+			d := fmt.Sprintf("%s: Holm-adjusted p = %.3g", pt.name, r.Tests[i].PHolm)
+			r.dependent = append(r.dependent, d)
+			r.Assumptions = append(r.Assumptions, "the rows of a batch are not independent ("+d+"); every other test assumes independent rows, so their p-values are not valid")
 			for j := range r.Tests {
 				if j != i {
 					r.Tests[j].Warnings = append(r.Tests[j].Warnings, errors.New("assumes independent rows, which the cross-row test rejects"))
