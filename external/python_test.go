@@ -504,11 +504,12 @@ func rowsBug(t *testing.T) algos.Bug {
 	return algos.Bug{}
 }
 
-// TestNumpyResembles: the NumPy verifier with the inclusive comparison
-// (bug_zero_coin), checked for conformance to token verification and for
-// losslessness, is violated by the edge case that the harness runs after
-// the tests, and resembles names the catalogue's inclusive comparison (the
-// bug of mutant-zero-coin) first.
+// TestNumpyResembles: the NumPy verifier with the inclusive comparison,
+// in verify mode (bug_zero_coin) checked for conformance to token
+// verification and for losslessness, and in step mode
+// (bug_zero_coin_step) for conformance, is violated by the edge case that
+// the harness runs after the tests, and resembles names the catalogue's
+// inclusive comparison (the bug of mutant-zero-coin) first.
 func TestNumpyResembles(t *testing.T) {
 	py := numpyPython(t)
 	var want algos.Bug
@@ -517,21 +518,23 @@ func TestNumpyResembles(t *testing.T) {
 			want = b
 		}
 	}
-	for _, conform := range []string{"token", ""} {
+	for _, c := range []struct{ fn, mode, conform string }{
+		{"bug_zero_coin", Verify, "token"}, {"bug_zero_coin", Verify, ""}, {"bug_zero_coin_step", Step, "token"},
+	} {
 		src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Run(context.Background(), src, RunConfig{Conform: conform,
-			Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":bug_zero_coin",
-				Env: pyEnv(t), Mode: Verify, Timeout: time.Minute},
+		rep, err := Run(context.Background(), src, RunConfig{Conform: c.conform,
+			Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":" + c.fn,
+				Env: pyEnv(t), Mode: c.mode, Timeout: time.Minute},
 			Check: check.Config{Gamma: 4, Trials: 20000, Seed: 1, Batch: 512}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("conform %q: %s (edge %s), resembles %+v, %d fits", conform, rep.Verdict, rep.Edge, rep.Resembles, len(rep.Fits))
+		t.Logf("%s, conform %q: %s (edge %s), %d resembles, %d fits", c.fn, c.conform, rep.Verdict, rep.Edge, len(rep.Resembles), len(rep.Fits))
 		if rep.Verdict != check.Violated || len(rep.Fits) == 0 || len(rep.Resembles) == 0 || rep.Resembles[0].Bug != want.Name {
-			t.Errorf("conform %q: verdict %s, %d fits, resembles %+v; want violated, fits, %q first", conform, rep.Verdict, len(rep.Fits), rep.Resembles, want.Name)
+			t.Errorf("%s, conform %q: verdict %s, %d fits, resembles %+v; want violated, fits, %q first", c.fn, c.conform, rep.Verdict, len(rep.Fits), rep.Resembles, want.Name)
 		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 const resemblesSource = "dirichlet:V=20,a=0.5,beta=0.7"
 
 // runFakeConform checks the fake implementation of rule behaviour on
-// resemblesSource (γ = 3) with --conform token.
-func runFakeConform(t *testing.T, behaviour string, trials int64) Report {
+// resemblesSource (γ = 3) with --conform conform.
+func runFakeConform(t *testing.T, behaviour, conform string, trials int64) Report {
 	t.Helper()
 	src, err := source.New(resemblesSource, 3, 1, 0)
 	if err != nil {
@@ -24,7 +24,7 @@ func runFakeConform(t *testing.T, behaviour string, trials int64) Report {
 	}
 	cmd, env := fakeCommand(behaviour)
 	rep, err := Run(context.Background(), src, RunConfig{Config: Config{Command: cmd, Env: env, Mode: Verify, Timeout: time.Minute},
-		Conform: "token", Check: check.Config{Gamma: 3, Trials: trials, Seed: 1, Batch: 500}})
+		Conform: conform, Check: check.Config{Gamma: 3, Trials: trials, Seed: 1, Batch: 500}})
 	if err != nil {
 		t.Fatalf("%s: %v", behaviour, err)
 	}
@@ -49,7 +49,7 @@ func TestExternalResemblesEveryBug(t *testing.T) {
 			t.Parallel()
 			var rep Report
 			for _, n := range []int64{20000, 200000} {
-				if rep = runFakeConform(t, b.Mutant, n); rep.Verdict == check.Violated {
+				if rep = runFakeConform(t, b.Mutant, "token", n); rep.Verdict == check.Violated {
 					break
 				}
 			}
@@ -66,14 +66,26 @@ func TestExternalResemblesEveryBug(t *testing.T) {
 	}
 }
 
-// TestExternalConformCleanNotRanked: a conformance check of a correct
-// external implementation is not violated, so resembles is null, and its
-// best fit is a lossless rule.
-func TestExternalConformCleanNotRanked(t *testing.T) {
+// TestExternalConformBlock: with --conform block, a correct block
+// verifier (20,000 trials) is not violated, so resembles is null, and no
+// lossy rule or planted bug explains its outcomes better than chance (a
+// chance of at most the level 0.01 at this seed, check.ChanceThreshold);
+// the cumulative-product block verification with a token residual is
+// violated and resembles names it first.
+func TestExternalConformBlock(t *testing.T) {
 	t.Parallel()
-	rep := runFakeConform(t, "token", 20000)
+	rep := runFakeConform(t, "block", "block", 20000)
 	ex, _, ok := check.Explaining(rep.Fits, rep.Level)
 	if rep.Verdict != check.NotDetected || rep.Resembles != nil || !ok || len(ex) != 0 || !rep.Fits[0].Lossless {
-		t.Errorf("verdict %s, resembles %+v, explained by %+v, fits %+v", rep.Verdict, rep.Resembles, ex, rep.Fits[:min(3, len(rep.Fits))])
+		t.Errorf("block: verdict %s, resembles %+v, explained by %+v, fits %+v", rep.Verdict, rep.Resembles, ex, rep.Fits[:min(3, len(rep.Fits))])
+	}
+	for _, b := range algos.Bugs() {
+		if b.Mutant != "mutant-block-tokenwise" {
+			continue
+		}
+		rep := runFakeConform(t, b.Mutant, "block", 20000)
+		if rep.Verdict != check.Violated || len(rep.Resembles) == 0 || rep.Resembles[0].Bug != b.Name {
+			t.Errorf("%s: verdict %s, resembles %+v; want violated and %q first", b.Mutant, rep.Verdict, rep.Resembles, b.Name)
+		}
 	}
 }

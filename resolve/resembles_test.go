@@ -68,7 +68,11 @@ func TestResemblesEveryBug(t *testing.T) {
 				t.Fatalf("%d trials: resembles %+v, want %q (%s) first", rep.Trials, rep.Resembles, b.Name, b.Thread)
 			}
 			first := rep.Resembles[0]
-			t.Logf("%d trials: %+v", rep.Trials, first)
+			if first.LogLikGap != nil {
+				t.Logf("%d trials: %s, gap %.4g", rep.Trials, first.Bug, *first.LogLikGap)
+			} else {
+				t.Logf("%d trials: %s, shown by %s", rep.Trials, first.Bug, first.Test)
+			}
 			if b.Evidence == algos.ByRows {
 				if first.LogLikGap != nil || !strings.HasPrefix(first.Test, "rows ") {
 					t.Errorf("%d trials: %+v, want no gap and a rows-of-a-batch test", rep.Trials, first)
