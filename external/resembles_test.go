@@ -59,6 +59,9 @@ func TestExternalResemblesEveryBug(t *testing.T) {
 			if len(rep.Fits) == 0 || rep.Fits[0].Steps == 0 {
 				t.Fatalf("no fits: %+v", rep.Fits)
 			}
+			if len(rep.Resembles) > 0 && rep.Resembles[0].LogLikGap != nil {
+				t.Logf("%d trials (%d fit steps): %s, gap %.4g", rep.Trials, rep.Fits[0].Steps, rep.Resembles[0].Bug, *rep.Resembles[0].LogLikGap)
+			}
 			if len(rep.Resembles) == 0 || rep.Resembles[0].Bug != b.Name || rep.Resembles[0].Thread != b.Thread || rep.Resembles[0].LogLikGap == nil || !(*rep.Resembles[0].LogLikGap > 0) {
 				t.Errorf("%d trials (%d fit steps): resembles %+v, want %q (%s) first with a positive gap", rep.Trials, rep.Fits[0].Steps, rep.Resembles, b.Name, b.Thread)
 			}
