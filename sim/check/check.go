@@ -293,6 +293,9 @@ type Result struct {
 	// dependent names the rows-of-a-batch independence tests that
 	// rejected, each with its Holm-adjusted p.
 	dependent []string
+	// edgeInVerdict: SetEdge folded a failed edge case into the verdict
+	// (in a conformance check too), so the claim names it.
+	edgeInVerdict bool
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless
@@ -349,10 +352,14 @@ func (r *Result) AddComponent(c Component) {
 }
 
 // SetEdge sets the edge cases' verdict and message, folds a violation
-// into the verdict and rewrites the claim (which names edge cases that
-// were not exercised, and how to let them be).
+// into the verdict, in a conformance check too (an external
+// implementation's cases: a token of target probability 0 is impossible
+// under every lossless rule's law), and rewrites the claim, which then
+// names the failed case (and names edge cases that were not exercised,
+// and how to let them be).
 func (r *Result) SetEdge(verdict, msg string) {
 	r.Edge, r.EdgeMsg = verdict, msg
+	r.edgeInVerdict = verdict == Violated
 	if verdict == Violated {
 		r.Verdict = Violated
 	}
@@ -664,7 +671,7 @@ func (r *Result) claim() {
 	if r.Invalid > 0 {
 		why = append(why, fmt.Sprintf("%d invalid outcomes (out of range, emitting nothing, a token of target probability 0, or not the drafts sent)", r.Invalid))
 	}
-	if r.Edge == Violated && r.Mode == "lossless" {
+	if r.Edge == Violated && (r.Mode == "lossless" || r.edgeInVerdict) {
 		why = append(why, "a scripted edge case failed: "+r.EdgeMsg)
 	}
 	if r.EdgeConform == Violated {

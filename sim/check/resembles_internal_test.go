@@ -2,6 +2,7 @@ package check
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -97,8 +98,15 @@ func TestSetEdgeRanksAgain(t *testing.T) {
 	if res.Resembles != nil {
 		t.Fatalf("not violated: resembles %+v", res.Resembles)
 	}
-	res.SetEdge(Violated, "edge: ... whose target probability is 0 "+InclusiveMark)
+	msg := "edge: ... whose target probability is 0 " + InclusiveMark
+	res.SetEdge(Violated, msg)
 	if len(res.Resembles) != 1 || res.Resembles[0].Bug != "inclusive" {
 		t.Errorf("after SetEdge: resembles %+v, want the inclusive comparison", res.Resembles)
+	}
+	// a conformance check: the failed case made it violated, and the claim says so
+	res = Result{Verdict: NotDetected, Mode: "conform:token", Level: 0.01}
+	res.SetEdge(Violated, msg)
+	if res.Verdict != Violated || !strings.Contains(res.Claim, "a scripted edge case failed: "+msg) {
+		t.Errorf("conformance check: verdict %s, claim %q; want violated, naming the edge case", res.Verdict, res.Claim)
 	}
 }
