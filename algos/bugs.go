@@ -12,6 +12,12 @@ const (
 	// the nominal rule's and no likelihood can name it; the scripted-coin
 	// edge case that accepts a draft token of target probability 0 does.
 	ByEdge
+	// ByRows: every row's law given its drafts is the nominal rule's and
+	// the bug couples the rows of a batch (their randomness is per batch),
+	// so no likelihood of a row's outcomes can name it; a rejecting
+	// rows-of-a-batch independence test does. Its mutant is a registered
+	// rule that verifies a batch at once (BatchTreeAlgorithm).
+	ByRows
 )
 
 // NoThread is a Bug's Thread where no public issue or pull request
@@ -25,7 +31,8 @@ type Bug struct {
 	// Name says what is wrong, in the words of a report ("residual drawn
 	// from p").
 	Name string
-	// Mutant is the registered chain rule (a mutant) that plants the bug.
+	// Mutant is the registered rule (a mutant) that plants the bug: a
+	// chain rule, or for ByRows a tree rule that verifies a batch at once.
 	Mutant string
 	// Thread is the URL of the public issue or pull request the bug comes
 	// from, or NoThread.
@@ -51,6 +58,7 @@ var catalogue = []Bug{
 	{Name: "exact match resampled on a mismatch", Mutant: "mutant-exact-match-resample", Thread: "https://github.com/ml-explore/mlx-swift-lm/pull/459"},
 	{Name: "cumulative-product block verification with a token residual", Mutant: "mutant-block-tokenwise", Thread: "https://github.com/vllm-project/vllm-ascend/pull/7808"},
 	{Name: "reduced-precision draft path", Mutant: "mutant-reduced-precision", Thread: "https://github.com/deepseek-ai/DeepSpec/issues/31"},
+	{Name: "uniforms shared across rows of a batch", Mutant: "shared-uniform-batch", Thread: NoThread, Evidence: ByRows},
 }
 
 // Bugs returns the bug catalogue (a copy), in a fixed order.

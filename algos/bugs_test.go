@@ -9,6 +9,8 @@ import (
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
 	"github.com/specsim/specsim/sim/check"
+	"github.com/specsim/specsim/sim/draft"
+	"github.com/specsim/specsim/sim/stattest"
 )
 
 // threadURL is the form of a public thread: a GitHub issue or pull request.
@@ -37,6 +39,10 @@ func TestBugCatalogue(t *testing.T) {
 		if b.Thread != algos.NoThread && !threadURL.MatchString(b.Thread) {
 			t.Errorf("%s: thread %q is neither a GitHub issue or pull request URL nor %q", b.Name, b.Thread, algos.NoThread)
 		}
+		if b.Evidence == algos.ByRows {
+			rowsBug(t, b)
+			continue
+		}
 		e, err := algos.Lookup(b.Mutant)
 		if err != nil || !e.Mutant {
 			t.Errorf("%s: mutant %s: %v (registered mutant %v)", b.Name, b.Mutant, err, e.Mutant)
@@ -61,6 +67,59 @@ func TestBugCatalogue(t *testing.T) {
 		if e.Mutant && !mutants[e.Name] {
 			t.Errorf("chain mutant %s is not in the bug catalogue", e.Name)
 		}
+	}
+}
+
+// rowsBug holds a bug shown by the rows tests to its properties: its
+// mutant is a registered tree mutant that verifies a batch at once; run
+// one row at a time with its registered draft kind (k = 2, depth 1, V = 4)
+// its exact law is the target's to 1e-12, so no likelihood of a row's
+// outcomes can tell it from a lossless rule; and two rows of a batch after
+// the same context emit the same first token in more of 4,000 batches
+// than the 1 − 1e-6 Wilson interval allows for independent rows (which
+// agree with probability Σ_x p(x)²): the coupling that the rows-of-a-batch
+// tests see.
+func rowsBug(t *testing.T, b algos.Bug) {
+	t.Helper()
+	e, err := algos.LookupTree(b.Mutant)
+	if err != nil || !e.Mutant {
+		t.Errorf("%s: mutant %s: %v (registered tree mutant %v)", b.Name, b.Mutant, err, e.Mutant)
+		return
+	}
+	a, err := e.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, ok := a.(algos.BatchTreeAlgorithm)
+	lw, lawOK := a.(sim.TreeLawer)
+	if !ok || !lawOK {
+		t.Fatalf("%s: %s verifies a batch at once: %v; has a tree law: %v", b.Name, b.Mutant, ok, lawOK)
+	}
+	pair, err := sim.NewMarkovPair(sim.NewRand(91, 0), sim.MarkovConfig{V: 4, Order: 1, A: 0.7, Quality: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := draft.NewTree(e.Draft, draft.Config{Q: pair.Q, K: 2, Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := sim.ExactTree(pair.P, d, lw, sim.TreeExactConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.Lossless || ex.MaxAbsError > 1e-12 {
+		t.Errorf("%s: one row's law departs from the target's by %.3g; a likelihood could name it (use ByLaw)", b.Name, ex.MaxAbsError)
+	}
+	const n = 4000
+	p := make([]float64, 4)
+	pair.P.Next(nil, p)
+	indep := 0.0
+	for _, v := range p {
+		indep += v * v
+	}
+	agree := algos.CrossRowAgreement(sim.NewRand(3, 1), ba, d, pair.P, nil, n)
+	if lo, _ := stattest.Wilson(int64(agree), n, 1-1e-6); !(lo > indep) {
+		t.Errorf("%s: rows of a batch agree %d/%d (interval from %.4f), as independent rows may (Σp² = %.4f)", b.Name, agree, n, lo, indep)
 	}
 }
 

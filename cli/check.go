@@ -252,11 +252,7 @@ func printResembles(w io.Writer, r resolve.Report) {
 		case len(r.Resembles) == 0:
 			fmt.Fprintln(w, "resembles: no known bug fits (no catalogued bug's law beats the best lossless rule's log-likelihood by more than chance, and no edge case shows one)")
 		default:
-			b, next := r.Resembles[0], "the best lossless rule"
-			if len(r.Resembles) > 1 {
-				next = r.Resembles[1].Bug
-			}
-			fmt.Fprintf(w, "resembles: %s (%s), log-likelihood %.4g above the next (%s)\n", l(b.Bug), l(b.Thread), b.LogLikGap, l(next))
+			printResemblance(w, r.Resembles)
 		}
 	}
 	if len(r.Fits) == 0 {
@@ -271,6 +267,22 @@ func printResembles(w io.Writer, r resolve.Report) {
 	case ok:
 		fmt.Fprintf(w, "fits: most like the lossless rule %s (mean log-likelihood %.4g over %d steps); no lossy rule or planted bug beats it by more than chance\n", l(nominal.Name), nominal.MeanLogLik, nominal.Steps)
 	}
+}
+
+// printResemblance writes the first of a violated check's resemblances:
+// a bug shown by a rows-of-a-batch test with that test and no gap, else
+// the bug with its log-likelihood gap to the next.
+func printResemblance(w io.Writer, rs []check.Resemblance) {
+	l, b := escape.Line, rs[0]
+	if b.LogLikGap == nil {
+		fmt.Fprintf(w, "resembles: %s (%s), shown by the rows-of-a-batch test %s; no log-likelihood gap is claimed: each row's law given its drafts is the rule's\n", l(b.Bug), l(b.Thread), l(b.Test))
+		return
+	}
+	next := "the best lossless rule"
+	if len(rs) > 1 {
+		next = rs[1].Bug
+	}
+	fmt.Fprintf(w, "resembles: %s (%s), log-likelihood %.4g above the next (%s)\n", l(b.Bug), l(b.Thread), *b.LogLikGap, l(next))
 }
 
 // levelLimits refuses a --level or --power outside (0, 1).

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/internal/diag"
 )
 
@@ -31,5 +33,32 @@ func TestResemblesText(t *testing.T) {
 	tree := []string{"check", "--algo", "topk-ratio", "--k", "2", "--source", "markov:V=4,order=2", "--gamma", "2", "--seed", "1", "--trials", "20000"}
 	if code, out, _ := runCLI(tree...); code != diag.ExitViolated || !strings.Contains(out, "\nresembles: not ranked (") {
 		t.Errorf("topk-ratio: exit %d\n%s", code, out)
+	}
+}
+
+// TestResemblesRowsText: a batch tree rule of the catalogue, whose rows
+// each follow the rule's law, is named in the text with the rows test that
+// shows it and no log-likelihood gap, and in JSON with loglik_gap null and
+// the test.
+func TestResemblesRowsText(t *testing.T) {
+	t.Parallel()
+	for _, b := range algos.Bugs() {
+		if b.Evidence != algos.ByRows {
+			continue
+		}
+		args := []string{"check", "--algo", b.Mutant, "--k", "2", "--source", "dirichlet:V=20,a=0.5,beta=0.7", "--gamma", "3", "--trials", "20000", "--seed", "1"}
+		code, out, _ := runCLI(args...)
+		if want := "\nresembles: " + b.Name + " (" + b.Thread + "), shown by the rows-of-a-batch test rows "; code != diag.ExitViolated || !strings.Contains(out, want) || !strings.Contains(out, "no log-likelihood gap is claimed") {
+			t.Errorf("%s: exit %d, want %q in\n%s", b.Mutant, code, want, out)
+		}
+		_, out, _ = runCLI(append(args, "--json")...)
+		r := decodeJSON(t, "check "+b.Mutant, out, "resembles")
+		var first map[string]any
+		if list, _ := r["resembles"].([]any); len(list) > 0 {
+			first, _ = list[0].(map[string]any)
+		}
+		if gap, has := first["loglik_gap"]; first == nil || first["bug"] != b.Name || !has || gap != nil || !strings.HasPrefix(fmt.Sprint(first["test"]), "rows ") {
+			t.Errorf("%s: JSON resembles %v; want %q first with loglik_gap null and a rows test", b.Mutant, r["resembles"], b.Name)
+		}
 	}
 }

@@ -142,7 +142,7 @@ func edgeViolation(b *sim.Block, o sim.Outcome, target []float32, what string) s
 	}
 	for j := 0; j < o.Accepted; j++ {
 		if x := b.Tokens[j]; target[x] <= 0 {
-			return fmt.Sprintf("edge: with %s the implementation accepted draft token %d at position %d, whose target probability is 0 (an inclusive comparison r <= p/q?)", what, x, j+1)
+			return fmt.Sprintf("edge: with %s the implementation accepted draft token %d at position %d, whose target probability is 0 "+check.InclusiveMark, what, x, j+1)
 		}
 	}
 	if o.Next != sim.NoToken && target[o.Next] <= 0 {

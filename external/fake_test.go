@@ -54,7 +54,7 @@ func fakeServe(behaviour string, in io.Reader, out io.Writer) error {
 		name = "token" // the misbehaving fakes verify with the token rule
 	}
 	e, _ := algos.Lookup(name)
-	rule, err := e.New(nil)
+	rule, err := e.Build(nil) // the rule at its default parameters, as the harness's candidates
 	if err != nil {
 		return err
 	}

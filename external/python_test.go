@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
 )
@@ -484,6 +485,58 @@ func TestSharedUniforms(t *testing.T) {
 		t.Logf("%s at batch %d: %s, p_holm %.3g; %s: p_holm %.3g", c.source, c.batch, rep.Verdict, rep.PValue, rows.Name, rows.PHolm)
 		if rep.Verdict != check.Violated || !(rows.PHolm < 0.01) {
 			t.Errorf("%s, batch %d: verdict %s, rows test p_holm %.3g; the cross-row test must flag uniforms shared across rows", c.source, c.batch, rep.Verdict, rows.PHolm)
+		}
+		if r := rep.Resembles; len(r) == 0 || r[0].Bug != rowsBug(t).Name || r[0].LogLikGap != nil || !strings.HasPrefix(r[0].Test, "rows ") {
+			t.Errorf("%s, batch %d: resembles %+v; want %q first, with a rows test and no log-likelihood gap", c.source, c.batch, r, rowsBug(t).Name)
+		}
+	}
+}
+
+// rowsBug is the catalogue's bug shown by the rows-of-a-batch tests.
+func rowsBug(t *testing.T) algos.Bug {
+	t.Helper()
+	for _, b := range algos.Bugs() {
+		if b.Evidence == algos.ByRows {
+			return b
+		}
+	}
+	t.Fatal("the bug catalogue has no bug shown by the rows tests")
+	return algos.Bug{}
+}
+
+// TestNumpyResembles: the NumPy verifier with the inclusive comparison,
+// in verify mode (bug_zero_coin) checked for conformance to token
+// verification and for losslessness, and in step mode
+// (bug_zero_coin_step) for conformance, is violated by the edge case that
+// the harness runs after the tests, and resembles names the catalogue's
+// inclusive comparison (the bug of mutant-zero-coin) first, at 4,096 trials
+// (the edge case decides; the fits need at least 64 steps).
+func TestNumpyResembles(t *testing.T) {
+	py := numpyPython(t)
+	t.Parallel()
+	var want algos.Bug
+	for _, b := range algos.Bugs() {
+		if b.Mutant == "mutant-zero-coin" {
+			want = b
+		}
+	}
+	for _, c := range []struct{ fn, mode, conform string }{
+		{"bug_zero_coin", Verify, "token"}, {"bug_zero_coin", Verify, ""}, {"bug_zero_coin_step", Step, "token"},
+	} {
+		src, err := source.New("dirichlet:V=100,contexts=8", 4, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), src, RunConfig{Conform: c.conform,
+			Config: Config{Command: py + " -m specsim_ext " + filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py") + ":" + c.fn,
+				Env: pyEnv(t), Mode: c.mode, Timeout: time.Minute},
+			Check: check.Config{Gamma: 4, Trials: 4096, Seed: 1, Batch: 512}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s, conform %q: %s (edge %s), %d resembles, %d fits", c.fn, c.conform, rep.Verdict, rep.Edge, len(rep.Resembles), len(rep.Fits))
+		if rep.Verdict != check.Violated || len(rep.Fits) == 0 || len(rep.Resembles) == 0 || rep.Resembles[0].Bug != want.Name {
+			t.Errorf("%s, conform %q: verdict %s, %d fits, resembles %+v; want violated, fits, %q first", c.fn, c.conform, rep.Verdict, len(rep.Fits), rep.Resembles, want.Name)
 		}
 	}
 }

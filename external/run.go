@@ -368,9 +368,10 @@ func (p *prepared) start(ctx context.Context) (*Impl, error) {
 }
 
 // setStepper makes st, named name, the rule's stepper and, for chain
-// modes of the losslessness check, ranks the harness's rules by how well
-// their laws explain the outcomes (a violation's likely bug, a clean
-// check's rule).
+// modes (losslessness and conformance checks alike, as in-process),
+// ranks the harness's rules and the bug catalogue by how well their laws
+// explain the outcomes given the drafts sent (a violation's likely bug,
+// a clean check's rule); in tree mode, the bugs shown by the rows tests.
 func (p *prepared) setStepper(st stepper, name string) {
 	p.rule.Name = name
 	if p.cfg.Mode == Tree {
@@ -378,8 +379,10 @@ func (p *prepared) setStepper(st stepper, name string) {
 	} else {
 		p.rule.Steps = st
 	}
-	if p.cfg.Mode != Tree && !p.rule.Conform {
+	if p.cfg.Mode != Tree {
 		p.cfg.Check.Candidates, p.cfg.Check.Bugs = resolve.Candidates(), resolve.Suspects()
+	} else {
+		p.cfg.Check.Bugs = resolve.RowSuspects() // trees score no law; the rows tests still show a bug
 	}
 }
 

@@ -47,9 +47,13 @@ func WriteReport(dir string, rep Report) ([]string, error) {
 		b.WriteString("\n")
 	}
 	if rep.Resembles != nil {
-		b.WriteString("## Which known bug it resembles\n\nThe catalogued bugs whose laws beat the best lossless rule's log-likelihood by more than chance, best first (none: no known bug fits).\n\n| bug | thread | log-likelihood above the next |\n|---|---|---:|\n")
+		b.WriteString("## Which known bug it resembles\n\nThe catalogued bugs shown by a rejecting rows-of-a-batch test (no log-likelihood gap claimed), then those whose laws beat the best lossless rule's log-likelihood by more than chance, best first (none: no known bug fits).\n\n| bug | thread | log-likelihood above the next |\n|---|---|---:|\n")
 		for _, r := range rep.Resembles {
-			fmt.Fprintf(&b, "| %s | %s | %.4g |\n", md(r.Bug), md(r.Thread), r.LogLikGap)
+			gap := "none claimed (" + md(r.Test) + ")"
+			if r.LogLikGap != nil {
+				gap = fmt.Sprintf("%.4g", *r.LogLikGap)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", md(r.Bug), md(r.Thread), gap)
 		}
 		b.WriteString("\n")
 	}

@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/algos"
@@ -25,11 +26,25 @@ func runCheck(t *testing.T, algo, conform string, trials int64, seed uint64) res
 	return rep
 }
 
-// TestResemblesEveryBug: every catalogued mutant, checked with --conform
-// token at the first of 20,000 and 200,000 trials where it is violated, is
-// named first under resembles, with its thread and a positive gap to the
-// next (mutant-resample-p, mutant-bonus-row and mutant-q-mismatch among
-// them).
+// runRows runs an in-process check of the batch tree rule algo (k = 2,
+// checked in batches with the rows-of-a-batch tests).
+func runRows(t *testing.T, algo string, trials int64, seed uint64) resolve.Report {
+	t.Helper()
+	rep, err := resolve.Run(context.Background(), resolve.Request{Algo: algo, K: 2, Source: resemblesSource,
+		Config: check.Config{Gamma: 3, Trials: trials, Seed: seed, Workers: 1}})
+	if err != nil {
+		t.Fatalf("%s: %v", algo, err)
+	}
+	return rep
+}
+
+// TestResemblesEveryBug: every catalogued mutant, checked at the first of
+// 20,000 and 200,000 trials where it is violated, is named first under
+// resembles with its thread (mutant-resample-p, mutant-bonus-row and
+// mutant-q-mismatch among them). A bug shown by its law or the edge case
+// is checked with --conform token and named with a positive gap to the
+// next; a bug shown by the rows tests (a batch tree rule) is checked as
+// itself, and named with the rejecting rows test and no gap.
 func TestResemblesEveryBug(t *testing.T) {
 	t.Parallel()
 	for _, b := range algos.Bugs() {
@@ -37,15 +52,33 @@ func TestResemblesEveryBug(t *testing.T) {
 			t.Parallel()
 			var rep resolve.Report
 			for _, n := range []int64{20000, 200000} {
-				if rep = runCheck(t, b.Mutant, "token", n, 1); rep.Verdict == check.Violated {
+				if b.Evidence == algos.ByRows {
+					rep = runRows(t, b.Mutant, n, 1)
+				} else {
+					rep = runCheck(t, b.Mutant, "token", n, 1)
+				}
+				if rep.Verdict == check.Violated {
 					break
 				}
 			}
 			if rep.Verdict != check.Violated {
 				t.Fatalf("not violated at %d trials: %s", rep.Trials, rep.Claim)
 			}
-			if len(rep.Resembles) == 0 || rep.Resembles[0].Bug != b.Name || rep.Resembles[0].Thread != b.Thread || !(rep.Resembles[0].LogLikGap > 0) {
-				t.Errorf("%d trials: resembles %+v, want %q (%s) first with a positive gap", rep.Trials, rep.Resembles, b.Name, b.Thread)
+			if len(rep.Resembles) == 0 || rep.Resembles[0].Bug != b.Name || rep.Resembles[0].Thread != b.Thread {
+				t.Fatalf("%d trials: resembles %+v, want %q (%s) first", rep.Trials, rep.Resembles, b.Name, b.Thread)
+			}
+			first := rep.Resembles[0]
+			if first.LogLikGap != nil {
+				t.Logf("%d trials: %s, gap %.4g", rep.Trials, first.Bug, *first.LogLikGap)
+			} else {
+				t.Logf("%d trials: %s, shown by %s", rep.Trials, first.Bug, first.Test)
+			}
+			if b.Evidence == algos.ByRows {
+				if first.LogLikGap != nil || !strings.HasPrefix(first.Test, "rows ") {
+					t.Errorf("%d trials: %+v, want no gap and a rows-of-a-batch test", rep.Trials, first)
+				}
+			} else if first.LogLikGap == nil || !(*first.LogLikGap > 0) {
+				t.Errorf("%d trials: %+v, want a positive gap", rep.Trials, first)
 			}
 		})
 	}

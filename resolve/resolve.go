@@ -192,6 +192,9 @@ func Prepare(ctx context.Context, req Request) (Prepared, error) {
 		// rank the chain rules and the bug catalogue by how well their
 		// laws explain the outcomes: the bug a violation resembles
 		cfg.Candidates, cfg.Bugs = Candidates(), Suspects()
+	} else if cfg.CrossRow && cfg.Bugs == nil {
+		// a tree rule checked in batches: the bugs the rows tests show
+		cfg.Bugs = RowSuspects()
 	}
 	// the source is built at the configured γ (the branching's length
 	// where one is given); the check runs at the γ of the source built
@@ -376,15 +379,28 @@ func Candidates() []check.Candidate {
 
 // Suspects returns the bug catalogue (algos.Bugs) as a check's suspects:
 // each bug's mutant is the candidate (of Candidates) whose law plants it,
-// or, for a bug shown by the edge case, none.
+// or, for a bug shown by the edge case or by the rows-of-a-batch tests,
+// none.
 func Suspects() []check.Suspect {
 	var out []check.Suspect
 	for _, b := range algos.Bugs() {
-		s := check.Suspect{Bug: b.Name, Thread: b.Thread, Edge: b.Evidence == algos.ByEdge}
-		if !s.Edge {
+		s := check.Suspect{Bug: b.Name, Thread: b.Thread, Edge: b.Evidence == algos.ByEdge, Rows: b.Evidence == algos.ByRows}
+		if b.Evidence == algos.ByLaw {
 			s.Candidate = b.Mutant
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// RowSuspects returns the suspects (of Suspects) that the rows-of-a-batch
+// tests show: those of a tree check run in batches, which scores no law.
+func RowSuspects() []check.Suspect {
+	var out []check.Suspect
+	for _, s := range Suspects() {
+		if s.Rows {
+			out = append(out, s)
+		}
 	}
 	return out
 }

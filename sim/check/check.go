@@ -287,6 +287,15 @@ type Result struct {
 	// kind, and each kind's verdict: the kinds that fail are those named
 	// violated.
 	RowKinds []KindResult `json:"row_kinds,omitempty"`
+	// suspects are Config.Bugs, kept so that a verdict changed after the
+	// tests (SetEdge, AddComponent) ranks them again.
+	suspects []Suspect
+	// dependent names the rows-of-a-batch independence tests that
+	// rejected, each with its Holm-adjusted p.
+	dependent []string
+	// edgeInVerdict: SetEdge folded a failed edge case into the verdict
+	// (in a conformance check too), so the claim names it.
+	edgeInVerdict bool
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless
@@ -339,17 +348,23 @@ func (r *Result) AddComponent(c Component) {
 		r.Verdict = Inconclusive
 	}
 	r.claim()
+	r.rerank()
 }
 
 // SetEdge sets the edge cases' verdict and message, folds a violation
-// into the verdict and rewrites the claim (which names edge cases that
-// were not exercised, and how to let them be).
+// into the verdict, in a conformance check too (an external
+// implementation's cases: a token of target probability 0 is impossible
+// under every lossless rule's law), and rewrites the claim, which then
+// names the failed case (and names edge cases that were not exercised,
+// and how to let them be).
 func (r *Result) SetEdge(verdict, msg string) {
 	r.Edge, r.EdgeMsg = verdict, msg
+	r.edgeInVerdict = verdict == Violated
 	if verdict == Violated {
 		r.Verdict = Violated
 	}
 	r.claim()
+	r.rerank()
 }
 
 func (c *Config) defaults() error {
@@ -495,7 +510,9 @@ func finish(r *Result, cfg Config, tests []Pending, kinds ...kindTests) error {
 	r.where(cfg.Level, all, ts, labels)
 	for i, pt := range tests {
 		if pt.independence && r.Tests[i].PHolm < cfg.Level {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("the rows of a batch are not independent (%s: Holm-adjusted p = %.3g); every other test assumes independent rows, so their p-values are not valid", pt.name, r.Tests[i].PHolm))
+			d := fmt.Sprintf("%s: Holm-adjusted p = %.3g", pt.name, r.Tests[i].PHolm)
+			r.dependent = append(r.dependent, d)
+			r.Assumptions = append(r.Assumptions, "the rows of a batch are not independent ("+d+"); every other test assumes independent rows, so their p-values are not valid")
 			for j := range r.Tests {
 				if j != i {
 					r.Tests[j].Warnings = append(r.Tests[j].Warnings, errors.New("assumes independent rows, which the cross-row test rejects"))
@@ -654,7 +671,7 @@ func (r *Result) claim() {
 	if r.Invalid > 0 {
 		why = append(why, fmt.Sprintf("%d invalid outcomes (out of range, emitting nothing, a token of target probability 0, or not the drafts sent)", r.Invalid))
 	}
-	if r.Edge == Violated && r.Mode == "lossless" {
+	if r.Edge == Violated && (r.Mode == "lossless" || r.edgeInVerdict) {
 		why = append(why, "a scripted edge case failed: "+r.EdgeMsg)
 	}
 	if r.EdgeConform == Violated {

@@ -82,7 +82,7 @@ func EdgeCheck(a sim.Algorithm) error {
 		}
 		for i, x := range c.b.Tokens[:o.Accepted] {
 			if c.b.P[i].At(x) <= 0 {
-				return fmt.Errorf("edge: with %s the rule accepted draft token %d, whose target probability is 0 "+inclusiveMark, c.what, x)
+				return fmt.Errorf("edge: with %s the rule accepted draft token %d, whose target probability is 0 "+InclusiveMark, c.what, x)
 			}
 		}
 		if o.Next != sim.NoToken && c.b.P[o.Accepted].At(o.Next) <= 0 {

@@ -7,29 +7,35 @@ import (
 	"strings"
 )
 
-// Suspect is a catalogued bug a violated check can name (Config.Bugs):
-// either the law of one of Config.Candidates plants it (Candidate), or,
-// with Edge, the scripted-coin case that accepts a draft token of target
-// probability 0 shows it (a bug on coins of probability zero, whose law
-// is the nominal rule's).
+// Suspect is a catalogued bug a violated check can name (Config.Bugs),
+// by one of three kinds of evidence: the law of one of Config.Candidates
+// plants it (Candidate); with Edge, the scripted-coin case that accepts a
+// draft token of target probability 0 shows it (a bug on coins of
+// probability zero, whose law is the nominal rule's); with Rows, a
+// rows-of-a-batch independence test rejects (a bug whose every row's law
+// is the rule's, so no likelihood of a row's outcomes can tell it).
 type Suspect struct {
 	Bug, Thread string
 	Candidate   string
-	Edge        bool
+	Edge, Rows  bool
 }
 
 // Resemblance is a catalogued bug the outcomes of a violated check fit
-// (Result.Resembles): LogLikGap is its log-likelihood above the next
-// listed bug's, or above the nominal rule's for the last one listed.
+// (Result.Resembles). LogLikGap is its log-likelihood above the next
+// listed bug's, or above the nominal rule's for the last one listed; nil
+// for a bug shown by the rows-of-a-batch tests, where no gap is claimed,
+// and Test then names the test that shows it.
 type Resemblance struct {
-	Bug       string  `json:"bug"`
-	Thread    string  `json:"thread"`
-	LogLikGap float64 `json:"loglik_gap"`
+	Bug       string   `json:"bug"`
+	Thread    string   `json:"thread"`
+	LogLikGap *float64 `json:"loglik_gap"`
+	Test      string   `json:"test,omitempty"`
 }
 
-// inclusiveMark ends the edge case's message when a rule accepted a draft
-// token of target probability 0 at a coin of exactly 0.
-const inclusiveMark = "(inclusive comparison r <= p/q)"
+// InclusiveMark ends an edge case's message when a sampler accepted a
+// draft token of target probability 0 at a coin of exactly 0 (the
+// in-process edge cases' and an external implementation's).
+const InclusiveMark = "(inclusive comparison r <= p/q)"
 
 // fitTie is the difference of mean log-likelihoods below which two fits
 // are ranked as equal, and then the lossless rule first: two laws that
@@ -102,20 +108,55 @@ func Explaining(fits []Fit, level float64) (out []Explanation, nominal Fit, ok b
 	return out, nominal, true
 }
 
-// resembles ranks cfg.Bugs for a violated result: the bugs whose evidence
-// beats the nominal rule by more than ChanceThreshold (over the law
-// suspects), best first. A law suspect scores its candidate's total
-// log-likelihood less the nominal rule's; an edge suspect whose case
-// failed scores -log(1e-300), the fits' count of an outcome the nominal
-// rule makes impossible (the case's outcome has probability 1 under the
-// bug given its coin). Nil when the check was not violated, has no
-// suspects, or (without fits) could not score them; empty when no known
-// bug fits.
-func resembles(res *Result, cfg Config) []Resemblance {
-	if res.Verdict != Violated || len(cfg.Bugs) == 0 {
+// rerank ranks the result's suspects again (Result.Resembles): after
+// the tests, and whenever an edge case or a component changes the verdict.
+func (r *Result) rerank() { r.Resembles = resembles(r, r.suspects, r.Level) }
+
+// resembles ranks the suspects bugs for a violated result. First, when a
+// rows-of-a-batch independence test rejected, the bugs shown by it (Rows),
+// with that test and no log-likelihood gap: every other test, and the
+// fits, assume independent rows. Then the bugs whose evidence beats the
+// nominal rule by more than ChanceThreshold (over the law suspects), best
+// first. A law suspect scores its candidate's total log-likelihood less
+// the nominal rule's; an edge suspect whose case failed scores
+// -log(1e-300), the fits' count of an outcome the nominal rule makes
+// impossible (the case's outcome has probability 1 under the bug given
+// its coin). Nil when the check was not violated, has no suspects, or
+// (without fits, no failed edge case and no rejecting rows test) could not
+// score them; empty when no known bug fits.
+func resembles(res *Result, bugs []Suspect, level float64) []Resemblance {
+	if res.Verdict != Violated || len(bugs) == 0 {
 		return nil
 	}
-	ranked := len(res.Fits) > 0
+	out := []Resemblance{}
+	for _, s := range bugs {
+		if s.Rows && len(res.dependent) > 0 {
+			out = append(out, Resemblance{Bug: s.Bug, Thread: s.Thread, Test: res.dependent[0]})
+		}
+	}
+	fit := scoreSuspects(res, bugs, level)
+	if len(res.Fits) == 0 && len(fit) == 0 && len(out) == 0 {
+		return nil // no fits: the law suspects were not scored
+	}
+	for i, f := range fit {
+		gap := f.score
+		if i+1 < len(fit) {
+			gap -= fit[i+1].score
+		}
+		out = append(out, Resemblance{Bug: f.s.Bug, Thread: f.s.Thread, LogLikGap: &gap})
+	}
+	return out
+}
+
+// scored is a suspect and its log-likelihood above the nominal rule's.
+type scored struct {
+	s     Suspect
+	score float64
+}
+
+// scoreSuspects returns the law and edge suspects that fit res better
+// than chance (resembles), best first.
+func scoreSuspects(res *Result, bugs []Suspect, level float64) []scored {
 	total := map[string]float64{}
 	nominal, laws := math.Inf(-1), 0
 	for _, f := range res.Fits {
@@ -124,37 +165,22 @@ func resembles(res *Result, cfg Config) []Resemblance {
 			nominal = max(nominal, total[f.Name])
 		}
 	}
-	type scored struct {
-		s     Suspect
-		score float64
-	}
-	var fit []scored
-	for _, s := range cfg.Bugs {
-		if !s.Edge {
+	for _, s := range bugs {
+		if !s.Edge && !s.Rows {
 			laws++
 		}
 	}
-	c := ChanceThreshold(laws, cfg.Level)
-	for _, s := range cfg.Bugs {
+	c := ChanceThreshold(laws, level)
+	var fit []scored
+	for _, s := range bugs {
 		t, ok := total[s.Candidate]
 		switch {
-		case s.Edge && res.Edge == Violated && strings.Contains(res.EdgeMsg, inclusiveMark):
+		case s.Edge && res.Edge == Violated && strings.Contains(res.EdgeMsg, InclusiveMark):
 			fit = append(fit, scored{s, -fitFloor})
-		case !s.Edge && ok && !math.IsInf(nominal, -1) && t-nominal > c:
+		case !s.Edge && !s.Rows && ok && !math.IsInf(nominal, -1) && t-nominal > c:
 			fit = append(fit, scored{s, t - nominal})
 		}
 	}
-	if !ranked && len(fit) == 0 {
-		return nil // no fits: the law suspects were not scored
-	}
 	slices.SortStableFunc(fit, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
-	out := make([]Resemblance, len(fit))
-	for i, f := range fit {
-		gap := f.score
-		if i+1 < len(fit) {
-			gap -= fit[i+1].score
-		}
-		out[i] = Resemblance{Bug: f.s.Bug, Thread: f.s.Thread, LogLikGap: gap}
-	}
-	return out
+	return fit
 }

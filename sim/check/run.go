@@ -164,7 +164,8 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	if ferr := finish(&res, cfg, tests, kinds...); ferr != nil {
 		return res, ferr
 	}
-	res.Resembles = resembles(&res, cfg)
+	res.suspects = cfg.Bugs
+	res.rerank()
 	if tv := res.MinDetectableTV * math.Sqrt(res.CPUSeconds); tv < math.Inf(1) {
 		res.TVAtOneCPUSecond = tv
 	}
