@@ -191,8 +191,8 @@ type Test struct {
 	// deviation of a mean in its own units for a NormalTest (smc's
 	// relative bias of Ẑ, say).
 	MinDetTV float64 `json:"min_detectable_tv"`
-	Pooled     int     `json:"pooled"`
-	N          int64   `json:"n"`
+	Pooled   int     `json:"pooled"`
+	N        int64   `json:"n"`
 	// Warnings are the test's statistical caveats (a list of messages in
 	// JSON).
 	Warnings diag.Warnings `json:"warnings,omitempty"`
