@@ -112,8 +112,12 @@ func BoundWords(what, scope string, m int, level, power, share float64, finest T
 	if scope != "" {
 		scope = " " + scope
 	}
-	return fmt.Sprintf("no deviation from %s detected by %d tests at family-wise level %g%s; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s)",
-		what, m, level, scope, finest.Name, power, share, finest.MinDetTV, finest.Quantity)
+	tests := "tests"
+	if m == 1 {
+		tests = "test"
+	}
+	return fmt.Sprintf("no deviation from %s detected by %d %s at family-wise level %g%s; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s)",
+		what, m, tests, level, scope, finest.Name, power, share, finest.MinDetTV, finest.Quantity)
 }
 
 // Bound is BoundWords for the family f, its finest test named as it is.
