@@ -16,6 +16,7 @@ import (
 	"github.com/specsim/specsim/internal/cliutil"
 	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 	simrun "github.com/specsim/specsim/sim/run"
 	"github.com/specsim/specsim/sim/source"
 	"github.com/specsim/specsim/table"
@@ -82,7 +83,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "count", Value: defaultBenchCount, Usage: "timed runs (as go test -count), each reported with its wall and CPU time"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (as --json) or gobench (the 'go test -bench' lines benchstat reads)"},
 			&cli.IntFlag{Name: "pool-mib", Value: 128, Usage: "least pool size in MiB (rows are cycled from memory)"},
-			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree rules: candidates per tree (depth is --gamma)"},
+			kFlag("tree rules: candidates per tree (depth is --gamma)"),
 			workersFlag(1), seedFlag(), jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -349,8 +350,12 @@ func benchTree(c *cli.Context) error {
 		return err
 	}
 	format, _ := benchFormat(c)
+	k, err := givenK(c)
+	if err != nil {
+		return err
+	}
 	seed := masterSeed(c)
-	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: c.Int("k"), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
+	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: draft.K(k, true), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
 		Duration: dur, Seed: seed, Params: ps, MemBudget: memBudget(c)}
 	ctx, stop := signalContext(c.Context)
 	defer stop()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/specsim/specsim/experiments"
 	"github.com/specsim/specsim/internal/diag"
+	"github.com/specsim/specsim/sim/draft"
 
 	"github.com/urfave/cli/v2"
 )
@@ -19,7 +20,7 @@ func boundCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "p", Required: true, Usage: "target distribution, e.g. 1/3,1/3,1/3"},
 			&cli.StringFlag{Name: "q", Required: true, Usage: "draft distribution, e.g. 1/3,0.1,17/30"},
-			&cli.IntFlag{Name: "k", Value: 2, Usage: "number of drafts"},
+			kFlag("number of drafts"),
 			&cli.BoolFlag{Name: "replacement", Value: true, Usage: "drafts i.i.d. (true) or without replacement (false)"},
 			&cli.StringFlag{Name: "method", Value: "auto", Usage: "auto (exhaustive for V <= 20, else prefix with replacement and max-flow without), exhaustive, flow or prefix (i.i.d. drafts, any V)"},
 			&cli.BoolFlag{Name: "topk", Usage: "drafts are the k most likely tokens of q (deterministic): alpha* = p of those tokens (--replacement and --method do not apply)"},
@@ -45,13 +46,18 @@ func boundCommand() *cli.Command {
 // boundOf runs the bound the flags ask for: top-k drafts with --topk
 // (refusing --replacement and --method beside it), else Bound.
 func boundOf(c *cli.Context, p, q []float64) (experiments.BoundResult, error) {
+	k, err := givenK(c)
+	if err != nil {
+		return experiments.BoundResult{}, err
+	}
+	k = draft.K(k, true)
 	if !c.Bool("topk") {
-		return experiments.Bound(p, q, c.Int("k"), c.Bool("replacement"), c.String("method"))
+		return experiments.Bound(p, q, k, c.Bool("replacement"), c.String("method"))
 	}
 	for _, f := range []string{"replacement", "method"} {
 		if c.IsSet(f) {
 			return experiments.BoundResult{}, diag.Usage(fmt.Errorf("--%s does not apply to --topk (the draft set is fixed); leave it out", f))
 		}
 	}
-	return experiments.BoundTopK(p, q, c.Int("k"))
+	return experiments.BoundTopK(p, q, k)
 }

@@ -144,8 +144,12 @@ func checkRequest(c *cli.Context) (resolve.Request, error) {
 	if err != nil {
 		return resolve.Request{}, diag.Usage(err)
 	}
+	k, err := givenK(c)
+	if err != nil {
+		return resolve.Request{}, err
+	}
 	seed := masterSeed(c)
-	req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: c.Int("k"), Draft: c.String("draft"), Delay: c.Int("delay"),
+	req := resolve.Request{Algo: c.String("algo"), Params: ps, Source: c.String("source"), MemBudget: memBudget(c), K: k, Draft: c.String("draft"), Delay: c.Int("delay"),
 		Conform: c.String("conform"), SkipLaw: c.Bool("skip-law-test"), LawTest: c.Bool("law-test"), Config: check.Config{Gamma: c.Int("gamma"), Trials: c.Int64("trials"), Seconds: c.Float64("seconds"),
 			Seed: seed, Level: c.Float64("level"), Power: c.Float64("power"), Workers: c.Int("workers"), LawEvery: c.Int64("law-every")}}
 	if c.IsSet("p") || c.IsSet("q") {

@@ -171,8 +171,8 @@ func externalConfig(c *cli.Context, seed uint64) (external.RunConfig, error) {
 		Conform: c.String("conform"), ConformParams: ps, TreeDraft: c.String("draft"),
 	}
 	cfg.MemBudget = memBudget(c)
-	if c.IsSet("k") {
-		cfg.K = c.Int("k")
+	if cfg.K, err = givenK(c); err != nil {
+		return cfg, err
 	}
 	if c.IsSet("branch") {
 		b, err := parseBranch(c.String("branch"))

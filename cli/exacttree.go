@@ -17,7 +17,7 @@ import (
 // treeFlags are the flags 'simulate exact' gains for tree rules.
 func treeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "k", Value: 1, Usage: "number of draft candidates (tree rules; > 1 needs a tree rule such as specinfer)"},
+		kFlag("number of draft candidates (> 1 needs a tree rule such as specinfer)"),
 		&cli.StringFlag{Name: "draft", Usage: "tree rules: draft kind " + draftKinds("|") + " (default: the rule's own)"},
 		&cli.StringFlag{Name: "branch", Usage: "tree rules: children per depth, e.g. 3,2 (default: k,1,...,1 of length --gamma); drafts " + strings.Join(draft.BranchingNames(), ", ") + " only (others refuse it)"},
 		&cli.IntFlag{Name: "delay", Usage: "tree rules with --draft " + draft.DraftDelayed.String() + ": tokens drafted as a single path before the k i.i.d. chains branch, 0 to --gamma (delayed tree expansion, arXiv 2602.16994); other drafts refuse it"},
@@ -35,7 +35,7 @@ func draftKinds(sep string) string {
 
 // isTreeRun reports whether 'simulate exact' should run the tree engine.
 func isTreeRun(c *cli.Context) bool {
-	return algos.IsTree(c.String("algo")) || c.Int("k") != 1 || c.IsSet("draft") || c.IsSet("branch") || c.IsSet("delay")
+	return algos.IsTree(c.String("algo")) || c.IsSet("k") && c.Int("k") != draft.ChainK || c.IsSet("draft") || c.IsSet("branch") || c.IsSet("delay")
 }
 
 // exactTreeJSON is the JSON form of 'simulate exact' for tree rules.
@@ -96,10 +96,11 @@ func exactTree(c *cli.Context) error {
 	if !ok {
 		return diag.Usage(fmt.Errorf("tree algorithm %s has no exact law", e.Name))
 	}
-	k := c.Int("k")
-	if k < 1 || k > 64 {
-		return diag.Usage(fmt.Errorf("--k = %d; use 1 <= k <= 64 candidates", k))
+	k, err := givenK(c)
+	if err != nil {
+		return err
 	}
+	k = draft.K(k, true)
 	depth := c.Int("gamma")
 	kind := e.Draft
 	if c.IsSet("draft") {

@@ -29,7 +29,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "drafter", Value: draft.ChainName, Usage: "drafter: " + strings.Join(seq.DrafterNames(), ", ") + " (tree: the tree drafter of the --algo tree rule's kind)"},
 			algoFlag("token"), paramFlag(),
 			gammaFlag("draft length gamma (the cap for conf/oracle; the tree's depth)"),
-			&cli.IntFlag{Name: "k", Value: 4, Usage: "tree drafter: children kept per layer (EAGLE-2) or chains/branching"},
+			kFlag("tree drafter: children kept per layer (EAGLE-2) or chains/branching"),
 			&cli.IntFlag{Name: "max-ngram", Value: 3, Usage: "lookup drafter: max_ngram_size"},
 			&cli.StringFlag{Name: "policy", Value: "fixed", Usage: "draft length: fixed, conf:THRESHOLD or oracle"},
 			&cli.IntFlag{Name: "prompts", Value: 16, Usage: "number of prompts (cut from held-out files)"},
@@ -54,6 +54,10 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return diag.Usage(err)
 			}
+			k, err := givenK(c)
+			if err != nil {
+				return err
+			}
 			seed := masterSeed(c)
 			ctx, stop := signalContext(c.Context)
 			defer stop()
@@ -62,7 +66,7 @@ func generateCommand() *cli.Command {
 			spec := seq.Spec{Target: c.String("target"), Draft: c.String("draft"), CacheDir: c.String("cache"),
 				NumPrompts: c.Int("prompts"), PromptLen: c.Int("prompt-len"),
 				Config: seq.Config{Tokens: c.Int("tokens"), Drafter: c.String("drafter"), Algo: c.String("algo"), Params: ps,
-					Gamma: c.Int("gamma"), K: c.Int("k"), MaxNgram: c.Int("max-ngram"), Policy: pol,
+					Gamma: c.Int("gamma"), K: k, MaxNgram: c.Int("max-ngram"), Policy: pol,
 					Cost: c.Float64("cost"), VerifyCost: c.Float64("verify-cost"), Seed: seed, Workers: c.Int("workers"),
 					Level: c.Float64("level"), Power: c.Float64("power"), Progress: bar.update}}
 			rep, err := seq.Run(ctx, spec)

@@ -30,7 +30,7 @@ func smcCommand() *cli.Command {
 				Usage: "potential (repeatable): forbid:1,2 | end | length:2-4 | keyword:2 | expert:q[:power] | expert:p[:power]"},
 			&cli.StringFlag{Name: "scheme", Value: "fc", Usage: "fc, fc-bisect, is, multinomial, systematic, stratified, or a mutant (mutant-alpha-idet, mutant-no-factor, mutant-no-reset, mutant-findc-first)"},
 			&cli.IntFlag{Name: "n", Value: 16, Usage: "particles N"},
-			&cli.IntFlag{Name: "k", Value: 2, Usage: "expansion factor K (1 for is)"},
+			&cli.IntFlag{Name: "k", Value: 2, Usage: "expansion factor K: children per unfinished particle (1 for is); not the draft candidates --k of check, exact, generate, bench and bound"},
 			&cli.Float64Flag{Name: "bisect-tol", Value: smc.DefaultBisectTol, Usage: "fc-bisect: relative width at which bisection stops"},
 			&cli.Int64Flag{Name: "runs", Value: 20000, Usage: "independent SMC runs R"},
 			&cli.Float64Flag{Name: "level", Value: smc.DefaultLevel, Usage: "family-wise significance level"},

@@ -27,7 +27,9 @@ const (
 )
 
 // AuditPairs are the model pairs the audit enumerates exactly: three
-// seeded Markov pairs of orders 1 and 2 and the seed-003 two-token example.
+// seeded Markov pairs of orders 1 and 2 and the two-token example
+// p = (1/3, 2/3), q = (2/3, 1/3) of block verification (Sun et al. 2024,
+// arXiv 2403.10444; docs/rules.md#papers).
 func AuditPairs() ([]sim.Pair, []int, error) {
 	specs := []struct {
 		spec  string

@@ -155,14 +155,77 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 	if cfg.Level <= 0 {
 		cfg.Level = 0.001
 	}
-	// Every rule replays the logged block itself; its sampled outcomes at
-	// file row k come one after another from the coins stream of unit k of
-	// run.Named("replay"), the same for every rule (common random numbers).
-	given := &run.Given{}
-	accs := make([]*ruleAcc, len(rules))
+	rr, err := newReplayRun(r, rules, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for !rr.interrupted && r.Next() {
+		if ctx.Err() != nil {
+			rr.interrupted = true
+			break
+		}
+		if cfg.MaxSteps > 0 && rr.rep.Steps >= cfg.MaxSteps {
+			break
+		}
+		if err := rr.step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	rep := rr.assemble()
+	if rr.interrupted {
+		return rep, ctx.Err()
+	}
+	return rep, nil
+}
+
+// replayRun is Replay's state between steps: the rules' accumulators, the
+// logged run's and the positions' summaries, and the step's rows.
+type replayRun struct {
+	r     *data.Reader
+	cfg   ReplayConfig
+	given *run.Given
+	accs  []*ruleAcc
+	rep   *ReplayReport
+	// logged, loggedCells, loggedPIT: the logged run's emitted tokens per
+	// step, its first tokens' binned test and its every token's PIT test.
+	logged      stattest.Moments
+	loggedCells *check.Binned
+	loggedPIT   *seq.Tally
+	pitStreams  *run.Streams
+	alphaAll    stattest.Moments
+	pos         []posAcc
+	probs       []float64
+	// p64[i], q64[i]: the step's processed rows as float64, converted once
+	// for the divergences and the logged run's PIT test.
+	p64, q64    [][]float64
+	interrupted bool
+}
+
+// newReplayRun builds Replay's state. Every rule replays the logged block
+// itself; its sampled outcomes at file row k come one after another from
+// the coins stream of unit k of run.Named("replay"), the same for every
+// rule (common random numbers).
+//
+// The logged run's every emitted token is tested by its randomised PIT
+// under the correctly processed target row after its prefix (seq's
+// sequence tests); the randomisation of row k comes from unit k of
+// run.Named("replay-pit"), so it is the same whichever rules replay. The
+// pair test pairs successive tokens in the file's order, across steps and
+// prompts: given everything before it in that order, each token has its
+// row's law (prompts are independent of one another), whereas pairing
+// within a step or a prompt would keep a pair only when the step went on,
+// which depends on the first token (a correction ends the step).
+func newReplayRun(r *data.Reader, rules []ReplayRule, cfg ReplayConfig) (*replayRun, error) {
+	rr := &replayRun{r: r, cfg: cfg, given: &run.Given{}, accs: make([]*ruleAcc, len(rules)),
+		rep: &ReplayReport{}, loggedCells: check.NewRatioBinned(),
+		pitStreams: run.NewStreams(cfg.Seed, run.Named("replay-pit")),
+		probs:      make([]float64, len(check.RatioEdges)+2)}
 	for i, ru := range rules {
 		a := &ruleAcc{rule: ru}
-		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("replay"), Chains: given,
+		l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("replay"), Chains: rr.given,
 			Verifiers: []run.Verifier{run.Chain(ru.Algo)}}
 		w, err := l.NewWorker()
 		if err != nil {
@@ -175,176 +238,192 @@ func Replay(ctx context.Context, r *data.Reader, rules []ReplayRule, cfg ReplayC
 		} else {
 			a.cells = check.NewRatioBinned()
 		}
-		accs[i] = a
+		rr.accs[i] = a
 	}
-	rep := &ReplayReport{}
-	var logged stattest.Moments
-	loggedCells := check.NewRatioBinned()
-	// The logged run's every emitted token is tested by its randomised PIT
-	// under the correctly processed target row after its prefix (seq's
-	// sequence tests); the randomisation of row k comes from unit k of
-	// run.Named("replay-pit"), so it is the same whichever rules replay.
-	// The pair test pairs successive tokens in the file's order, across
-	// steps and prompts: given everything before it in that order, each
-	// token has its row's law (prompts are independent of one another),
-	// whereas pairing within a step or a prompt would keep a pair only
-	// when the step went on, which depends on the first token (a
-	// correction ends the step).
-	var loggedPIT *seq.Tally
-	pitStreams := run.NewStreams(cfg.Seed, run.Named("replay-pit"))
-	var alphaAll stattest.Moments
-	var pos []posAcc
-	probs := make([]float64, len(check.RatioEdges)+2)
-	// p64[i], q64[i]: the step's processed rows as float64, converted once
-	// for the divergences and the logged run's PIT test.
-	var p64, q64 [][]float64
-	interrupted := false
-	for !interrupted && r.Next() {
-		if ctx.Err() != nil {
-			interrupted = true
+	return rr, nil
+}
+
+// step replays the reader's current step: the positions' divergences, the
+// logged run's tests and every rule's outcomes.
+func (rr *replayRun) step(ctx context.Context) error {
+	r, rep := rr.r, rr.rep
+	st, b := r.Step(), r.Block()
+	rr.given.B = b
+	row := r.Row()
+	g := len(st.Tokens)
+	rep.Steps++
+	rep.V = len(st.P[0])
+	rep.MaxGamma = max(rep.MaxGamma, g)
+	rr.rows(g)
+	p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcQ(0)[:len(r.ProcP(0))])
+	check.RatioCells(rr.probs, p1, q1)
+	if len(st.Emitted) > 0 {
+		rr.addLogged(st, row, g, p1, q1)
+	}
+	am := -1
+	for _, a := range rr.accs {
+		if err := rr.ruleStep(ctx, a, row, p1, q1, &am); err != nil {
+			return err
+		}
+		if rr.interrupted {
 			break
 		}
-		if cfg.MaxSteps > 0 && rep.Steps >= cfg.MaxSteps {
+	}
+	return nil
+}
+
+// rows converts the step's g+1 processed rows to float64 and adds the g
+// draft positions' α (and divergences) to their summaries.
+func (rr *replayRun) rows(g int) {
+	for len(rr.pos) < g {
+		rr.pos = append(rr.pos, posAcc{})
+	}
+	for len(rr.p64) <= g {
+		rr.p64, rr.q64 = append(rr.p64, nil), append(rr.q64, nil)
+	}
+	for i := 0; i <= g; i++ {
+		rr.p64[i] = sim.Float64s(rr.p64[i], rr.r.ProcP(i))
+		if i < g {
+			rr.q64[i] = sim.Float64s(rr.q64[i], rr.r.ProcQ(i)[:len(rr.p64[i])])
+		}
+	}
+	for i := 0; i < g; i++ {
+		rr.alphaAll.Add(rr.pos[i].add(rr.p64[i], rr.q64[i], !rr.cfg.SkipDivergences))
+	}
+}
+
+// addLogged adds a step's emitted tokens to the logged run's summaries:
+// their count, the first token's cell and every token's PIT.
+func (rr *replayRun) addLogged(st *data.Step, row int64, g int, p1, q1 sim.Row) {
+	rr.logged.Add(float64(len(st.Emitted)))
+	rr.loggedCells.Add(rr.probs, check.RatioCell(p1, q1, st.Emitted[0]))
+	if rr.loggedPIT == nil {
+		rr.loggedPIT = seq.NewTally(rr.rep.V, false)
+	}
+	rr.pitStreams.Reset(uint64(row))
+	rng := rr.pitStreams.Rand(run.Coins)
+	for j, x := range st.Emitted {
+		q := rr.p64[j] // the bonus position has no draft row
+		if j < g {
+			q = rr.q64[j]
+		}
+		rr.loggedPIT.Add(rng.Float64(), rr.p64[j], q, x)
+	}
+}
+
+// ruleStep replays one rule on the step: its exact law given the logged
+// block, cfg.Reps sampled outcomes and the first one's cell. am caches
+// the target's argmax for greedy rules (-1 until needed).
+func (rr *replayRun) ruleStep(ctx context.Context, a *ruleAcc, row int64, p1, q1 sim.Row, am *int) error {
+	st, b := rr.r.Step(), rr.r.Block()
+	res := StepResult{Row: row, PromptID: st.PromptID, Step: st.Step, Rule: a.rule.Name,
+		AcceptedExact: math.NaN(), EmittedExact: math.NaN()}
+	if a.lawer != nil {
+		if err := a.lawer.Law(b, &a.law); err != nil {
+			return fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
+		}
+		res.AcceptedExact, res.EmittedExact = a.law.ExpectedAccepted(), a.law.ExpectedEmitted()
+		a.accEx.Add(res.AcceptedExact)
+		a.emEx.Add(res.EmittedExact)
+	}
+	first, err := rr.sample(ctx, a, row, &res)
+	if err != nil || rr.interrupted {
+		return err
+	}
+	if a.lawer != nil {
+		a.diff.Add(res.EmittedSampled - res.EmittedExact)
+	}
+	if a.rule.Greedy {
+		if *am < 0 {
+			*am = sim.ArgmaxRow(b.P[0])
+		}
+		c := 1
+		if first == *am {
+			c = 0
+		}
+		a.cells.Add(check.GreedyProbs, c)
+	} else if first >= 0 {
+		a.cells.Add(rr.probs, check.RatioCell(p1, q1, first))
+	}
+	if rr.cfg.PerStep != nil {
+		return rr.cfg.PerStep(res)
+	}
+	return nil
+}
+
+// sample draws the rule's cfg.Reps outcomes on the step, sets res's
+// sampled means and returns the first outcome's first emitted token (-1
+// when it emitted none). It checks ctx every 1024 outcomes and sets
+// rr.interrupted when it is cancelled (the step keeps the reps done).
+func (rr *replayRun) sample(ctx context.Context, a *ruleAcc, row int64, res *StepResult) (int, error) {
+	st, b := rr.r.Step(), rr.r.Block()
+	a.streams.Reset(uint64(row))
+	sa, se := 0.0, 0.0
+	first := -1
+	for k := 0; k < rr.cfg.Reps; k++ {
+		if k%1024 == 1023 && ctx.Err() != nil {
+			rr.interrupted = true
 			break
 		}
-		st, b := r.Step(), r.Block()
-		given.B = b
-		row := r.Row()
-		g := len(st.Tokens)
-		rep.Steps++
-		rep.V = len(st.P[0])
-		rep.MaxGamma = max(rep.MaxGamma, g)
-		for len(pos) < g {
-			pos = append(pos, posAcc{})
+		rd, err := a.w.Round(a.streams, int64(k))
+		if err != nil {
+			return 0, fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
 		}
-		for len(p64) <= g {
-			p64, q64 = append(p64, nil), append(q64, nil)
+		o := rd.Outcome()
+		if err := sim.CheckOutcome(b, o); err != nil {
+			return 0, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
 		}
-		for i := 0; i <= g; i++ {
-			p64[i] = sim.Float64s(p64[i], r.ProcP(i))
-			if i < g {
-				q64[i] = sim.Float64s(q64[i], r.ProcQ(i)[:len(p64[i])])
-			}
-		}
-		for i := 0; i < g; i++ {
-			alphaAll.Add(pos[i].add(p64[i], q64[i], !cfg.SkipDivergences))
-		}
-		p1, q1 := sim.F32(r.ProcP(0)), sim.F32(r.ProcQ(0)[:len(r.ProcP(0))])
-		check.RatioCells(probs, p1, q1)
-		if len(st.Emitted) > 0 {
-			logged.Add(float64(len(st.Emitted)))
-			loggedCells.Add(probs, check.RatioCell(p1, q1, st.Emitted[0]))
-			if loggedPIT == nil {
-				loggedPIT = seq.NewTally(rep.V, false)
-			}
-			pitStreams.Reset(uint64(row))
-			rng := pitStreams.Rand(run.Coins)
-			for j, x := range st.Emitted {
-				q := p64[j] // the bonus position has no draft row
-				if j < g {
-					q = q64[j]
-				}
-				loggedPIT.Add(rng.Float64(), p64[j], q, x)
-			}
-		}
-		am := -1
-		for _, a := range accs {
-			res := StepResult{Row: row, PromptID: st.PromptID, Step: st.Step, Rule: a.rule.Name,
-				AcceptedExact: math.NaN(), EmittedExact: math.NaN()}
-			if a.lawer != nil {
-				if err := a.lawer.Law(b, &a.law); err != nil {
-					return nil, fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
-				}
-				res.AcceptedExact, res.EmittedExact = a.law.ExpectedAccepted(), a.law.ExpectedEmitted()
-				a.accEx.Add(res.AcceptedExact)
-				a.emEx.Add(res.EmittedExact)
-			}
-			a.streams.Reset(uint64(row))
-			sa, se := 0.0, 0.0
-			first := -1
-			for k := 0; k < cfg.Reps; k++ {
-				if k%1024 == 1023 && ctx.Err() != nil {
-					interrupted = true // this step keeps the reps done
-					break
-				}
-				rd, err := a.w.Round(a.streams, int64(k))
-				if err != nil {
-					return nil, fmt.Errorf("replay: rule %s on row %d: %w", a.rule.Name, row, err)
-				}
-				o := rd.Outcome()
-				if err := sim.CheckOutcome(b, o); err != nil {
-					return nil, fmt.Errorf("replay: rule %s on row %d: %v", a.rule.Name, row, err)
-				}
-				sa += float64(o.Accepted)
-				se += float64(o.Emitted())
-				a.accS.Add(float64(o.Accepted))
-				a.emS.Add(float64(o.Emitted()))
-				if k == 0 {
-					first = o.Next
-					if o.Accepted > 0 {
-						first = st.Tokens[0]
-					}
-				}
-			}
-			res.AcceptedSampled, res.EmittedSampled = sa/float64(cfg.Reps), se/float64(cfg.Reps)
-			if interrupted {
-				break
-			}
-			if a.lawer != nil {
-				a.diff.Add(res.EmittedSampled - res.EmittedExact)
-			}
-			if a.rule.Greedy {
-				if am < 0 {
-					am = sim.ArgmaxRow(b.P[0])
-				}
-				c := 1
-				if first == am {
-					c = 0
-				}
-				a.cells.Add(check.GreedyProbs, c)
-			} else if first >= 0 {
-				a.cells.Add(probs, check.RatioCell(p1, q1, first))
-			}
-			if cfg.PerStep != nil {
-				if err := cfg.PerStep(res); err != nil {
-					return nil, err
-				}
+		sa += float64(o.Accepted)
+		se += float64(o.Emitted())
+		a.accS.Add(float64(o.Accepted))
+		a.emS.Add(float64(o.Emitted()))
+		if k == 0 {
+			first = o.Next
+			if o.Accepted > 0 {
+				first = st.Tokens[0]
 			}
 		}
 	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	rep.Positions = positionStats(pos, cfg.SkipDivergences)
-	rep.MeanAlpha = alphaAll.Summary(0.95).Mean
-	ls := logged.Summary(0.95)
+	res.AcceptedSampled, res.EmittedSampled = sa/float64(rr.cfg.Reps), se/float64(rr.cfg.Reps)
+	return first, nil
+}
+
+// assemble summarises the steps replayed: the positions, the logged run's
+// tests and every rule's report.
+func (rr *replayRun) assemble() *ReplayReport {
+	rep, cfg := rr.rep, rr.cfg
+	rep.Positions = positionStats(rr.pos, cfg.SkipDivergences)
+	rep.MeanAlpha = rr.alphaAll.Summary(0.95).Mean
+	ls := rr.logged.Summary(0.95)
 	rep.LoggedSteps, rep.LoggedMeanEmitted, rep.LoggedCI95 = ls.N, ls.Mean, [2]float64{ls.Lo, ls.Hi}
-	rep.LoggedLossless = loggedCells.Test(cfg.Level)
-	if loggedPIT != nil {
-		vd := loggedPIT.Verdict(cfg.Level, check.DefaultPower)
+	rep.LoggedLossless = rr.loggedCells.Test(cfg.Level)
+	if rr.loggedPIT != nil {
+		vd := rr.loggedPIT.Verdict(cfg.Level, check.DefaultPower)
 		rep.LoggedPIT = &vd
 	}
-	for _, a := range accs {
-		rr := RuleReport{Name: a.rule.Name, Steps: rep.Steps, HasLaw: a.lawer != nil,
-			MeanAcceptedExact: math.NaN(), MeanEmittedExact: math.NaN(), ExactMinusSampledZ: math.NaN()}
-		if a.lawer != nil {
-			ea, ee := a.accEx.Summary(0.95), a.emEx.Summary(0.95)
-			rr.MeanAcceptedExact, rr.MeanEmittedExact, rr.EmittedExactCI95 = ea.Mean, ee.Mean, [2]float64{ee.Lo, ee.Hi}
-			if d := a.diff.Summary(0.95); d.N > 1 && d.StdDev > 0 {
-				rr.ExactMinusSampledZ = d.Mean / (d.StdDev / math.Sqrt(float64(d.N)))
-			}
+	for _, a := range rr.accs {
+		rep.Rules = append(rep.Rules, a.report(rep.Steps, cfg.Level))
+	}
+	rep.Warnings = rr.r.Warnings()
+	return rep
+}
+
+// report is the rule's summary over steps replayed steps at level.
+func (a *ruleAcc) report(steps int64, level float64) RuleReport {
+	rr := RuleReport{Name: a.rule.Name, Steps: steps, HasLaw: a.lawer != nil,
+		MeanAcceptedExact: math.NaN(), MeanEmittedExact: math.NaN(), ExactMinusSampledZ: math.NaN()}
+	if a.lawer != nil {
+		ea, ee := a.accEx.Summary(0.95), a.emEx.Summary(0.95)
+		rr.MeanAcceptedExact, rr.MeanEmittedExact, rr.EmittedExactCI95 = ea.Mean, ee.Mean, [2]float64{ee.Lo, ee.Hi}
+		if d := a.diff.Summary(0.95); d.N > 1 && d.StdDev > 0 {
+			rr.ExactMinusSampledZ = d.Mean / (d.StdDev / math.Sqrt(float64(d.N)))
 		}
-		sa, se := a.accS.Summary(0.95), a.emS.Summary(0.95)
-		rr.MeanAcceptedSampled, rr.AcceptedCI95 = sa.Mean, [2]float64{sa.Lo, sa.Hi}
-		rr.MeanEmittedSampled, rr.EmittedCI95 = se.Mean, [2]float64{se.Lo, se.Hi}
-		rr.Lossless = a.cells.Test(cfg.Level)
-		rep.Rules = append(rep.Rules, rr)
 	}
-	rep.Warnings = r.Warnings()
-	if interrupted {
-		return rep, ctx.Err()
-	}
-	return rep, nil
+	sa, se := a.accS.Summary(0.95), a.emS.Summary(0.95)
+	rr.MeanAcceptedSampled, rr.AcceptedCI95 = sa.Mean, [2]float64{sa.Lo, sa.Hi}
+	rr.MeanEmittedSampled, rr.EmittedCI95 = se.Mean, [2]float64{se.Lo, se.Hi}
+	rr.Lossless = a.cells.Test(level)
+	return rr
 }
 
 // ErrBadInput marks errors in the options of ReplayLog (an unknown rule or

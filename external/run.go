@@ -38,7 +38,7 @@ type RunConfig struct {
 	ConformParams algos.Params
 	// TreeDraft names the drafter of tree mode (iid, wor, topk, greedy or
 	// dynamic; "" is iid), K its candidates (children of the root, or
-	// nodes per layer for dynamic; 0 is 4) and Branch, if set, its
+	// nodes per layer for dynamic; 0 is draft.DefaultK) and Branch, if set, its
 	// children per depth (wor, topk, greedy).
 	TreeDraft string
 	K         int
@@ -303,9 +303,7 @@ func (p *prepared) prepareTree() error {
 	if !slices.Contains(draft.TreeNames(), name) {
 		return diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
 	}
-	if k == 0 {
-		k = 4
-	}
+	k = draft.K(k, true)
 	if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
 		return diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
 	}

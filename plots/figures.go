@@ -164,6 +164,15 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	bot := newPanel("draft quality β = Σ min(p, q)", "block gain over token (%)")
 	f := &Figure{Name: "block-vs-token", Panels: []*plot.Plot{top, bot}, LegendCols: 3, PanelHeight: 2 * vg.Inch,
 		Caption: "Block vs token verification. Top: emitted tokens per step vs γ, paired Monte Carlo on dirichlet:V=2048 pools at three draft qualities β (line style), 95% bands. Bottom: block's relative gain vs the measured β for several γ; markers with 95% bars: Monte Carlo, dashed: exact on Markov pairs (V = 4, order 1)."}
+	gs := bvtTop(f, top, mc)
+	bvtBottom(f, bot, rows, mc, gs)
+	return f, nil
+}
+
+// bvtTop draws block-vs-token's top panel (emitted per step vs γ at three
+// β) with its legend and the widest band's width in the caption, and
+// returns the γ of the Monte Carlo rows.
+func bvtTop(f *Figure, top *plot.Plot, mc []table.Row) []float64 {
 	betas := table.Distinct(mc, "beta_target")
 	var pick []float64 // none when every β is NaN: the panel stays empty
 	if len(betas) > 0 {
@@ -200,7 +209,13 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 		}
 	}
 	f.Caption += fmt.Sprintf(" The widest 95%% band in the top panel is ±%.2g tokens, thin at the default trial counts; the bottom panel's bars show the paired intervals of the difference.", half)
+	return gs
+}
 
+// bvtBottom draws block-vs-token's bottom panel: block's gain vs the
+// measured β for γ = 2, 4, 8 (those of gs), Monte Carlo with bars and the
+// exact rows of the first exact source dashed.
+func bvtBottom(f *Figure, bot *plot.Plot, rows, mc []table.Row, gs []float64) {
 	var gpick []float64
 	for _, g := range []float64{2, 4, 8} {
 		if slices.Contains(gs, g) {
@@ -217,22 +232,7 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 		isG := func(r table.Row) bool { return table.Num(r, "gamma") == g }
 		sub := table.Where(mc, table.And(table.Eq("rule", "gain"), isG))
 		pts := xy(sub, "beta_measured", "gain_pct")
-		var errs plotter.YErrors
-		var pp plotter.XYs
-		for _, r := range sub {
-			m, lo, hi, gp := table.Num(r, "mean_emitted"), table.Num(r, "ci_lo"), table.Num(r, "ci_hi"), table.Num(r, "gain_pct")
-			if m == 0 || math.IsNaN(gp) {
-				continue
-			}
-			// the gain's interval, scaled like gain_pct = 100·gain/token
-			pp = append(pp, plotter.XY{X: table.Num(r, "beta_measured"), Y: gp})
-			errs = append(errs, struct{ Low, High float64 }{gp - gp*lo/m, gp*hi/m - gp})
-		}
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{pp, errs})
-		if err == nil {
+		if eb := gainBars(sub); eb != nil {
 			eb.Color = col
 			eb.CapWidth = vg.Points(3)
 			bot.Add(eb)
@@ -254,7 +254,29 @@ func BlockVsToken(rows []table.Row) (*Figure, error) {
 	if bs := table.Distinct(mc, "beta_measured"); len(bs) > 0 {
 		padX(bot, bs[0], bs[len(bs)-1])
 	}
-	return f, nil
+}
+
+// gainBars is the error bars of the gain rows sub: the gain's interval,
+// scaled like gain_pct = 100·gain/token; nil when there are none.
+func gainBars(sub []table.Row) *plotter.YErrorBars {
+	var errs plotter.YErrors
+	var pp plotter.XYs
+	for _, r := range sub {
+		m, lo, hi, gp := table.Num(r, "mean_emitted"), table.Num(r, "ci_lo"), table.Num(r, "ci_hi"), table.Num(r, "gain_pct")
+		if m == 0 || math.IsNaN(gp) {
+			continue
+		}
+		pp = append(pp, plotter.XY{X: table.Num(r, "beta_measured"), Y: gp})
+		errs = append(errs, struct{ Low, High float64 }{gp - gp*lo/m, gp*hi/m - gp})
+	}
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pp, errs})
+	if err != nil {
+		return nil
+	}
+	return eb
 }
 
 // klZero is the KL(p‖π) below which a value is the round-off of an exact
@@ -285,41 +307,14 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 		return nil, fmt.Errorf("plots: lossy-frontier has no frontier rows (kind = frontier) for source %s, V = %d, quality %g", source, V, quality)
 	}
 	ruleRows := table.Where(rows, func(r table.Row) bool { return !isFrontier(r) })
-	// the common axes: the smallest positive KL of the rules fixes the
-	// first decade, and KL = 0 is drawn one decade and a half below it
-	minPos, maxKL, minAcc := math.Inf(1), 0.0, 1.0
-	for _, q := range xy(ruleRows, "kl", "acceptance") {
-		if q.X >= klZero {
-			minPos = math.Min(minPos, q.X)
-		}
-		if !math.IsInf(q.X, 1) {
-			maxKL = math.Max(maxKL, q.X)
-		}
-		minAcc = math.Min(minAcc, q.Y)
-	}
-	if math.IsInf(minPos, 1) {
-		minPos = 1e-3
-	}
-	first := math.Pow(10, math.Floor(math.Log10(minPos)))
-	zeroAt := first / math.Pow(10, 1.5)
-	at := func(kl float64) float64 {
-		if kl < klZero {
-			return zeroAt
-		}
-		return kl
-	}
-	xMin, xMax := zeroAt/4, math.Max(maxKL, first)*2
-	yMin, yMax := minAcc-padFrac*(1-minAcc), 1+padFrac*(1-minAcc)
-	ticks := klTicks{zero: zeroAt, first: first}
-	brk := math.Sqrt(zeroAt * first)
-
+	ax := newKLAxes(ruleRows)
 	// the frontier within the drawn range: KL = 0 in its column, then
 	// from the break on (a budget between them has no place on the axis)
 	frontier := table.Where(frontierRows, func(r table.Row) bool {
 		kl := table.Num(r, "kl")
-		return kl <= xMax && (kl < klZero || kl >= brk)
+		return kl <= ax.xMax && (kl < klZero || kl >= ax.brk)
 	})
-	fpts := xyAt(frontier, at)
+	fpts := xyAt(frontier, ax.at)
 	f := &Figure{Name: "lossy-frontier", LegendCols: 2, GridCols: 2, PanelHeight: 1.45 * vg.Inch,
 		Caption: fmt.Sprintf("The lossy frontier on %s pools (V = %d, draft quality %g): one panel per lossy rule, acceptance vs KL(p‖π), both averaged over the pool's contexts, one marker per setting. "+
 			"The black line is the frontier: the most acceptance any rule can average for that average KL, reached by mentored decoding with the KL budget allocated across the contexts where their acceptance–KL curves have one common slope (water-filling). "+
@@ -337,72 +332,15 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 	for _, rule := range rules {
 		pts := xyAt(table.Where(ruleRows, func(r table.Row) bool {
 			return r.String("rule") == rule && !math.IsInf(table.Num(r, "kl"), 1)
-		}), at)
+		}), ax.at)
 		if len(pts) == 0 {
 			infinite = append(infinite, rule)
 			continue
 		}
-		p := newPanel("KL(p‖π) (nats)", "acceptance α")
-		p.Title.Text = rule
-		if rule == "mentored" {
-			p.Title.Text = "mentored (one D everywhere)"
+		p, err := ax.panel(rule, pts, fpts)
+		if err != nil {
+			return nil, err
 		}
-		p.Title.Padding = vg.Points(2)
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = ticks
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
-		sep := line(plotter.XYs{{X: brk, Y: yMin}, {X: brk, Y: yMax}}, color.Gray{Y: 0x99}, dotted)
-		sep.Width = vg.Points(0.6)
-		l := line(fpts, color.Black, nil)
-		l.Width = vg.Points(0.9)
-		p.Add(sep, l)
-		// one marker per distinct point, labelled with its multiplicity
-		uniq, counts := coincide(pts)
-		_, rm := styled(uniq, rule)
-		rm.GlyphStyle.Radius = vg.Points(2.6)
-		p.Add(rm)
-		var lab plotter.XYLabels
-		for i, c := range counts {
-			if c > 1 {
-				lab.XYs = append(lab.XYs, uniq[i])
-				lab.Labels = append(lab.Labels, fmt.Sprintf("×%d", c))
-			}
-		}
-		if len(lab.XYs) > 0 {
-			ls, err := plotter.NewLabels(lab)
-			if err != nil {
-				return nil, err
-			}
-			// the count goes above the marker, or below it in the upper half
-			// (a label reaching past the panel's edge would make gonum
-			// shrink the panel to fit it)
-			for i := range ls.TextStyle {
-				ls.TextStyle[i].Font.Size = tickSize
-				ls.TextStyle[i].Color = StyleOf(rule).Color
-				ls.TextStyle[i].XAlign = draw.XCenter
-				ls.TextStyle[i].YAlign = draw.YBottom
-				if lab.XYs[i].Y > (yMin+yMax)/2 {
-					ls.TextStyle[i].YAlign = draw.YTop
-				}
-			}
-			above, below := *ls, *ls
-			above.XYs, below.XYs, above.Labels, below.Labels = nil, nil, nil, nil
-			above.TextStyle, below.TextStyle = nil, nil
-			for i := range ls.XYs {
-				if ls.TextStyle[i].YAlign == draw.YTop {
-					below.XYs, below.Labels, below.TextStyle = append(below.XYs, ls.XYs[i]), append(below.Labels, ls.Labels[i]), append(below.TextStyle, ls.TextStyle[i])
-				} else {
-					above.XYs, above.Labels, above.TextStyle = append(above.XYs, ls.XYs[i]), append(above.Labels, ls.Labels[i]), append(above.TextStyle, ls.TextStyle[i])
-				}
-			}
-			above.Offset, below.Offset = vg.Point{Y: vg.Points(4)}, vg.Point{Y: -vg.Points(4)}
-			for _, l := range []plotter.Labels{above, below} {
-				if len(l.XYs) > 0 {
-					p.Add(&l)
-				}
-			}
-		}
-		p.Y.Min, p.Y.Max, p.X.Min, p.X.Max = yMin, yMax, xMin, xMax
 		f.Panels = append(f.Panels, p)
 	}
 	// axis labels once: x on the bottom row, y on the left column
@@ -421,6 +359,122 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 		f.Caption += fmt.Sprintf(" Not drawn: %s, whose KL(p‖π) is infinite at every setting here (π is 0 where p > 0).", strings.Join(infinite, ", "))
 	}
 	return f, nil
+}
+
+// klAxes are lossy-frontier's common axes: the smallest positive KL of the
+// rules fixes the first decade, and KL = 0 is drawn one decade and a half
+// below it (zeroAt), left of a break at brk.
+type klAxes struct {
+	zeroAt, first, brk     float64
+	xMin, xMax, yMin, yMax float64
+	ticks                  klTicks
+}
+
+// newKLAxes sizes the common axes of the rules' rows.
+func newKLAxes(ruleRows []table.Row) klAxes {
+	minPos, maxKL, minAcc := math.Inf(1), 0.0, 1.0
+	for _, q := range xy(ruleRows, "kl", "acceptance") {
+		if q.X >= klZero {
+			minPos = math.Min(minPos, q.X)
+		}
+		if !math.IsInf(q.X, 1) {
+			maxKL = math.Max(maxKL, q.X)
+		}
+		minAcc = math.Min(minAcc, q.Y)
+	}
+	if math.IsInf(minPos, 1) {
+		minPos = 1e-3
+	}
+	first := math.Pow(10, math.Floor(math.Log10(minPos)))
+	zeroAt := first / math.Pow(10, 1.5)
+	return klAxes{zeroAt: zeroAt, first: first, brk: math.Sqrt(zeroAt * first),
+		xMin: zeroAt / 4, xMax: math.Max(maxKL, first) * 2,
+		yMin: minAcc - padFrac*(1-minAcc), yMax: 1 + padFrac*(1-minAcc),
+		ticks: klTicks{zero: zeroAt, first: first}}
+}
+
+// at is the x position of a KL: its own column for KL = 0.
+func (ax klAxes) at(kl float64) float64 {
+	if kl < klZero {
+		return ax.zeroAt
+	}
+	return kl
+}
+
+// panel is one lossy rule's panel: the break, the frontier fpts and the
+// rule's settings pts, one marker per distinct point labelled with its
+// multiplicity.
+func (ax klAxes) panel(rule string, pts, fpts plotter.XYs) (*plot.Plot, error) {
+	p := newPanel("KL(p‖π) (nats)", "acceptance α")
+	p.Title.Text = rule
+	if rule == "mentored" {
+		p.Title.Text = "mentored (one D everywhere)"
+	}
+	p.Title.Padding = vg.Points(2)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = ax.ticks
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = ax.xMin, ax.xMax, ax.yMin, ax.yMax
+	sep := line(plotter.XYs{{X: ax.brk, Y: ax.yMin}, {X: ax.brk, Y: ax.yMax}}, color.Gray{Y: 0x99}, dotted)
+	sep.Width = vg.Points(0.6)
+	l := line(fpts, color.Black, nil)
+	l.Width = vg.Points(0.9)
+	p.Add(sep, l)
+	uniq, counts := coincide(pts)
+	_, rm := styled(uniq, rule)
+	rm.GlyphStyle.Radius = vg.Points(2.6)
+	p.Add(rm)
+	if err := ax.countLabels(p, rule, uniq, counts); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max, p.X.Min, p.X.Max = ax.yMin, ax.yMax, ax.xMin, ax.xMax
+	return p, nil
+}
+
+// countLabels adds to p the count of every point of uniq that stands for
+// more than one setting: above the marker, or below it in the upper half
+// (a label reaching past the panel's edge would make gonum shrink the
+// panel to fit it).
+func (ax klAxes) countLabels(p *plot.Plot, rule string, uniq plotter.XYs, counts []int) error {
+	var lab plotter.XYLabels
+	for i, c := range counts {
+		if c > 1 {
+			lab.XYs = append(lab.XYs, uniq[i])
+			lab.Labels = append(lab.Labels, fmt.Sprintf("×%d", c))
+		}
+	}
+	if len(lab.XYs) == 0 {
+		return nil
+	}
+	ls, err := plotter.NewLabels(lab)
+	if err != nil {
+		return err
+	}
+	for i := range ls.TextStyle {
+		ls.TextStyle[i].Font.Size = tickSize
+		ls.TextStyle[i].Color = StyleOf(rule).Color
+		ls.TextStyle[i].XAlign = draw.XCenter
+		ls.TextStyle[i].YAlign = draw.YBottom
+		if lab.XYs[i].Y > (ax.yMin+ax.yMax)/2 {
+			ls.TextStyle[i].YAlign = draw.YTop
+		}
+	}
+	above, below := *ls, *ls
+	above.XYs, below.XYs, above.Labels, below.Labels = nil, nil, nil, nil
+	above.TextStyle, below.TextStyle = nil, nil
+	for i := range ls.XYs {
+		if ls.TextStyle[i].YAlign == draw.YTop {
+			below.XYs, below.Labels, below.TextStyle = append(below.XYs, ls.XYs[i]), append(below.Labels, ls.Labels[i]), append(below.TextStyle, ls.TextStyle[i])
+		} else {
+			above.XYs, above.Labels, above.TextStyle = append(above.XYs, ls.XYs[i]), append(above.Labels, ls.Labels[i]), append(above.TextStyle, ls.TextStyle[i])
+		}
+	}
+	above.Offset, below.Offset = vg.Point{Y: vg.Points(4)}, vg.Point{Y: -vg.Points(4)}
+	for _, l := range []plotter.Labels{above, below} {
+		if len(l.XYs) > 0 {
+			p.Add(&l)
+		}
+	}
+	return nil
 }
 
 func boolInt(b bool) int {
@@ -568,46 +622,11 @@ func Replay(rows []table.Row) (*Figure, error) {
 	}
 	f := &Figure{Name: "replay", LegendCols: 4, PanelHeight: 1.3 * vg.Inch,
 		Caption: "Replay of the embedded sample log. Top: one histogram per draft position of the acceptance α = Σ min(p, q) at that position (bins of 0.05; fraction of the steps that reach the position). Bottom: mean emitted tokens per step by rule, exact given each logged draft with 95% intervals (the logged run: its sampled mean); \"lossy\" marks the rules whose losslessness test on the log rejects."}
-	const bins = 20
-	positions := table.Distinct(alpha, "position")
-	hists := make([][]float64, len(positions))
-	yMax := 0.0
+	positions, hists, yMax := alphaHists(alpha)
 	for i, pos := range positions {
-		sub := table.Where(alpha, func(r table.Row) bool { return table.Num(r, "position") == pos })
-		hists[i] = make([]float64, bins)
-		for _, r := range sub {
-			hists[i][min(bins-1, max(0, int(table.Num(r, "alpha")*bins)))]++
-		}
-		for b := range hists[i] {
-			hists[i][b] /= float64(len(sub))
-			yMax = math.Max(yMax, hists[i][b])
-		}
-	}
-	for i, pos := range positions {
-		p := newPanel("α at the position", "fraction")
-		p.Title.Text = fmt.Sprintf("position %g", pos)
-		p.Title.Padding = vg.Points(2)
-		col := Seq(i, len(positions))
-		for b, v := range hists[i] {
-			if v == 0 {
-				continue
-			}
-			x0, x1 := float64(b)/bins, float64(b+1)/bins
-			poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: v}, {X: x0, Y: v}})
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = col
-			poly.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
-			p.Add(poly)
-		}
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, yMax*1.05
-		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"}})
-		if i%2 == 1 {
-			p.Y.Label.Text = ""
-		}
-		if i < len(positions)-2 {
-			p.X.Label.Text = ""
+		p, err := alphaPanel(i, len(positions), pos, hists[i], yMax)
+		if err != nil {
+			return nil, err
 		}
 		f.Panels = append(f.Panels, p)
 	}
@@ -618,7 +637,66 @@ func Replay(rows []table.Row) (*Figure, error) {
 	}
 	f.RowSizes = append(f.RowSizes, 1)
 	f.RowHeights = append(f.RowHeights, 0.22*vg.Inch*vg.Length(len(rules))+0.45*vg.Inch)
+	f.Panels = append(f.Panels, replayRulesPanel(rules))
+	return f, nil
+}
 
+// alphaBins is the number of bins of the replay figure's α histograms.
+const alphaBins = 20
+
+// alphaHists is the histogram of α at each draft position of the alpha
+// rows (fractions of the position's steps) and the largest fraction.
+func alphaHists(alpha []table.Row) (positions []float64, hists [][]float64, yMax float64) {
+	positions = table.Distinct(alpha, "position")
+	hists = make([][]float64, len(positions))
+	for i, pos := range positions {
+		sub := table.Where(alpha, func(r table.Row) bool { return table.Num(r, "position") == pos })
+		hists[i] = make([]float64, alphaBins)
+		for _, r := range sub {
+			hists[i][min(alphaBins-1, max(0, int(table.Num(r, "alpha")*alphaBins)))]++
+		}
+		for b := range hists[i] {
+			hists[i][b] /= float64(len(sub))
+			yMax = math.Max(yMax, hists[i][b])
+		}
+	}
+	return positions, hists, yMax
+}
+
+// alphaPanel is the histogram panel of position pos, the i-th of n, on a
+// y axis up to yMax; x labels on the bottom row, y labels on the left.
+func alphaPanel(i, n int, pos float64, hist []float64, yMax float64) (*plot.Plot, error) {
+	p := newPanel("α at the position", "fraction")
+	p.Title.Text = fmt.Sprintf("position %g", pos)
+	p.Title.Padding = vg.Points(2)
+	col := Seq(i, n)
+	for b, v := range hist {
+		if v == 0 {
+			continue
+		}
+		x0, x1 := float64(b)/alphaBins, float64(b+1)/alphaBins
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: v}, {X: x0, Y: v}})
+		if err != nil {
+			return nil, err
+		}
+		poly.Color = col
+		poly.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
+		p.Add(poly)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, yMax*1.05
+	p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"}})
+	if i%2 == 1 {
+		p.Y.Label.Text = ""
+	}
+	if i < n-2 {
+		p.X.Label.Text = ""
+	}
+	return p, nil
+}
+
+// replayRulesPanel is the replay figure's bottom panel: every rule's mean
+// emitted tokens per step (exact, else sampled) with its 95% interval.
+func replayRulesPanel(rules []table.Row) *plot.Plot {
 	bot := newPanel("E[emitted per step]", "")
 	var names []string
 	hiAll := 1.0
@@ -647,8 +725,7 @@ func Replay(rows []table.Row) (*Figure, error) {
 	bot.NominalY(names...)
 	bot.Y.Tick.Label.Font.Size = tickSize
 	padX(bot, 1, hiAll)
-	f.Panels = append(f.Panels, bot)
-	return f, nil
+	return bot
 }
 
 // cleanTicks relabels a Ticker's labelled ticks with at most four

@@ -263,10 +263,10 @@ func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 			return rule, false, err
 		}
 	}
-	if req.K < 1 || req.K > 64 {
-		return rule, false, diag.Param("k", " = %d; use 1 <= k <= 64 candidates", req.K)
+	k, branch, delay := draft.K(req.K, true), req.Branch, req.Delay
+	if k < 1 || k > draft.MaxK {
+		return rule, false, diag.Param("k", " = %d; use 1 <= k <= %d candidates", k, draft.MaxK)
 	}
-	k, branch, delay := req.K, req.Branch, req.Delay
 	if len(branch) > 0 && !draft.Branches(kind.String()) {
 		return rule, false, draft.BranchError(kind.String())
 	}
@@ -286,7 +286,7 @@ func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 		// that a batch's rows are independent
 		rule.Tree, rule.TreeSteps, batched = nil, algos.BatchSteps{A: ba}, true
 	}
-	rep.Params, rep.K, rep.Draft = full, req.K, kind.String()
+	rep.Params, rep.K, rep.Draft = full, k, kind.String()
 	return rule, batched, nil
 }
 

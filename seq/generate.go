@@ -39,7 +39,7 @@ type Config struct {
 	Algo   string
 	Params algos.Params
 	// Gamma is the draft length (the cap for conf and oracle; the depth
-	// for trees); K the tree's branching (default 4); MaxNgram lookup's
+	// for trees); K the tree's branching (default draft.DefaultK); MaxNgram lookup's
 	// max_ngram_size (default 3).
 	Gamma, K, MaxNgram int
 	Policy             draft.Policy
@@ -207,9 +207,7 @@ func (c *Config) check() error {
 	if c.Pair.P.Vocab() != c.Pair.Q.Vocab() {
 		return fmt.Errorf("generate: target has %d tokens and draft %d; use one vocabulary", c.Pair.P.Vocab(), c.Pair.Q.Vocab())
 	}
-	if c.K == 0 {
-		c.K = 4
-	}
+	c.K = draft.K(c.K, true)
 	if c.MaxNgram == 0 {
 		c.MaxNgram = 3
 	}

@@ -1,10 +1,8 @@
 package seq
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/specsim/specsim/sim"
@@ -226,9 +224,9 @@ func coarsenGrid(h []int64, m, k int) []int64 {
 	return out
 }
 
-// Verdict runs the tests as one family through check.Evaluate (each at
+// Verdict runs the tests as one family through check.Assemble (each at
 // its Holm share of the level, with its minimum detectable TV there, then
-// Holm's correction) and words the verdict.
+// Holm's correction) and words the verdict with check's words.
 func (t *Tally) Verdict(level, power float64) Verdict {
 	vd := Verdict{Level: level, Power: power, Positions: t.n, Invalid: t.zero, Verdict: check.NotDetected}
 	var ps []check.Pending
@@ -239,23 +237,14 @@ func (t *Tally) Verdict(level, power float64) Verdict {
 		}
 		ps = append(ps, p)
 	}
-	share := level / float64(len(ps))
-	tests, err := check.Evaluate(ps, level, power)
+	fam, err := check.Assemble(ps, level, power)
 	if err != nil {
 		return vd.failed(err)
 	}
-	vd.Tests, vd.PValue = tests, 1
-	finest := 0
-	powerless := false
-	for i := range vd.Tests {
-		vd.PValue = min(vd.PValue, vd.Tests[i].PHolm)
-		if vd.Tests[i].MinDetTV < vd.Tests[finest].MinDetTV {
-			finest = i
-		}
-		powerless = powerless || !(vd.Tests[i].MinDetTV < 1)
-	}
-	vd.MinDetectableTV, vd.MinDetectableQuantity = vd.Tests[finest].MinDetTV, vd.Tests[finest].Quantity
-	vd.Claim, vd.Verdict = t.claim(vd, finest, share, powerless)
+	vd.Tests, vd.PValue = fam.Tests, fam.PValue
+	finest := fam.Tests[fam.Finest]
+	vd.MinDetectableTV, vd.MinDetectableQuantity = finest.MinDetTV, finest.Quantity
+	vd.Claim, vd.Verdict = t.claim(fam)
 	return vd
 }
 
@@ -309,25 +298,23 @@ func (t *Tally) pendingTests() []pendingTest {
 		coarsenGrid(t.pairs, pairMaxBins, pb)})
 }
 
-// claim words the verdict vd (its tests Holm-adjusted) and returns it
-// with the verdict: violated on a rejection or an impossible token,
+// claim words the verdict of the assembled tests fam and returns it with
+// the verdict: violated on a rejection or an impossible token,
 // inconclusive when a test was powerless, else the finest test's bound.
-func (t *Tally) claim(vd Verdict, finest int, share float64, powerless bool) (string, string) {
-	level := vd.Level
+func (t *Tally) claim(fam check.Assembled) (string, string) {
 	switch {
-	case vd.PValue < level || t.zero > 0:
+	case fam.Rejects() || t.zero > 0:
 		var why []string
-		if vd.PValue < level {
-			best := slices.MinFunc(vd.Tests, func(a, b check.Test) int { return cmp.Compare(a.PHolm, b.PHolm) })
-			why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g)", best.Name, best.PHolm, level))
+		if fam.Rejects() {
+			best := fam.FirstRejecting()
+			why = append(why, check.RejectWords(best.Name, best, fam.Level))
 		}
 		if t.zero > 0 {
 			why = append(why, fmt.Sprintf("%d emitted tokens of target probability 0", t.zero))
 		}
 		return "violated: " + strings.Join(why, "; "), check.Violated
-	case powerless:
+	case fam.Powerless:
 		return fmt.Sprintf("inconclusive: no test detected a deviation, but some could not have detected even a total one (%d positions)", t.n), check.Inconclusive
 	}
-	return fmt.Sprintf("no deviation from the target law detected by %d tests at family-wise level %g over %d positions; the finest, %q, would have detected with probability %g, at its Holm share %.3g, a deviation of %.3g in its quantity (%s)",
-		len(vd.Tests), level, t.n, vd.Tests[finest].Name, vd.Power, share, vd.MinDetectableTV, vd.MinDetectableQuantity), vd.Verdict
+	return fam.Bound("the target law", fmt.Sprintf("over %d positions", t.n)), check.NotDetected
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
-// The seed-003 pair: p = (1/3, 2/3), q = (2/3, 1/3). By hand:
+// The two-token pair of block verification (Sun et al. 2024, arXiv
+// 2403.10444; docs/rules.md#papers): p = (1/3, 2/3), q = (2/3, 1/3). By hand:
 // Σmin = 1/3 + 1/3 = 2/3; TV = ½(1/3 + 1/3) = 1/3;
 // KL(p‖q) = 1/3·log(1/2) + 2/3·log 2 = (1/3) log 2;
 // JS = log 2 − H(m) ... computed below from its definition with m = (1/2, 1/2).

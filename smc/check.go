@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/check"
 	"github.com/specsim/specsim/sim/source"
 )
 
@@ -39,7 +40,12 @@ type ZTest struct {
 	// normal under H0 (central limit theorem over independent runs).
 	Statistic float64 `json:"statistic"`
 	PValue    float64 `json:"p_value"`
-	// Level is the two-sided level of this test (half the family level).
+	// PHolm is PValue adjusted by Holm's correction over the family of
+	// this test and the posterior test (check.Assemble); the test
+	// rejects when PHolm < the family level.
+	PHolm float64 `json:"p_holm"`
+	// Level is the test's Holm share of the family level (half of it),
+	// at which MinDetectableRelBias is stated.
 	Level float64 `json:"level"`
 	// MinDetectableRelBias is the smallest |E[Ẑ]/Z − 1| detected with
 	// probability Power: (z_{1−Level/2} + z_Power)·sd(Ẑ/Z)/√R.
@@ -52,12 +58,14 @@ type ZTest struct {
 // group g, where γ̂_g = (1/N)·Σ_{i: x_i ∈ g} w_i is the unnormalised
 // particle measure (unbiased for a correct sampler, Del Moral 2004,
 // Feynman–Kac Formulae, Thm 7.4.2): the largest |z| over the groups with a
-// Bonferroni correction.
+// Bonferroni correction (PValue), then Holm's correction with the Ẑ test
+// (PHolm; Level is its Holm share, half the family level).
 type PosteriorTest struct {
 	Groups  int     `json:"groups"`
 	MaxAbsZ float64 `json:"max_abs_z"`
 	Worst   string  `json:"worst_group"`
 	PValue  float64 `json:"p_value"`
+	PHolm   float64 `json:"p_holm"`
 	Level   float64 `json:"level"`
 	Reject  bool    `json:"reject"`
 }
@@ -82,51 +90,108 @@ type Judgement struct {
 	Posterior PosteriorTest `json:"posterior_test"`
 	Converge  *Convergence  `json:"convergence,omitempty"`
 	Verdict   string        `json:"verdict"`
-	Reasons   []string      `json:"reasons,omitempty"`
+	// Claim says in one sentence what was shown, in check's words: the
+	// test that rejected, or the deviation the finest test would have
+	// detected; never that the scheme is unbiased.
+	Claim   string   `json:"claim"`
+	Reasons []string `json:"reasons,omitempty"`
 }
+
+// The two tests of a scheme's unbiasedness, one family (check.Assemble):
+// their names and the quantities their minimum detectable deviations are
+// stated in.
+const (
+	ZTestName         = "z-hat"
+	ZQuantity         = "relative bias of Ẑ, |E[Ẑ]/Z − 1|"
+	PosteriorTestName = "posterior-groups"
+	PosteriorQuantity = "bias of a posterior group's particle measure over Z, |E[γ̂_g]/Z − P(g)|, in any group"
+)
 
 // Judge tests the runs st (and, when large is non-nil, the runs at
 // ConvergenceFactor·N particles, for convergence) at family-wise level:
-// the Ẑ test and the posterior test each at level/2 (Bonferroni), the
-// convergence test at level. The verdict is Violated when either null
-// test rejects or convergence is not shown, and Inconclusive when every
-// run ended with Ẑ = 0 while particles survived (a zero-variance sample
+// the Ẑ test and the posterior test are one family assembled by
+// check.Assemble (each at its Holm share level/2, with its minimum
+// detectable deviation there, then Holm's correction), the convergence
+// test is at level. The verdict is Violated when either null test
+// rejects or convergence is not shown, and Inconclusive when every run
+// ended with Ẑ = 0 while particles survived (a zero-variance sample
 // supports no verdict). Samples that carry no information are not
 // evidence: a group never observed is not tested, nor is convergence when
 // a mean TV is NaN.
 func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
-	nrm := distuv.UnitNormal
 	var j Judgement
 	if st.Runs > 0 && st.ZeroRuns == st.Runs && st.SizeMax > 0 {
 		// Every run ended with Ẑ = 0 although particles survived: their
 		// weights were all zero, which a correct scheme gives with high
 		// probability when Z is small. Ẑ/Z = 0 with no spread: the z
 		// statistic would be −∞ and call it violated.
-		j.Z = ZTest{Level: level / 2, Power: power, PValue: math.NaN(), MinDetectableRelBias: math.Inf(1)}
-		j.Posterior = PosteriorTest{Groups: len(st.Groups), Level: level / 2, PValue: math.NaN()}
+		j.Z = ZTest{Level: level / 2, Power: power, PValue: math.NaN(), PHolm: math.NaN(), MinDetectableRelBias: math.Inf(1)}
+		j.Posterior = PosteriorTest{Groups: len(st.Groups), Level: level / 2, PValue: math.NaN(), PHolm: math.NaN()}
 		j.Verdict = Inconclusive
 		j.Reasons = []string{fmt.Sprintf("all %d runs ended with Ẑ = 0 (every surviving particle had weight 0): they carry no information on E[Ẑ]; use more particles or runs", st.Runs)}
+		j.Claim = "inconclusive: " + j.Reasons[0]
 		return j
 	}
-	R := float64(st.Runs)
-	zt := ZTest{Level: level / 2, Power: power}
-	se := st.ZRatio.StdDev / math.Sqrt(R)
+	zp, pp := zPending(st, &j.Z), posteriorPending(st, &j.Posterior)
+	fam, err := check.Assemble([]check.Pending{zp, pp}, level, power)
+	if err != nil { // normal tests always evaluate
+		j.Verdict, j.Reasons = Inconclusive, []string{"the tests could not run: " + err.Error()}
+		j.Claim = "inconclusive: " + j.Reasons[0]
+		return j
+	}
+	zt, pt := fam.Tests[0], fam.Tests[1]
+	j.Z.PValue, j.Z.PHolm, j.Z.Level, j.Z.MinDetectableRelBias, j.Z.Power = zt.PValue, zt.PHolm, zt.LevelShare, zt.MinDetTV, power
+	j.Z.Reject = zt.PHolm < level
+	j.Posterior.PValue, j.Posterior.PHolm, j.Posterior.Level = pt.PValue, pt.PHolm, pt.LevelShare
+	j.Posterior.Reject = pt.PHolm < level
+	if j.Z.Reject {
+		j.Reasons = append(j.Reasons, check.RejectWords(zt.Name, zt, level)+fmt.Sprintf(": E[Ẑ]/Z = %.5f differs from 1 (z = %.2f)", st.ZRatio.Mean, j.Z.Statistic))
+	}
+	if j.Posterior.Reject {
+		j.Reasons = append(j.Reasons, check.RejectWords(pt.Name, pt, level)+fmt.Sprintf(": the particle measure of group %s is biased (|z| = %.2f, Bonferroni over %d groups)", j.Posterior.Worst, j.Posterior.MaxAbsZ, j.Posterior.Groups))
+	}
+	if large != nil {
+		cv, why := convergence(st, *large, N, level)
+		if why != "" {
+			j.Reasons = append(j.Reasons, why)
+		}
+		j.Converge = &cv
+	}
+	j.Verdict = NotDetected
+	j.Claim = fam.Bound("an unbiased sampler (E[Ẑ] = Z, E[γ̂_g] = Z·P(g))", fmt.Sprintf("over %d runs", st.Runs)) + "; each test names its own quantity and detectable deviation"
+	if len(j.Reasons) > 0 {
+		j.Verdict = Violated
+		j.Claim = "violated: " + strings.Join(j.Reasons, "; ")
+	}
+	return j
+}
+
+// zPending fills zt's statistic and returns the pending test of
+// E[Ẑ]/Z = 1 over st's runs.
+func zPending(st Stats, zt *ZTest) check.Pending {
+	se := st.ZRatio.StdDev / math.Sqrt(float64(st.Runs))
 	switch {
 	case se > 0:
 		zt.Statistic = (st.ZRatio.Mean - 1) / se
-		zt.PValue = 2 * nrm.Survival(math.Abs(zt.Statistic))
 	case math.Abs(st.ZRatio.Mean-1) <= 1e-9:
-		zt.PValue = 1
+		// the same Ẑ = Z in every run: no deviation, p = 1
 	default:
 		zt.Statistic = math.Inf(int(math.Copysign(1, st.ZRatio.Mean-1)))
 	}
-	zt.MinDetectableRelBias = (nrm.Quantile(1-zt.Level/2) + nrm.Quantile(power)) * se
-	zt.Reject = zt.PValue < zt.Level
-	j.Z = zt
+	return check.NormalTest(ZTestName, ZQuantity, zt.Statistic, se, 1, st.Runs)
+}
 
-	pt := PosteriorTest{Groups: len(st.Groups), Level: level / 2}
+// posteriorPending fills pt's groups, largest |z| and worst group and
+// returns the pending test of E[γ̂_g]/Z = P(g) in every group: the
+// largest |z|, Bonferroni over the groups, its minimum detectable bias
+// set by the largest standard error.
+func posteriorPending(st Stats, pt *PosteriorTest) check.Pending {
+	R := float64(st.Runs)
+	pt.Groups = len(st.Groups)
+	maxSE := 0.0
 	for _, g := range st.Groups {
 		gse := g.Est.StdDev / math.Sqrt(R)
+		maxSE = math.Max(maxSE, gse)
 		var z float64
 		switch {
 		case gse > 0:
@@ -141,39 +206,29 @@ func Judge(st Stats, large *Stats, N int, level, power float64) Judgement {
 			pt.MaxAbsZ, pt.Worst = z, g.Label
 		}
 	}
-	pt.PValue = math.Min(1, float64(pt.Groups)*2*nrm.Survival(pt.MaxAbsZ))
-	pt.Reject = pt.PValue < pt.Level
-	j.Posterior = pt
+	return check.NormalTest(PosteriorTestName, PosteriorQuantity, pt.MaxAbsZ, maxSE, pt.Groups, st.Runs)
+}
 
-	if zt.Reject {
-		j.Reasons = append(j.Reasons, fmt.Sprintf("E[Ẑ]/Z = %.5f differs from 1 (z = %.2f, p = %.3g < %g)", st.ZRatio.Mean, zt.Statistic, zt.PValue, zt.Level))
+// convergence compares the mean posterior TV at N (st) and at
+// ConvergenceFactor·N particles (large) by a one-sided z test at level;
+// why says that convergence is not shown ("" when it is, or when a mean
+// TV is NaN: no run at that N kept a weighted particle, which supports no
+// comparison).
+func convergence(st, large Stats, N int, level float64) (Convergence, string) {
+	cv := Convergence{NLarge: ConvergenceFactor * N, RunsLarge: large.Runs, TVSmall: st.TV.Mean, TVLarge: large.TV.Mean, Level: level}
+	if st.TV.Mean > 0 {
+		cv.Ratio = large.TV.Mean / st.TV.Mean
 	}
-	if pt.Reject {
-		j.Reasons = append(j.Reasons, fmt.Sprintf("the particle measure of group %s is biased (|z| = %.2f, Bonferroni p = %.3g < %g)", pt.Worst, pt.MaxAbsZ, pt.PValue, pt.Level))
+	s1 := st.TV.StdDev / math.Sqrt(float64(st.TV.N))
+	s2 := large.TV.StdDev / math.Sqrt(float64(large.TV.N))
+	if d := math.Hypot(s1, s2); d > 0 {
+		cv.Statistic = (st.TV.Mean - large.TV.Mean) / d
 	}
-	if large != nil {
-		cv := Convergence{NLarge: ConvergenceFactor * N, RunsLarge: large.Runs, TVSmall: st.TV.Mean, TVLarge: large.TV.Mean, Level: level}
-		if st.TV.Mean > 0 {
-			cv.Ratio = large.TV.Mean / st.TV.Mean
-		}
-		s1 := st.TV.StdDev / math.Sqrt(float64(st.TV.N))
-		s2 := large.TV.StdDev / math.Sqrt(float64(large.TV.N))
-		if d := math.Hypot(s1, s2); d > 0 {
-			cv.Statistic = (st.TV.Mean - large.TV.Mean) / d
-		}
-		cv.Converging = cv.Statistic > nrm.Quantile(1-level)
-		// a NaN mean TV (no run at that N kept a weighted particle)
-		// supports no comparison
-		if !cv.Converging && !math.IsNaN(cv.TVSmall) && !math.IsNaN(cv.TVLarge) {
-			j.Reasons = append(j.Reasons, fmt.Sprintf("posterior TV does not shrink from N = %d to %d (%.4g → %.4g, z = %.2f)", N, cv.NLarge, cv.TVSmall, cv.TVLarge, cv.Statistic))
-		}
-		j.Converge = &cv
+	cv.Converging = cv.Statistic > distuv.UnitNormal.Quantile(1-level)
+	if !cv.Converging && !math.IsNaN(cv.TVSmall) && !math.IsNaN(cv.TVLarge) {
+		return cv, fmt.Sprintf("posterior TV does not shrink from N = %d to %d (%.4g → %.4g, z = %.2f)", N, cv.NLarge, cv.TVSmall, cv.TVLarge, cv.Statistic)
 	}
-	j.Verdict = NotDetected
-	if len(j.Reasons) > 0 {
-		j.Verdict = Violated
-	}
-	return j
+	return cv, ""
 }
 
 // ModelSpec describes a Feynman–Kac model over a model pair.
@@ -372,16 +427,13 @@ func (r Report) Text() string {
 		r.ZExact, r.ZHatMean, r.ZHatCI95[0], r.ZHatCI95[1], r.ZRatio, r.ZRatioCI95[0], r.ZRatioCI95[1], r.RelativeVariance)
 	fmt.Fprintf(&b, "posterior TV %.4f [%.4f, %.4f]; mean ESS %.2f; particles %.3f (min %d, max %d); runs with Ẑ = 0: %d\n",
 		r.PosteriorTV, r.PosteriorTVCI95[0], r.PosteriorTVCI95[1], r.MeanESS, r.ParticlesMean, r.ParticlesMin, r.ParticlesMax, r.ZeroRuns)
-	fmt.Fprintf(&b, "E[Ẑ] = Z: z = %.3f, p = %.4g at level %g; detects |E[Ẑ]/Z − 1| >= %.4g with power %g\n",
-		r.Z.Statistic, r.Z.PValue, r.Z.Level, r.Z.MinDetectableRelBias, r.Z.Power)
-	fmt.Fprintf(&b, "particle measure per string (%d groups): max |z| = %.3f (%s), Bonferroni p = %.4g at level %g\n",
-		r.Posterior.Groups, r.Posterior.MaxAbsZ, r.Posterior.Worst, r.Posterior.PValue, r.Posterior.Level)
+	fmt.Fprintf(&b, "E[Ẑ] = Z: z = %.3f, p = %.4g, Holm-adjusted p = %.4g; at its Holm share %g of the level detects |E[Ẑ]/Z − 1| >= %.4g with power %g\n",
+		r.Z.Statistic, r.Z.PValue, r.Z.PHolm, r.Z.Level, r.Z.MinDetectableRelBias, r.Z.Power)
+	fmt.Fprintf(&b, "particle measure per string (%d groups): max |z| = %.3f (%s), Bonferroni p = %.4g, Holm-adjusted p = %.4g\n",
+		r.Posterior.Groups, r.Posterior.MaxAbsZ, r.Posterior.Worst, r.Posterior.PValue, r.Posterior.PHolm)
 	if c := r.Converge; c != nil {
 		fmt.Fprintf(&b, "posterior TV at N = %d: %.4f, at N = %d: %.4f (ratio %.3f, z = %.2f, converging: %v)\n", r.N, c.TVSmall, c.NLarge, c.TVLarge, c.Ratio, c.Statistic, c.Converging)
 	}
-	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
-	for _, s := range r.Reasons {
-		fmt.Fprintf(&b, "  %s\n", s)
-	}
+	fmt.Fprintf(&b, "verdict: %s\n  %s\n", r.Verdict, r.Claim)
 	return b.String()
 }

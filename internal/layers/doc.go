@@ -23,16 +23,16 @@ var Floors = map[string]int{
 	"sim/stattest": 2, "sim/run": 2, "sim/source": 2, "internal/fsutil": 2, "internal/pooltest": 2,
 	// the case study's committed results and its table (read by report)
 	"casestudy": 2,
-	// drafters, the verdict engine, SMC; language models (their cache is
-	// a file); result files
-	"sim/draft": 3, "sim/check": 3, "smc": 3, "lm": 3, "data/results": 3, "internal/statefile": 3,
+	// drafters, the verdict engine; language models (their cache is a
+	// file); result files
+	"sim/draft": 3, "sim/check": 3, "lm": 3, "data/results": 3, "internal/statefile": 3,
 	// the rules
 	"algos": 4,
 	// logs; figures; what the front ends share
 	"data": 5, "plots": 5, "internal/cliutil": 5,
 	// names resolved into values (and a check's report page); whole
-	// sequences
-	"resolve": 6, "seq": 6,
+	// sequences, and SMC over them (its verdict is sim/check's assembly)
+	"resolve": 6, "seq": 6, "smc": 6,
 	// the external protocol
 	"external": 7,
 	// named experiments, then the sweep runner

@@ -95,7 +95,9 @@ func (c *Binned) Add(probs []float64, cell int) {
 	}
 }
 
-// Test runs the chi-squared test at the given level.
+// Test runs the chi-squared test at the given level, a family of one
+// assembled by Assemble (its minimum detectable TV at the whole level)
+// and worded with check's words.
 func (c *Binned) Test(level float64) LosslessCheck {
 	lc := LosslessCheck{Cells: c.names, Observed: c.obs, Expected: c.exp, Verdict: Inconclusive, Level: level, Power: DefaultPower,
 		Claim: "inconclusive: no step was tested"}
@@ -110,37 +112,49 @@ func (c *Binned) Test(level float64) LosslessCheck {
 	for i, e := range c.exp {
 		probs[i] = e / n
 	}
-	res, err := stattest.ChiSquare(c.obs, probs, 0)
+	fam, err := c.assemble(probs, level)
 	if err != nil {
 		lc.Claim = "inconclusive: " + err.Error()
 		return lc
 	}
-	lc.Stat, lc.DF, lc.PValue = res.Stat, res.DF, res.PValue
-	if res.PValue < level {
+	t := fam.Tests[0]
+	lc.Stat, lc.DF, lc.PValue = t.Stat, t.DF, t.PValue
+	if fam.Rejects() {
 		lc.Verdict = Violated
-		lc.Claim = fmt.Sprintf("violated: the first emitted tokens' cells reject the target law (p = %.3g < %g, %d steps)", res.PValue, level, res.N)
+		lc.Claim = fmt.Sprintf("violated: %s, %d steps", RejectWords(t.Name, t, level), t.N)
 		return lc
 	}
-	if c.greedy && res.N > 0 {
+	if c.greedy && t.N > 0 {
 		// Every step emitted the argmax: a deviation putting probability ε
 		// off the argmax goes unseen in N steps with probability (1-ε)^N.
-		eps := -math.Expm1(math.Log1p(-DefaultPower) / float64(res.N))
+		eps := -math.Expm1(math.Log1p(-DefaultPower) / float64(t.N))
 		lc.MinDetectableTV = &eps
 		lc.Verdict = NotDetected
 		lc.Claim = fmt.Sprintf("no deviation detected: all %d steps emitted the target's argmax first; a rule emitting another token with probability %.3g would have been detected with probability %g",
-			res.N, eps, DefaultPower)
+			t.N, eps, DefaultPower)
 		return lc
 	}
-	if res.DF < 1 || res.N < 1 {
-		lc.Claim = fmt.Sprintf("inconclusive: the cells leave no degree of freedom to test (%d steps)", res.N)
+	if t.DF < 1 || t.N < 1 {
+		lc.Claim = fmt.Sprintf("inconclusive: the cells leave no degree of freedom to test (%d steps)", t.N)
 		return lc
 	}
-	tv := stattest.MinDetectableTV(res.N, res.DF, level, DefaultPower)
+	tv := t.MinDetTV
 	lc.MinDetectableTV = &tv
 	lc.Verdict = NotDetected
-	lc.Claim = fmt.Sprintf("no deviation detected in the first emitted tokens' cells at level %g over %d steps (p = %.3g); a deviation of %.3g in the %s would have been detected with probability about %g",
-		level, res.N, res.PValue, tv, firstTokenQuantity, DefaultPower)
+	lc.Claim = fam.Bound("the target law in the first emitted tokens' cells", fmt.Sprintf("over %d steps", t.N))
 	return lc
+}
+
+// firstTokenTest names the binned test of the first emitted tokens.
+const firstTokenTest = "first-token-cells"
+
+// assemble runs the test of the counts against probs as a family of one.
+func (c *Binned) assemble(probs []float64, level float64) (Assembled, error) {
+	tb := &stattest.Table{}
+	if err := tb.Add(c.obs, probs); err != nil {
+		return Assembled{}, err
+	}
+	return Assemble([]Pending{{name: firstTokenTest, quantity: firstTokenQuantity, table: tb}}, level, DefaultPower)
 }
 
 // RatioCellNames names the ratio cells: "p=0", then one per RatioEdges

@@ -186,9 +186,13 @@ type Test struct {
 	// LevelShare is the level the minimum detectable TV is computed at:
 	// Level/m, Holm's first step over the m tests.
 	LevelShare float64 `json:"level_share"`
-	MinDetTV   float64 `json:"min_detectable_tv"`
-	Pooled     int     `json:"pooled"`
-	N          int64   `json:"n"`
+	// MinDetTV is the smallest deviation in Quantity the test detects
+	// with the family's power at LevelShare: a TV for the χ² tests, the
+	// deviation of a mean in its own units for a NormalTest (smc's
+	// relative bias of Ẑ, say).
+	MinDetTV float64 `json:"min_detectable_tv"`
+	Pooled   int     `json:"pooled"`
+	N        int64   `json:"n"`
 	// Warnings are the test's statistical caveats (a list of messages in
 	// JSON).
 	Warnings diag.Warnings `json:"warnings,omitempty"`
@@ -422,6 +426,11 @@ type Pending struct {
 	// Hetero accumulator hetero), for the report of where it deviates.
 	cell   func(g, c int) string
 	hetero *stattest.Hetero
+	// normal is a NormalTest's statistic; total is the deviation in the
+	// test's quantity that a test unable to detect it is powerless
+	// against (0: a TV of 1).
+	normal *normalTest
+	total  float64
 }
 
 // tabler is a chi-squared test over a table of counts: goodness of fit
@@ -479,14 +488,14 @@ func finish(r *Result, cfg Config, tests []Pending, kinds ...kindTests) error {
 			labels = append(labels, k.name+": ")
 		}
 	}
-	ts, err := Evaluate(all, cfg.Level, cfg.Power)
+	fam, err := Assemble(all, cfg.Level, cfg.Power)
 	if err != nil {
 		return err
 	}
-	r.PValue = 1
-	for _, t := range ts {
-		r.PValue = math.Min(r.PValue, t.PHolm)
-	}
+	// the finest and powerless tests are the pooled ones (r.Tests): a
+	// row kind's tests see fewer trials
+	ts := fam.Tests
+	r.PValue = fam.PValue
 	n0 := len(tests)
 	r.Tests = append(r.Tests, ts[:n0]...)
 	per, at := make([][]Test, len(kinds)), n0
@@ -576,6 +585,9 @@ func UniformTest(name, quantity string, obs []int64) (Pending, error) {
 // share share with power power.
 func evalTest(pt Pending, share, power float64) (Test, error) {
 	t := Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share}
+	if pt.normal != nil {
+		return pt.normal.eval(t, share, power), nil
+	}
 	if pt.het != nil {
 		h := pt.het
 		t.Stat, t.DF, t.PValue, t.Cells, t.Pooled, t.N = h.Stat, h.DF, h.PValue, h.Cells, h.Pooled, h.N
@@ -663,7 +675,7 @@ func (r *Result) claim() {
 	var why []string
 	if r.PValue < r.Level && r.nTests() > 0 {
 		name, t := r.firstRejecting()
-		why = append(why, fmt.Sprintf("%s rejects (Holm-adjusted p = %.3g < %g; its quantity: %s)", name, t.PHolm, r.Level, t.Quantity))
+		why = append(why, RejectWords(name, t, r.Level))
 	}
 	if ks := r.violatedKinds(); ks != "" {
 		why = append(why, "the row kinds that fail: "+ks)
@@ -714,8 +726,9 @@ func (r *Result) claim() {
 			r.Claim = "inconclusive: no test ran"
 		}
 	default:
-		r.Claim = fmt.Sprintf("no deviation from %s detected by %d tests at family-wise level %g; the finest, %q, would have detected with probability %g, at its Holm share %.3g of the level, a deviation of %.3g in its quantity (%s); each test names its own quantity and detectable deviation",
-			what, r.nTests(), r.Level, r.FinestTest, r.Power, r.Level/float64(max(r.nTests(), 1)), r.MinDetectableTV, r.MinDetectableQuantity)
+		finest := Test{Name: r.FinestTest, MinDetTV: r.MinDetectableTV, Quantity: r.MinDetectableQuantity}
+		r.Claim = BoundWords(what, "", r.nTests(), r.Level, r.Power, r.Level/float64(max(r.nTests(), 1)), finest) +
+			"; each test names its own quantity and detectable deviation"
 	}
 	if r.Edge == NotExercised {
 		r.Claim += "; component edge cases not exercised: " + r.EdgeMsg

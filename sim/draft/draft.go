@@ -30,6 +30,28 @@ type Drafter struct {
 	Tree  sim.Drafter
 }
 
+// The number of candidates k of a run, owned here and read by every
+// command (check, exact, check --external's tree mode, generate, bench,
+// bound): DefaultK for a tree rule or drafter when none is given (--k),
+// ChainK for a chain rule or drafter, and at most MaxK.
+const (
+	DefaultK = 4
+	ChainK   = 1
+	MaxK     = 64
+)
+
+// K is the number of candidates of a run given k (0: none given): k, else
+// DefaultK for a tree rule or drafter (tree) and ChainK for a chain.
+func K(k int, tree bool) int {
+	switch {
+	case k != 0:
+		return k
+	case tree:
+		return DefaultK
+	}
+	return ChainK
+}
+
 // Config describes a drafter for New. Each drafter reads the fields it
 // needs and ignores the others.
 type Config struct {
