@@ -1,0 +1,232 @@
+package algos
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
+)
+
+// SpecHub is the verifier of SpecHub (Sun, Zhou, Chen, Sun, "SpecHub:
+// Provable Acceleration to Multi-Draft Speculative Decoding", EMNLP 2024,
+// pp. 20620–20641, arXiv 2411.05289) for its sparse pair of drafts
+// (draft.Hub: with the hub a = argmax q, the ordered pair (first,
+// second) is (i, a) with probability Q(i, a) = q(i), or (a, i) with
+// Q(a, i) = q(a) q(i) / (1 − q(a)), i ≠ a). What was read: the abstract
+// (a compact LP that replaces optimal transport with membership cost, a
+// sparse joint focused on the most probable token, linear overhead) and
+// the rule as the authors' code states it (MasterGodzilla/
+// Speculative_decoding_OT at 7d592b7, EAGLE/eagle/model/utils.py, the
+// 'spechub' branch of evaluate_posterior, its docstring and code); the
+// paper's sections and equations were not available, so none is cited.
+// The formulas below are that rule, written as one transport plan.
+//
+// With p, q normalised at the node, for every i ≠ a, in this order:
+//
+//	(i, a): accept i   w.p. min(1, p(i)/Q(i,a)),  s1(i) = min(p(i), q(i)),
+//	        r(i) = p(i) − s1(i),  Q'(i,a) = q(i) − s1(i);
+//	(a, i): accept i   w.p. min(1, r(i)/Q(a,i)),  s2(i) = min(r(i), Q(a,i)),
+//	        p''(i) = r(i) − s2(i),  Q'(a,i) = Q(a,i) − s2(i);
+//	(a, i): then a     w.p. min(1, p(a)/A),   A = Σ_i Q'(a,i),
+//	        p'(a) = p(a) − min(p(a), A);
+//	(i, a): then a     w.p. min(1, p'(a)/B),  B = Σ_i Q'(i,a),
+//	        p''(a) = p'(a) − min(p'(a), B);
+//
+// and a node that accepts neither draft emits a token from norm(p''). It
+// is lossless: token y ≠ a is accepted with mass s1(y) + s2(y), a with
+// min(p(a), A) + min(p'(a), B), each at most p(y), and the rejected mass
+// 1 − Σ (those) equals Σ p'' (p sums to 1), so the emission adds exactly
+// p''. Its acceptance is 1 − Σ p'', at most α* of the pair's set law
+// ({a, i} with probability q(i)/(1 − q(a)), draft kind greedy at k = 2),
+// which greedy-draft attains.
+//
+// Where it differs from the authors' code: the code accepts a outright
+// when p(a) > 1 − 10^-3 "to avoid numerical issue", which is not lossless
+// and is left out. A node with one child (k = 1, depth below the root, or
+// a row with one token) is token verification, as in the code. A node
+// that is not a hub pair (another drafter's children) is verified on its
+// first draw alone by token verification, which is lossless when that
+// draw is from q. Randomness: one uniform per test, one for the emitted
+// token.
+type SpecHub struct {
+	// secondVsP is the planted bug of the mutant spechub-second-vs-p: the
+	// second draft of (a, i) is tested against p(i) instead of the r(i)
+	// that the first drafts of (i, a) left, so the target mass of i is
+	// spent twice.
+	secondVsP bool
+}
+
+// hubPlan is the transport plan of one node: p, q normalised, the hub
+// a, the sums A and B, p'(a), and p'' (the residual) in res.
+type hubPlan struct {
+	p, q, res     []float64
+	a             int
+	c, bigA, bigB float64 // c = q(a)/(1 − q(a))
+	pa1           float64 // p'(a)
+}
+
+// newHubPlan computes the plan; res is scratch of length V.
+func (r SpecHub) newHubPlan(p, q, res []float64) *hubPlan {
+	pl := &hubPlan{p: p, q: q, res: res, a: draft.HubToken(q)}
+	a := pl.a
+	pl.c = q[a] / (1 - q[a])
+	for j := range p {
+		if j == a {
+			continue
+		}
+		s1 := math.Min(p[j], q[j])
+		rj := p[j] - s1
+		qaj := pl.c * q[j]
+		s2 := r.second(p[j], rj, qaj)
+		pl.bigA += qaj - s2
+		pl.bigB += q[j] - s1
+		res[j] = math.Max(0, rj-s2)
+	}
+	pl.pa1 = p[a] - math.Min(p[a], pl.bigA)
+	res[a] = pl.pa1 - math.Min(pl.pa1, pl.bigB)
+	return pl
+}
+
+// second is the mass s2 of a second draft i: min(r(i), Q(a,i)), or for
+// the mutant min(p(i), Q(a,i)).
+func (r SpecHub) second(pj, rj, qaj float64) float64 {
+	if r.secondVsP {
+		return math.Min(pj, qaj)
+	}
+	return math.Min(rj, qaj)
+}
+
+// ratio is min(1, x/y), 1 where y = 0 (a test reached with probability 0).
+func ratio(x, y float64) float64 {
+	if y <= 0 {
+		return 1
+	}
+	return math.Min(1, x/y)
+}
+
+// probs returns, for the pair (first, second), the probabilities of
+// accepting the first draft, the second, and of accepting neither.
+func (r SpecHub) probs(pl *hubPlan, first, second int) (f, s, rej float64) {
+	if first != pl.a { // (i, a): i, then a
+		i := first
+		ai := ratio(pl.p[i], pl.q[i])
+		aa := ratio(pl.pa1, pl.bigB)
+		return ai, (1 - ai) * aa, (1 - ai) * (1 - aa)
+	}
+	i := second // (a, i): i, then a
+	qai := pl.c * pl.q[i]
+	rj := pl.p[i] - math.Min(pl.p[i], pl.q[i])
+	ai := ratio(r.second(pl.p[i], rj, qai), qai)
+	aa := ratio(pl.p[pl.a], pl.bigA)
+	return (1 - ai) * aa, ai, (1 - ai) * (1 - aa)
+}
+
+// hubPair returns node n's two children when they are a hub pair of its q
+// (first, second in draw order), else ok = false.
+func hubPair(t *sim.Tree, n int, q []float64) (c0, c1 int, ok bool) {
+	nd := &t.Nodes[n]
+	if len(nd.Draws) != 2 || len(nd.Kids) != 2 {
+		return 0, 0, false
+	}
+	c0, c1 = nd.Draws[0], nd.Draws[1]
+	a := draft.HubToken(q)
+	x0, x1 := t.Nodes[c0].Token, t.Nodes[c1].Token
+	return c0, c1, (x0 == a) != (x1 == a) && q[a] < 1
+}
+
+// rows returns node n's p and q, normalised, in scratch rows 1 and 2.
+func nodeRows(t *sim.Tree, n int) (p, q []float64) {
+	nd := &t.Nodes[n]
+	p, q = t.Scratch(1), t.Scratch(2)
+	loadRow(p, nd.P)
+	loadRow(q, nd.Q)
+	sim.Normalize(p)
+	sim.Normalize(q)
+	return p, q
+}
+
+func (r SpecHub) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	p, q := nodeRows(t, n)
+	c0, c1, ok := hubPair(t, n, q)
+	if !ok {
+		return firstDrawStep(rng, t, n)
+	}
+	pl := r.newHubPlan(p, q, t.Scratch(0))
+	f, s, _ := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
+	u := rng.Float64()
+	switch {
+	case u < f:
+		return c0, 0
+	case u < f+s:
+		return c1, 0
+	}
+	if y := sampleMass(rng.Float64(), pl.res); y >= 0 {
+		return -1, y
+	}
+	return -1, sim.SampleRow(rng.Float64(), t.Nodes[n].P)
+}
+
+// firstDrawStep is token verification of node n's first draw.
+func firstDrawStep(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	nd := &t.Nodes[n]
+	c := nd.Draws[0]
+	x := t.Nodes[c].Token
+	if rng.Float64() < ratio(nd.P.At(x), nd.Q.At(x)) {
+		return c, 0
+	}
+	w := t.Scratch(0)
+	loadRow(w, nd.P)
+	residualStep(w, nd.Q.At)
+	return -1, sampleMass(rng.Float64(), w)
+}
+
+func (r SpecHub) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	p, q := nodeRows(t, n)
+	c0, c1, ok := hubPair(t, n, q)
+	if !ok {
+		firstDrawLaw(t, n, kid, emit)
+		return
+	}
+	pl := r.newHubPlan(p, q, t.Scratch(0))
+	f, s, rej := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
+	kid[kidIndex(t, n, c0)] += f
+	kid[kidIndex(t, n, c1)] += s
+	if sumOf(pl.res) > 0 {
+		addNorm(emit, rej, pl.res)
+	} else {
+		addNorm(emit, rej, p)
+	}
+}
+
+// firstDrawLaw is the law of firstDrawStep.
+func firstDrawLaw(t *sim.Tree, n int, kid, emit []float64) {
+	nd := &t.Nodes[n]
+	c := nd.Draws[0]
+	x := t.Nodes[c].Token
+	a := ratio(nd.P.At(x), nd.Q.At(x))
+	kid[kidIndex(t, n, c)] += a
+	w := t.Scratch(0)
+	loadRow(w, nd.P)
+	residualStep(w, nd.Q.At)
+	addNorm(emit, 1-a, w)
+}
+
+// AcceptTree runs one step.
+func (r SpecHub) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
+	return walkAccept(r, rng, t)
+}
+
+// TreeLaw writes the exact outcome law given t.
+func (r SpecHub) TreeLaw(t *sim.Tree, dst *sim.TreeLaw) error { return walkLaw(r, t, dst) }
+
+func init() {
+	RegisterTree(TreeEntry{Info: Info{Name: "spechub", Summary: "SpecHub: a sparse pair of drafts through the hub token a = argmax q, verified by a transport plan (first drafts i of (i,a), second drafts of (a,i), then a)",
+		Paper: "Sun et al. 2024, EMNLP, arXiv 2411.05289 (abstract; rule as in the authors' code, Speculative_decoding_OT EAGLE/eagle/model/utils.py)",
+		Draft: draft.DraftHub, NeedsQ: true}, New: treeNoParams(SpecHub{})})
+	// The planted bug: the second draft tested against p, as if the first
+	// drafts had not used any of i's target mass.
+	RegisterTree(TreeEntry{Info: Info{Name: "spechub-second-vs-p", Mutant: true, Summary: "spechub with the second draft i of (a,i) tested against p(i) instead of the residual r(i) the first drafts left",
+		Paper: "planted: the second draft's test must use the target mass the first drafts left (algos/spechub.go)",
+		Draft: draft.DraftHub, NeedsQ: true}, New: treeNoParams(SpecHub{secondVsP: true})})
+}
