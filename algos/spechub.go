@@ -25,21 +25,28 @@ import (
 // With p, q normalised at the node, for every i ≠ a, in this order:
 //
 //	(i, a): accept i   w.p. min(1, p(i)/Q(i,a)),  s1(i) = min(p(i), q(i)),
-//	        r(i) = p(i) − s1(i),  Q'(i,a) = q(i) − s1(i);
+//	        r(i) = p(i) − s1(i),  R(i,a) = q(i) − s1(i);
 //	(a, i): accept i   w.p. min(1, r(i)/Q(a,i)),  s2(i) = min(r(i), Q(a,i)),
-//	        p''(i) = r(i) − s2(i),  Q'(a,i) = Q(a,i) − s2(i);
-//	(a, i): then a     w.p. min(1, p(a)/A),   A = Σ_i Q'(a,i),
-//	        p'(a) = p(a) − min(p(a), A);
-//	(i, a): then a     w.p. min(1, p'(a)/B),  B = Σ_i Q'(i,a),
-//	        p''(a) = p'(a) − min(p'(a), B);
+//	        res(i) = r(i) − s2(i),  R(a,i) = Q(a,i) − s2(i);
+//	(a, i): then a     w.p. min(1, p(a)/A),   A = Σ_i R(a,i),
+//	        r(a) = p(a) − min(p(a), A);
+//	(i, a): then a     w.p. min(1, r(a)/B),   B = Σ_i R(i,a),
+//	        res(a) = r(a) − min(r(a), B);
 //
-// and a node that accepts neither draft emits a token from norm(p''). It
+// and a node that accepts neither draft emits a token from norm(res). It
 // is lossless: token y ≠ a is accepted with mass s1(y) + s2(y), a with
-// min(p(a), A) + min(p'(a), B), each at most p(y), and the rejected mass
-// 1 − Σ (those) equals Σ p'' (p sums to 1), so the emission adds exactly
-// p''. Its acceptance is 1 − Σ p'', at most α* of the pair's set law
-// ({a, i} with probability q(i)/(1 − q(a)), draft kind greedy at k = 2),
-// which greedy-draft attains.
+// min(p(a), A) + min(r(a), B), each at most p(y), and the rejected mass
+// 1 − Σ (those) equals Σ res (p sums to 1), so the emission adds exactly
+// res.
+//
+// It attains the optimum of its pair law. The pair's set is {a, i} with
+// probability π(i) = q(i)/(1 − q(a)) = Q(i,a) + Q(a,i), and the hub is in
+// every set, so no verifier accepts more than min(1, p(a) + Σ_{i≠a}
+// min(p(i), π(i))). Here s1(i) + s2(i) = min(p(i), π(i)), A + B is the
+// pair mass left after them, 1 − Σ_{i≠a} min(p(i), π(i)), and a takes
+// min(p(a), A + B): the acceptance is that bound, α* of the set law
+// (draft kind greedy at k = 2, whose optimal verifier greedy-draft
+// reaches the same value; TestSpecHubAttainsBound).
 //
 // Where it differs from the authors' code: the code accepts a outright
 // when p(a) > 1 − 10^-3 "to avoid numerical issue", which is not lossless
@@ -58,12 +65,12 @@ type SpecHub struct {
 }
 
 // hubPlan is the transport plan of one node: p, q normalised, the hub
-// a, the sums A and B, p'(a), and p'' (the residual) in res.
+// a, the sums A and B, p'(a), and p” (the residual) in res.
 type hubPlan struct {
 	p, q, res     []float64
 	a             int
 	c, bigA, bigB float64 // c = q(a)/(1 − q(a))
-	pa1           float64 // p'(a)
+	pa1           float64 // r(a)
 }
 
 // newHubPlan computes the plan; res is scratch of length V.

@@ -30,10 +30,13 @@ var DraftHub = sim.RegisterDraftKind("hub", true)
 // shape is not set by Branch. Kind DraftHub.
 type Hub struct{ *branching }
 
+// hubMaxK is the number of drafts SpecHub's sparse joint is defined for.
+const hubMaxK = 2
+
 // NewHub returns the hub drafter: a hub pair at the root (k = 2) or one
 // draw (k = 1), then chains to depth.
 func NewHub(q sim.Model, k, depth int) (*Hub, error) {
-	if k < 1 || k > 2 {
+	if k < 1 || k > hubMaxK {
 		return nil, fmt.Errorf("drafter %s: k = %d; SpecHub's sparse joint is defined for two drafts, use k = 1 or 2", DraftHub, k)
 	}
 	b, err := newBranching(DraftHub, q, k, depth, nil, hubPick{})
@@ -44,7 +47,7 @@ func NewHub(q sim.Model, k, depth int) (*Hub, error) {
 }
 
 func init() {
-	registerTree(DraftHub.String(), treeTraits{drawn: true}, func(c Config) (Drafter, error) {
+	registerTree(DraftHub.String(), treeTraits{drawn: true, maxK: hubMaxK}, func(c Config) (Drafter, error) {
 		if len(c.Branch) > 0 {
 			return Drafter{}, BranchError(DraftHub.String())
 		}
