@@ -74,9 +74,8 @@ type hubPlan struct {
 }
 
 // newHubPlan computes the plan; res is scratch of length V.
-func (r SpecHub) newHubPlan(p, q, res []float64) *hubPlan {
-	pl := &hubPlan{p: p, q: q, res: res, a: draft.HubToken(q)}
-	a := pl.a
+func (r SpecHub) newHubPlan(p, q, res []float64, a int) *hubPlan {
+	pl := &hubPlan{p: p, q: q, res: res, a: a}
 	pl.c = q[a] / (1 - q[a])
 	for j := range p {
 		if j == a {
@@ -130,36 +129,37 @@ func (r SpecHub) probs(pl *hubPlan, first, second int) (f, s, rej float64) {
 }
 
 // hubPair returns node n's two children when they are a hub pair of its q
-// (first, second in draw order), else ok = false.
-func hubPair(t *sim.Tree, n int, q []float64) (c0, c1 int, ok bool) {
+// (first, second in draw order) and the hub a, else ok = false.
+func hubPair(t *sim.Tree, n int, q []float64) (c0, c1, a int, ok bool) {
 	nd := &t.Nodes[n]
 	if len(nd.Draws) != 2 || len(nd.Kids) != 2 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	c0, c1 = nd.Draws[0], nd.Draws[1]
-	a := draft.HubToken(q)
+	a = draft.HubToken(q)
 	x0, x1 := t.Nodes[c0].Token, t.Nodes[c1].Token
-	return c0, c1, (x0 == a) != (x1 == a) && q[a] < 1
+	return c0, c1, a, (x0 == a) != (x1 == a) && q[a] < 1
 }
 
-// rows returns node n's p and q, normalised, in scratch rows 1 and 2.
+// nodeRows returns node n's p and q, normalised, in scratch rows 1 and 2.
 func nodeRows(t *sim.Tree, n int) (p, q []float64) {
 	nd := &t.Nodes[n]
-	p, q = t.Scratch(1), t.Scratch(2)
-	loadRow(p, nd.P)
-	loadRow(q, nd.Q)
+	p, q = nd.P.Float64s(t.Scratch(1)[:0]), nd.Q.Float64s(t.Scratch(2)[:0])
 	sim.Normalize(p)
 	sim.Normalize(q)
 	return p, q
 }
 
 func (r SpecHub) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
+	if len(t.Nodes[n].Draws) == 1 {
+		return specInferStep(rng, t, n) // one draw: token verification
+	}
 	p, q := nodeRows(t, n)
-	c0, c1, ok := hubPair(t, n, q)
+	c0, c1, a, ok := hubPair(t, n, q)
 	if !ok {
 		return firstDrawStep(rng, t, n)
 	}
-	pl := r.newHubPlan(p, q, t.Scratch(0))
+	pl := r.newHubPlan(p, q, t.Scratch(0), a)
 	f, s, _ := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
 	u := rng.Float64()
 	switch {
@@ -189,13 +189,17 @@ func firstDrawStep(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 }
 
 func (r SpecHub) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
+	if len(t.Nodes[n].Draws) == 1 {
+		SpecInfer{}.stepLaw(t, n, kid, emit)
+		return
+	}
 	p, q := nodeRows(t, n)
-	c0, c1, ok := hubPair(t, n, q)
+	c0, c1, a, ok := hubPair(t, n, q)
 	if !ok {
 		firstDrawLaw(t, n, kid, emit)
 		return
 	}
-	pl := r.newHubPlan(p, q, t.Scratch(0))
+	pl := r.newHubPlan(p, q, t.Scratch(0), a)
 	f, s, rej := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
 	kid[kidIndex(t, n, c0)] += f
 	kid[kidIndex(t, n, c1)] += s

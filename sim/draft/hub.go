@@ -63,11 +63,13 @@ type hubPick struct{}
 // HubToken returns the hub of row q: its most likely token, ties to the
 // lowest index (-1 for an empty row).
 func HubToken(q []float64) int {
-	top := sim.TopTokens(nil, q, 1)
-	if len(top) == 0 {
-		return -1
+	a := -1
+	for x, v := range q {
+		if v > 0 && (a < 0 || v > q[a]) {
+			a = x
+		}
 	}
-	return top[0]
+	return a
 }
 
 func (hubPick) draw(rng *rand.Rand, t *sim.Tree, n int, q []float64, b int) {
