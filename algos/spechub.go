@@ -22,7 +22,8 @@ import (
 // paper's sections and equations were not available, so none is cited.
 // The formulas below are that rule, written as one transport plan.
 //
-// With p, q normalised at the node, for every i ≠ a, in this order:
+// With p, q the node's rows (read as given, as specInferStep reads them;
+// the harness's rows are normalised), for every i ≠ a, in this order:
 //
 //	(i, a): accept i   w.p. min(1, p(i)/Q(i,a)),  s1(i) = min(p(i), q(i)),
 //	        r(i) = p(i) − s1(i),  R(i,a) = q(i) − s1(i);
@@ -54,8 +55,9 @@ import (
 // a row with one token) is token verification, as in the code. A node
 // that is not a hub pair (another drafter's children) is verified on its
 // first draw alone by token verification, which is lossless when that
-// draw is from q. Randomness: one uniform per test, one for the emitted
-// token.
+// draw is from q. Randomness: one uniform for the draft's test, one for
+// the hub's, one for the emitted token; the pass over the vocabulary (A,
+// B, the residual) is made only when the draft's test fails.
 type SpecHub struct {
 	// secondVsP is the planted bug of the mutant spechub-second-vs-p: the
 	// second draft of (a, i) is tested against p(i) instead of the r(i)
@@ -64,34 +66,48 @@ type SpecHub struct {
 	secondVsP bool
 }
 
-// hubPlan is the transport plan of one node: p, q normalised, the hub
-// a, the sums A and B, p'(a), and p” (the residual) in res.
+// hubPlan is the transport plan of one node: the rows P, Q (read as
+// given, as specInferStep reads them), the hub a, q(a), c = q(a)/(1 −
+// q(a)), the sums A and B, r(a), and the residual res.
 type hubPlan struct {
-	p, q, res     []float64
-	a             int
-	c, bigA, bigB float64 // c = q(a)/(1 − q(a))
-	pa1           float64 // r(a)
+	P, Q  sim.Row
+	a     int
+	qa, c float64
+	bigA  float64 // A
+	bigB  float64 // B
+	pa1   float64 // r(a)
+	res   []float64
 }
 
-// newHubPlan computes the plan; res is scratch of length V.
-func (r SpecHub) newHubPlan(p, q, res []float64, a int) *hubPlan {
-	pl := &hubPlan{p: p, q: q, res: res, a: a}
-	pl.c = q[a] / (1 - q[a])
-	for j := range p {
+// newHubPlan starts the plan of a node with hub a: what the first test
+// needs, no pass over the vocabulary.
+func newHubPlan(P, Q sim.Row, a int) *hubPlan {
+	qa := Q.At(a)
+	return &hubPlan{P: P, Q: Q, a: a, qa: qa, c: qa / (1 - qa)}
+}
+
+// complete computes A, B, r(a) and the residual into res (length V), in
+// one pass.
+func (r SpecHub) complete(pl *hubPlan, res []float64) {
+	a := pl.a
+	pl.bigA, pl.bigB = 0, 0
+	for j := range res {
 		if j == a {
 			continue
 		}
-		s1 := math.Min(p[j], q[j])
-		rj := p[j] - s1
-		qaj := pl.c * q[j]
-		s2 := r.second(p[j], rj, qaj)
+		pj, qj := pl.P.At(j), pl.Q.At(j)
+		s1 := math.Min(pj, qj)
+		rj := pj - s1
+		qaj := pl.c * qj
+		s2 := r.second(pj, rj, qaj)
 		pl.bigA += qaj - s2
-		pl.bigB += q[j] - s1
+		pl.bigB += qj - s1
 		res[j] = math.Max(0, rj-s2)
 	}
-	pl.pa1 = p[a] - math.Min(p[a], pl.bigA)
+	pa := pl.P.At(a)
+	pl.pa1 = pa - math.Min(pa, pl.bigA)
 	res[a] = pl.pa1 - math.Min(pl.pa1, pl.bigB)
-	return pl
+	pl.res = res
 }
 
 // second is the mass s2 of a second draft i: min(r(i), Q(a,i)), or for
@@ -111,67 +127,68 @@ func ratio(x, y float64) float64 {
 	return math.Min(1, x/y)
 }
 
-// probs returns, for the pair (first, second), the probabilities of
-// accepting the first draft, the second, and of accepting neither.
-func (r SpecHub) probs(pl *hubPlan, first, second int) (f, s, rej float64) {
-	if first != pl.a { // (i, a): i, then a
-		i := first
-		ai := ratio(pl.p[i], pl.q[i])
-		aa := ratio(pl.pa1, pl.bigB)
-		return ai, (1 - ai) * aa, (1 - ai) * (1 - aa)
+// draftTest is the probability of accepting the draft i tested first: i
+// of (i, a) when hubFirst is false, else i of (a, i).
+func (r SpecHub) draftTest(pl *hubPlan, i int, hubFirst bool) float64 {
+	pi, qi := pl.P.At(i), pl.Q.At(i)
+	if !hubFirst {
+		return ratio(pi, qi)
 	}
-	i := second // (a, i): i, then a
-	qai := pl.c * pl.q[i]
-	rj := pl.p[i] - math.Min(pl.p[i], pl.q[i])
-	ai := ratio(r.second(pl.p[i], rj, qai), qai)
-	aa := ratio(pl.p[pl.a], pl.bigA)
-	return (1 - ai) * aa, ai, (1 - ai) * (1 - aa)
+	qai := pl.c * qi
+	return ratio(r.second(pi, pi-math.Min(pi, qi), qai), qai)
+}
+
+// hubTest is the probability of accepting the hub after the draft i was
+// rejected (the plan completed): min(1, r(a)/B) in (i, a), min(1,
+// p(a)/A) in (a, i).
+func (pl *hubPlan) hubTest(hubFirst bool) float64 {
+	if !hubFirst {
+		return ratio(pl.pa1, pl.bigB)
+	}
+	return ratio(pl.P.At(pl.a), pl.bigA)
 }
 
 // hubPair returns node n's two children when they are a hub pair of its q
 // (first, second in draw order) and the hub a, else ok = false.
-func hubPair(t *sim.Tree, n int, q []float64) (c0, c1, a int, ok bool) {
+func hubPair(t *sim.Tree, n int) (c0, c1, a int, ok bool) {
 	nd := &t.Nodes[n]
 	if len(nd.Draws) != 2 || len(nd.Kids) != 2 {
 		return 0, 0, 0, false
 	}
 	c0, c1 = nd.Draws[0], nd.Draws[1]
-	a = draft.HubToken(q)
+	a = sim.ArgmaxRow(nd.Q)
 	x0, x1 := t.Nodes[c0].Token, t.Nodes[c1].Token
-	return c0, c1, a, (x0 == a) != (x1 == a) && q[a] < 1
+	return c0, c1, a, (x0 == a) != (x1 == a) && nd.Q.At(a) < 1
 }
 
-// nodeRows returns node n's p and q, normalised, in scratch rows 1 and 2.
-func nodeRows(t *sim.Tree, n int) (p, q []float64) {
-	nd := &t.Nodes[n]
-	p, q = nd.P.Float64s(t.Scratch(1)[:0]), nd.Q.Float64s(t.Scratch(2)[:0])
-	sim.Normalize(p)
-	sim.Normalize(q)
-	return p, q
-}
-
+// step tests the draft, then (the plan completed only now) the hub, then
+// emits from the residual.
 func (r SpecHub) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	if len(t.Nodes[n].Draws) == 1 {
 		return specInferStep(rng, t, n) // one draw: token verification
 	}
-	p, q := nodeRows(t, n)
-	c0, c1, a, ok := hubPair(t, n, q)
+	c0, c1, a, ok := hubPair(t, n)
 	if !ok {
 		return firstDrawStep(rng, t, n)
 	}
-	pl := r.newHubPlan(p, q, t.Scratch(0), a)
-	f, s, _ := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
-	u := rng.Float64()
-	switch {
-	case u < f:
-		return c0, 0
-	case u < f+s:
-		return c1, 0
+	nd := &t.Nodes[n]
+	pl := newHubPlan(nd.P, nd.Q, a)
+	hubFirst := t.Nodes[c0].Token == a
+	draftKid, hubKid := c0, c1
+	if hubFirst {
+		draftKid, hubKid = c1, c0
+	}
+	if rng.Float64() < r.draftTest(pl, t.Nodes[draftKid].Token, hubFirst) {
+		return draftKid, 0
+	}
+	r.complete(pl, t.Scratch(0))
+	if rng.Float64() < pl.hubTest(hubFirst) {
+		return hubKid, 0
 	}
 	if y := sampleMass(rng.Float64(), pl.res); y >= 0 {
 		return -1, y
 	}
-	return -1, sim.SampleRow(rng.Float64(), t.Nodes[n].P)
+	return -1, sim.SampleRow(rng.Float64(), nd.P)
 }
 
 // firstDrawStep is token verification of node n's first draw.
@@ -193,20 +210,30 @@ func (r SpecHub) stepLaw(t *sim.Tree, n int, kid, emit []float64) {
 		SpecInfer{}.stepLaw(t, n, kid, emit)
 		return
 	}
-	p, q := nodeRows(t, n)
-	c0, c1, a, ok := hubPair(t, n, q)
+	c0, c1, a, ok := hubPair(t, n)
 	if !ok {
 		firstDrawLaw(t, n, kid, emit)
 		return
 	}
-	pl := r.newHubPlan(p, q, t.Scratch(0), a)
-	f, s, rej := r.probs(pl, t.Nodes[c0].Token, t.Nodes[c1].Token)
-	kid[kidIndex(t, n, c0)] += f
-	kid[kidIndex(t, n, c1)] += s
+	nd := &t.Nodes[n]
+	pl := newHubPlan(nd.P, nd.Q, a)
+	hubFirst := t.Nodes[c0].Token == a
+	draftKid, hubKid := c0, c1
+	if hubFirst {
+		draftKid, hubKid = c1, c0
+	}
+	d := r.draftTest(pl, t.Nodes[draftKid].Token, hubFirst)
+	r.complete(pl, t.Scratch(0))
+	h := pl.hubTest(hubFirst)
+	kid[kidIndex(t, n, draftKid)] += d
+	kid[kidIndex(t, n, hubKid)] += (1 - d) * h
+	rej := (1 - d) * (1 - h)
 	if sumOf(pl.res) > 0 {
 		addNorm(emit, rej, pl.res)
 	} else {
-		addNorm(emit, rej, p)
+		w := t.Scratch(1)
+		loadRow(w, nd.P)
+		addNorm(emit, rej, w)
 	}
 }
 
