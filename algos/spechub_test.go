@@ -53,7 +53,8 @@ func TestSpecHubLossless(t *testing.T) {
 }
 
 // SpecHub attains the optimum of its pair law at the root: with the set
-// law {a, i} w.p. q(i)/(1 − q(a)) (GreedyDraftSetLaw at k = 2), the exact
+// law {a, i} w.p. q(i)/(1 − q(a)) (GreedyDraftSetLaw at k = 2, and the
+// hub drafter's own enumerated set law, DrafterSetLaw), the exact
 // first-position acceptance equals OptimalAcceptanceSets (the bound's
 // min-cut α*) and the closed form min(1, p(a) + Σ_{i≠a} min(p(i),
 // q(i)/(1 − q(a)))) to 1e-12, on Dirichlet pairs V = 3..8; the first
@@ -69,6 +70,14 @@ func TestSpecHubAttainsBound(t *testing.T) {
 		res := hubExact(t, SpecHub{}, pair, 2, 1)
 		sets, probs := GreedyDraftSetLaw(q, 2)
 		want := OptimalAcceptanceSets(p, sets, probs)
+		// the same α* from the hub drafter's own enumerated set law
+		hsets, hprobs, err := DrafterSetLaw(drafterFor(t, draft.DraftHub, pair.Q, 2, 1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own := OptimalAcceptanceSets(p, hsets, hprobs); math.Abs(own-want) > 1e-12 {
+			t.Errorf("%s: alpha* of the hub set law %.15g, of greedy's at k = 2 %.15g", name, own, want)
+		}
 		a := draft.HubToken(q)
 		closed := p[a]
 		for i := range p {
