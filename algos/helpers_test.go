@@ -69,6 +69,7 @@ func treeFit(t *testing.T, rng *rand.Rand, e TreeEntry, pair sim.Pair, k, n int)
 	if e.Draft != sim.DraftIID {
 		cfg.Branch = []int{k, 2}
 	}
+	cfg = shapeFor(e.Draft, cfg)
 	d, err := draft.NewTree(e.Draft, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -92,4 +93,16 @@ func treeFit(t *testing.T, rng *rand.Rand, e TreeEntry, pair sim.Pair, k, n int)
 		t.Fatal(err)
 	}
 	return res
+}
+
+// shapeFor fits a drafter configuration to the shapes kind drafts: K at
+// most draft.MaxK (hub, SpecHub's pair, drafts two) and no Branch for a
+// drafter that does not read it (the drafter refuses both, with the
+// reason, which sim/draft's tests check).
+func shapeFor(kind sim.DraftKind, cfg draft.Config) draft.Config {
+	cfg.K = min(cfg.K, draft.MaxK(kind.String()))
+	if !draft.Branches(kind.String()) {
+		cfg.Branch = nil
+	}
+	return cfg
 }

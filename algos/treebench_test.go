@@ -5,6 +5,8 @@ import (
 	"flag"
 	"testing"
 	"time"
+
+	"github.com/specsim/specsim/sim/draft"
 )
 
 var treeBenchDur = flag.Duration("treebench.duration", 0, "time every tree rule at V = 32000, k = 4, depth 4 for this long (0 skips)")
@@ -14,7 +16,8 @@ var treeBenchDur = flag.Duration("treebench.duration", 0, "time every tree rule 
 // chains of depth 4.
 func TestTreeBench(t *testing.T) {
 	for _, e := range AllTree() {
-		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 64, K: 4, Depth: 4, Beta: 0.7, Trees: 3, Duration: time.Millisecond, Seed: 1})
+		k := min(4, draft.MaxK(e.Draft.String()))
+		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 64, K: k, Depth: 4, Beta: 0.7, Trees: 3, Duration: time.Millisecond, Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name, err)
 		}
@@ -26,7 +29,7 @@ func TestTreeBench(t *testing.T) {
 		return
 	}
 	for _, e := range AllTree() {
-		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: 4, Depth: 4, Beta: 0.7, Duration: *treeBenchDur, Seed: 1})
+		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: min(4, draft.MaxK(e.Draft.String())), Depth: 4, Beta: 0.7, Duration: *treeBenchDur, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

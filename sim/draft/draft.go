@@ -94,6 +94,9 @@ type treeTraits struct {
 	drawn bool
 	// delays: it reads Config.Delay (a single path before branching).
 	delays bool
+	// maxK: the most children of the root it drafts (0: 64, the limit of
+	// every drafter).
+	maxK int
 }
 
 // trees holds the traits of the tree drafters, by name.
@@ -118,6 +121,16 @@ func registerTree(name string, tr treeTraits, build func(Config) (Drafter, error
 // Branches reports whether the drafter name shapes its trees by
 // Config.Branch (children per depth); New refuses a Branch for any other.
 func Branches(name string) bool { return trees[name].branches }
+
+// MaxK returns the most children of the root (Config.K) the tree drafter
+// name drafts: 64 for every drafter but those that declare fewer (hub,
+// SpecHub's pair, drafts two).
+func MaxK(name string) int {
+	if k := trees[name].maxK; k > 0 {
+		return k
+	}
+	return 64
+}
 
 // BranchingNames lists the drafters that read Config.Branch, in
 // alphabetical order.

@@ -48,6 +48,7 @@ func treeDrafters(t *testing.T, pair sim.Pair) map[string]sim.Drafter {
 		{Name: "fixed", Cands: [][]int{{0, 1}, {0, 2}, {1}}},
 		{Name: draft.DynamicName, Q: pair.Q, K: 2, Depth: 3},
 		{Name: draft.DraftDelayed.String(), Q: pair.Q, K: 2, Depth: 3, Delay: 1},
+		{Name: draft.DraftHub.String(), Q: pair.Q, K: 2, Depth: 2},
 	} {
 		d, err := draft.New(c)
 		if err != nil {
@@ -201,11 +202,13 @@ func TestChildrenLaws(t *testing.T) {
 		}
 	}
 	greedy["[0 1]"], greedy["[0 2]"] = 0.3/0.5, 0.2/0.5
+	// hub (SpecHub's pair, hub a = 0): Q(i, a) = q(i), Q(a, i) = q(a)q(i)/(1−q(a))
+	hub := map[string]float64{"[1 0]": 0.3, "[2 0]": 0.2, "[0 1]": 0.5 * 0.3 / 0.5, "[0 2]": 0.5 * 0.2 / 0.5}
 	for _, c := range []struct {
 		name string
 		want map[string]float64
 	}{
-		{"iid", iid}, {"wor", wor}, {"topk", map[string]float64{"[0 1]": 1}}, {"greedy", greedy},
+		{"iid", iid}, {"wor", wor}, {"topk", map[string]float64{"[0 1]": 1}}, {"greedy", greedy}, {"hub", hub},
 	} {
 		d, err := draft.New(draft.Config{Name: c.name, Q: q, K: 2, Depth: 1})
 		if err != nil {
@@ -390,6 +393,8 @@ func TestTreeDrafterErrors(t *testing.T) {
 		{draft.Config{Name: "fixed", Cands: [][]int{{1, -1}}}, "negative token -1"},
 		{draft.Config{Name: draft.DynamicName, Q: q, K: 65, Depth: 2}, "k = 65"},
 		{draft.Config{Name: draft.DynamicName, Q: q, K: 2, Depth: 17}, "depth = 17"},
+		{draft.Config{Name: "hub", Q: q, K: 3, Depth: 1}, "k = 3; SpecHub's sparse joint is defined for two drafts"},
+		{draft.Config{Name: "hub", Q: q, K: 0, Depth: 1}, "k = 0"},
 		{draft.Config{Name: "nope"}, "unknown; use one of " + strings.Join(draft.Names(), ", ")},
 	} {
 		if _, err := draft.New(c.c); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -481,5 +486,32 @@ func TestRegistryShapes(t *testing.T) {
 		if slices.Contains(draft.TreeNames(), name) != drawn[d.Tree.Kind().String()] {
 			t.Errorf("%s: in TreeNames %v, but its kind %s drawn %v", name, slices.Contains(draft.TreeNames(), name), d.Tree.Kind(), drawn[d.Tree.Kind().String()])
 		}
+	}
+}
+
+// MaxK is what New accepts: every drafted tree drafter builds with K =
+// min(MaxK, 4), and one declaring fewer than 64 refuses K = MaxK + 1 with
+// an error naming k.
+func TestMaxK(t *testing.T) {
+	q := sim.Fixed{0.25, 0.25, 0.25, 0.25}
+	limited := 0
+	for _, name := range draft.TreeNames() {
+		k := draft.MaxK(name)
+		if k < 1 || k > 64 {
+			t.Fatalf("%s: MaxK = %d", name, k)
+		}
+		if _, err := draft.New(draft.Config{Name: name, Q: q, K: min(k, 4), Depth: 2}); err != nil {
+			t.Errorf("%s: K = %d refused: %v", name, min(k, 4), err)
+		}
+		if k == 64 {
+			continue
+		}
+		limited++
+		if _, err := draft.New(draft.Config{Name: name, Q: q, K: k + 1, Depth: 2}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("k = %d", k+1)) {
+			t.Errorf("%s: K = %d above MaxK: err = %v", name, k+1, err)
+		}
+	}
+	if limited == 0 {
+		t.Error("no drafter declares a MaxK below 64 (hub drafts two)")
 	}
 }
