@@ -418,3 +418,40 @@ func ParityRule(v int, eps float64) Rule {
 // PrefixTest2 is, for package check_test, the name of the prefix test of
 // position 2.
 const PrefixTest2 = prefix2
+
+// A pool row's cached mass before each place of an epoch's order (cumRow,
+// summed in the order's sequence) equals the direct sum over the tokens
+// (massBefore, summed in the tokens' order) up to rounding: both add the
+// same at most V float32 masses in float64, so they differ by at most
+// 2·V·2^-53 of the row's total. Every place of three epochs of two rows is
+// compared, and a row is rebuilt when the epoch changes.
+func TestHashedCachedTransforms(t *testing.T) {
+	const v = 997
+	l := newHashedLayout(2, v, 1, 1<<22, 5, false)
+	l.cacheRows = 2
+	c := l.newCounts()
+	rng := rand.New(rand.NewPCG(3, 4))
+	rows := [2][]float32{make([]float32, v), make([]float32, v)}
+	for _, r := range rows {
+		for i := range r {
+			r[i] = float32(rng.ExpFloat64() * math.Pow(10, -6*rng.Float64()))
+		}
+	}
+	bound := 2 * float64(v) * 0x1p-53
+	for _, e := range []int64{0, 3, 1} {
+		for r, p := range rows {
+			cum := cumRow(&l, c, e, r, p)
+			keys := l.orderKeys(c, e)
+			tot := 0.0
+			for _, x := range p {
+				tot += float64(x)
+			}
+			for y := range v {
+				got, want := cum[c.rank[y]], massBefore(keys, p, y)
+				if math.Abs(got-want) > bound*tot {
+					t.Fatalf("epoch %d row %d token %d: cached %v, direct %v", e, r, y, got, want)
+				}
+			}
+		}
+	}
+}
