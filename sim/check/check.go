@@ -287,6 +287,9 @@ type Result struct {
 	// kind, and each kind's verdict: the kinds that fail are those named
 	// violated.
 	RowKinds []KindResult `json:"row_kinds,omitempty"`
+	// prefix is the layout of the prefix tests in re-drawn cells (nil
+	// without them), for StatedTVBound.
+	prefix *hashedLayout
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless

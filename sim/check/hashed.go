@@ -450,7 +450,7 @@ func (l *hashedLayout) prefixTest(i int, tb *stattest.Table, groups [][2]int) Pe
 		every = fmt.Sprintf("every %s trial", ordinal(l.every))
 	}
 	bins := l.bins[i]
-	return Pending{name: fmt.Sprintf("position %d given its context and prefix (re-drawn cells)", i+1), table: tb,
+	return Pending{name: prefixTestName(i), table: tb,
 		quantity: fmt.Sprintf("TV between the emitted and target law of token %d given %s, binned into %d equal-mass bins of its PIT in a random order of the tokens; the order and the hash are drawn anew every %d trials (%d draws), and the TV is averaged over the cells and the draws; n counts %s",
 			i+1, cells, bins, l.epoch, l.epochs, every),
 		cell: func(g, b int) string {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/specsim/specsim/internal/binenc"
@@ -452,6 +453,36 @@ func TestHashedCachedTransforms(t *testing.T) {
 					t.Fatalf("epoch %d row %d token %d: cached %v, direct %v", e, r, y, got, want)
 				}
 			}
+		}
+	}
+}
+
+// StatedTVBound, computed from a 20,000-trial check, bounds the minimum
+// detectable TV that a check of 200,000 trials states for each prefix
+// test from above (its degrees of freedom at their most), and on a pool
+// whose cells all fill (one context of uniform rows, V = 1,000) it is
+// within 15% of it: position 1's one cell a draw fills and its bound is
+// equal; position 2's 1,000 exact cells a draw hold about 50 trials over
+// 11 bins, below the expected 5 a bin at which a group's bins are pooled
+// (df 26,401 of at most 40,000: 0.0358 against 0.0397). It refuses any
+// other test.
+func TestHashedStatedTVBound(t *testing.T) {
+	t.Parallel()
+	src := uniformPool32(t, 1000)
+	pilot := parityCheck(t, src, 1000, 0, 20000)
+	big := parityCheck(t, src, 1000, 0, 200000)
+	for i := range 2 {
+		name := prefixTestName(i)
+		b, ok := pilot.StatedTVBound(name, 200000)
+		got := testOf(t, big, name)
+		t.Logf("%s: bound %.5g, stated %.5g (df %d, n %d)", name, b, got.MinDetTV, got.DF, got.N)
+		if !ok || b < got.MinDetTV || b > 1.15*got.MinDetTV {
+			t.Errorf("%s: bound %.5g (ok %t), stated %.5g: want the stated TV within 15%% below the bound", name, b, ok, got.MinDetTV)
+		}
+	}
+	for _, x := range pilot.Tests {
+		if _, ok := pilot.StatedTVBound(x.Name, 200000); ok != strings.Contains(x.Name, "re-drawn cells") {
+			t.Errorf("%s: bound given %t", x.Name, ok)
 		}
 	}
 }
