@@ -393,12 +393,15 @@ func (l *hashedLayout) tests(c *hashedCounts) ([]Pending, error) {
 
 // strata is the sum of independent contingency tests, one per epoch: X²
 // and the degrees of freedom add, and the sum is χ²(Σ DF) under the
-// hypothesis. Each table keeps its cells down to an expected count of
-// minExpected (its rows and columns merged in pairs below that): a sum over
-// many sparse cells is close to χ² where a single sparse table is not
-// (Koehler and Larntz 1980, "An empirical investigation of goodness-of-fit
-// statistics for sparse multinomials", JASA 75(370)); the lossless false
-// alarms are measured (TestHashedFalseAlarms).
+// hypothesis. Each table keeps every row whose cells all expect at least
+// minExpected and pools the rest into one row, left out where it too falls
+// short (stattest.Independence.TestSparseRows): no neighbouring cells are
+// merged, so a deviation within the kept rows cannot cancel, and n counts
+// the pairs in the tested cells only. A sum over many sparse cells is
+// close to χ² where a single sparse table is not (Koehler and Larntz
+// 1980, "An empirical investigation of goodness-of-fit statistics for
+// sparse multinomials", JASA 75(370)); the lossless false alarms are
+// measured (TestHashedFalseAlarms).
 type strata struct {
 	tables      []stattest.Independence
 	epochs      []int
@@ -409,7 +412,7 @@ type strata struct {
 func (s strata) Test(float64) (stattest.Result, error) {
 	var r stattest.Result
 	for _, t := range s.tables {
-		x, err := t.Test(s.minExpected)
+		x, err := t.TestSparseRows(s.minExpected)
 		if err != nil {
 			return r, err
 		}
@@ -477,7 +480,7 @@ func (l *hashedLayout) crossPending(st strata) Pending {
 	}
 	bins := l.bins[i]
 	return Pending{name: "rows of a batch (independence, first tokens in re-drawn cells)", table: st, independence: true,
-		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws; n counts the pairs whose row 2k+1 is a trial counted (every %s)",
+		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins, over the cells tested; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, in which the cells of row 2k with too few pairs for an expected count of 1 in each bin are pooled into one, left out when it too has too few; the TV is averaged over the draws; n counts the pairs in the cells tested, of those whose row 2k+1 is a trial counted (every %s)",
 			cells, bins, l.epoch, l.epochs, ordinal(l.every)),
 		cell: func(g, c int) string {
 			return fmt.Sprintf("rows 2k and 2k+1, cell %d of row 2k's context and first token in draw %d, row 2k+1's first-token PIT bin %d of %d in that draw's token order",
