@@ -100,7 +100,7 @@ func treeFit(t *testing.T, rng *rand.Rand, e TreeEntry, pair sim.Pair, k, n int)
 // drafter that does not read it (the drafter refuses both, with the
 // reason, which sim/draft's tests check).
 func shapeFor(kind sim.DraftKind, cfg draft.Config) draft.Config {
-	cfg.K = min(cfg.K, draft.MaxK(kind.String()))
+	cfg.K = min(cfg.K, draft.KLimit(kind.String()))
 	if !draft.Branches(kind.String()) {
 		cfg.Branch = nil
 	}

@@ -124,7 +124,7 @@ func TestTreeRulesBelowBound(t *testing.T) {
 		pair.Q.Next(nil, q)
 		for k := 1; k <= 3; k++ {
 			for _, e := range AllTree() {
-				if e.Mutant || e.Lossy || k > draft.MaxK(e.Draft.String()) {
+				if e.Mutant || e.Lossy || k > draft.KLimit(e.Draft.String()) {
 					continue
 				}
 				a, _ := e.Build(nil)

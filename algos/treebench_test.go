@@ -16,7 +16,7 @@ var treeBenchDur = flag.Duration("treebench.duration", 0, "time every tree rule 
 // chains of depth 4.
 func TestTreeBench(t *testing.T) {
 	for _, e := range AllTree() {
-		k := min(4, draft.MaxK(e.Draft.String()))
+		k := min(4, draft.KLimit(e.Draft.String()))
 		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 64, K: k, Depth: 4, Beta: 0.7, Trees: 3, Duration: time.Millisecond, Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name, err)
@@ -29,7 +29,7 @@ func TestTreeBench(t *testing.T) {
 		return
 	}
 	for _, e := range AllTree() {
-		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: min(4, draft.MaxK(e.Draft.String())), Depth: 4, Beta: 0.7, Duration: *treeBenchDur, Seed: 1})
+		r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: min(4, draft.KLimit(e.Draft.String())), Depth: 4, Beta: 0.7, Duration: *treeBenchDur, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

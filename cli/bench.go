@@ -355,7 +355,7 @@ func benchTree(c *cli.Context) error {
 		return err
 	}
 	seed := masterSeed(c)
-	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: draft.K(k, true), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
+	cfg := algos.TreeBenchConfig{V: c.Int("vocab"), K: draft.K(k, e.Draft.String()), Depth: c.Int("gamma"), Beta: c.Float64("beta"),
 		Duration: dur, Seed: seed, Params: ps, MemBudget: memBudget(c)}
 	ctx, stop := signalContext(c.Context)
 	defer stop()

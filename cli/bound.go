@@ -50,7 +50,7 @@ func boundOf(c *cli.Context, p, q []float64) (experiments.BoundResult, error) {
 	if err != nil {
 		return experiments.BoundResult{}, err
 	}
-	k = draft.K(k, true)
+	k = draft.K(k, "")
 	if !c.Bool("topk") {
 		return experiments.Bound(p, q, k, c.Bool("replacement"), c.String("method"))
 	}

@@ -100,7 +100,6 @@ func exactTree(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	k = draft.K(k, true)
 	depth := c.Int("gamma")
 	kind := e.Draft
 	if c.IsSet("draft") {
@@ -108,6 +107,7 @@ func exactTree(c *cli.Context) error {
 			return diag.Usage(fmt.Errorf("--draft: %w", err))
 		}
 	}
+	k = draft.K(k, kind.String())
 	var branch []int
 	if c.IsSet("branch") {
 		if !draft.Branches(kind.String()) {

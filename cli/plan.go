@@ -52,16 +52,19 @@ func planCommand() *cli.Command {
 				if rep.OverCap {
 					need := fmt.Sprintf("about %.3g", rep.NeededTrials)
 					if math.IsInf(rep.NeededTrials, 1) {
-						need = "more than 1.8e+308 (the float's range)" // needed_trials is null in JSON
+						need = "more than the plan can compute" // needed_trials is null in JSON
 					}
 					fmt.Fprintf(w, "  %s trials, more than the %.0e a check accepts (--trials at most %d): this TV cannot be planned; at the cap a check, about %.3g s on this machine, detects TV >= %.3g (pilot: %d trials in %.1f s detect TV >= %.3g)\n",
 						need, float64(sim.MaxTrials), int64(sim.MaxTrials), rep.Seconds, rep.CapTV, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
 					return
 				}
 				fmt.Fprintf(w, "  --trials %d, about %.0f s on this machine (pilot: %d trials in %.1f s detect TV >= %.3g)\n", rep.Trials, rep.Seconds, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
-				if rep.CheckedTV != nil {
+				switch {
+				case rep.CheckedTV != nil:
 					fmt.Fprintf(w, "  checked: a check of %d trials detects TV >= %.3g in this test\n", rep.Trials, *rep.CheckedTV)
-				} else {
+				case rep.BoundTV != nil:
+					fmt.Fprintf(w, "  bound: a check of %d trials states TV <= %.3g for this test (its degrees of freedom at their most, every cell of every draw filled; not run)\n", rep.Trials, *rep.BoundTV)
+				default:
 					fmt.Fprintf(w, "  (beyond %d trials the count is the pilot's TV scaled as 1/sqrt(trials), not run)\n", resolve.ConfirmMaxTrials)
 				}
 			})

@@ -303,7 +303,7 @@ func (p *prepared) prepareTree() error {
 	if !slices.Contains(draft.TreeNames(), name) {
 		return diag.Param("draft", " %q; tree mode drafts with %s", name, strings.Join(draft.TreeNames(), ", "))
 	}
-	k = draft.K(k, true)
+	k = draft.K(k, name)
 	if cfg.Gamma < 1 || cfg.Gamma > sim.MaxTreeDepth {
 		return diag.Param("gamma", " = %d; use a tree depth of 1..%d", cfg.Gamma, sim.MaxTreeDepth)
 	}

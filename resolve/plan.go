@@ -45,6 +45,11 @@ type PlanReport struct {
 	// trials, when one was run to confirm the plan (ConfirmMaxTrials);
 	// null otherwise.
 	CheckedTV *float64 `json:"checked_tv"`
+	// BoundTV, where the count exceeds ConfirmMaxTrials and the test is a
+	// prefix test in re-drawn cells, is the bound on the TV a check of
+	// Trials trials states for it (check.Result.StatedTVBound), computed
+	// from the test's layout without running it; null otherwise.
+	BoundTV *float64 `json:"bound_tv"`
 }
 
 // ConfirmMaxTrials is the largest planned count a plan confirms by running
@@ -55,6 +60,10 @@ const ConfirmMaxTrials = 1_000_000
 // cap at this size on small pools and pairs, so a test's detectable TV
 // then falls as 1/sqrt(trials).
 const planPilot = 20000
+
+// planBoundMax bounds the counts planByBound searches (beyond it the plan
+// says the count is out of reach).
+const planBoundMax = 1 << 60
 
 // planRescales bounds the confirming checks after the first.
 const planRescales = 8
@@ -131,8 +140,49 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 			out.CheckedTV = &c
 		}
 	}
+	if out.CheckedTV == nil && out.Trials > ConfirmMaxTrials {
+		planByBound(&out, rep, t.Name)
+	}
 	out.Seconds = el * float64(out.Trials) / float64(pilot)
 	return out, nil
+}
+
+// planByBound replaces a count above ConfirmMaxTrials, which the
+// pilot's scaling understates for a test whose cells grow with the
+// trials, by the smallest count (a bisection; the bound falls with the
+// trials but for the last draw's rounding) at which the test's own bound
+// on its stated TV (check.Result.StatedTVBound) is at most out.TV, where
+// the pilot's test has such a bound; above sim.MaxTrials the plan is over
+// the cap, CapTV the bound at the cap.
+func planByBound(out *PlanReport, pilot Report, test string) {
+	bound := func(n int64) float64 {
+		b, _ := pilot.StatedTVBound(test, n)
+		return b
+	}
+	if _, ok := pilot.StatedTVBound(test, out.PilotTrials); !ok {
+		return
+	}
+	lo, hi := out.PilotTrials, int64(sim.MaxTrials)
+	for bound(hi) > out.TV { // beyond the cap: how far, for the text
+		if hi >= planBoundMax {
+			out.Trials, out.NeededTrials, out.OverCap, out.CapTV = sim.MaxTrials, math.Inf(1), true, bound(sim.MaxTrials)
+			return
+		}
+		lo, hi = hi, hi*4
+	}
+	for hi-lo > 1 { // bound(hi) <= TV < bound(lo), but for the last draw's rounding
+		if mid := lo + (hi-lo)/2; bound(mid) <= out.TV {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if hi > sim.MaxTrials {
+		out.Trials, out.NeededTrials, out.OverCap, out.CapTV = sim.MaxTrials, float64(hi), true, bound(sim.MaxTrials)
+		return
+	}
+	b := bound(hi)
+	out.Trials, out.NeededTrials, out.OverCap, out.CapTV, out.BoundTV = hi, float64(hi), false, 0, &b
 }
 
 // planTest returns the test of rep that plan sizes: the one named test,

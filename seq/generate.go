@@ -207,7 +207,7 @@ func (c *Config) check() error {
 	if c.Pair.P.Vocab() != c.Pair.Q.Vocab() {
 		return fmt.Errorf("generate: target has %d tokens and draft %d; use one vocabulary", c.Pair.P.Vocab(), c.Pair.Q.Vocab())
 	}
-	c.K = draft.K(c.K, true)
+	c.K = draft.K(c.K, c.Drafter)
 	if c.MaxNgram == 0 {
 		c.MaxNgram = 3
 	}

@@ -300,6 +300,9 @@ type Result struct {
 	// edgeInVerdict: SetEdge folded a failed edge case into the verdict
 	// (in a conformance check too), so the claim names it.
 	edgeInVerdict bool
+	// prefix is the layout of the prefix tests in re-drawn cells (nil
+	// without them), for StatedTVBound.
+	prefix *hashedLayout
 }
 
 // Candidate is a named rule's exact law (Config.Candidates); Lossless

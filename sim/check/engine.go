@@ -404,7 +404,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 			tb := &w.pitTab[w.poolIdx(c, i)]
 			bad = bad || (i < emitted && tb.p[seq[i]] <= 0)
 			a, b = tb.pit(seq[i], v)
-			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, tb.p, seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, tb.p, w.poolIdx(c, i), seq[i], v)
 		} else {
 			row := sc.row // the target row after the emitted prefix
 			if w.oneHot {
@@ -419,7 +419,7 @@ func (rn *runner) count(r *run.Round, c int, seq []int, t *tally, bad bool) {
 				seq = append(seq, sim.SampleCDF(rc.Float64(), row))
 			}
 			a, b = pitRow(row, seq[i], v)
-			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, row, seq[i], v)
+			hashedPIT(&rn.hashed, t.hashed, i, r.Trial, row, -1, seq[i], v)
 		}
 		sc.u[byP][i], sc.u[byIdx][i] = a, b
 	}
@@ -467,6 +467,9 @@ func (rn *runner) size(n int64) {
 	rn.pit = newPITLayout(rn.w.g, n, rn.cfg.Seed, rn.cfg.CrossRow && rn.cfg.Batch >= 2)
 	rn.shift = newShiftLayout(rn.pit.cross, rn.cfg.Batch, rn.pit.g1, rn.pit.pb)
 	rn.hashed = newHashedLayout(rn.w.g, rn.w.v, rn.w.nc, n, rn.cfg.Seed, rn.pit.cross)
+	if rows := rn.w.nc * (rn.w.g + 1); rn.w.pool != nil && int64(rows)*int64(rn.w.v) <= hashCacheEntries {
+		rn.hashed.cacheRows = rows
+	}
 	rn.lawEvery = rn.cfg.LawEvery
 	if rn.lawEvery == 0 {
 		rn.lawEvery = 1

@@ -47,7 +47,14 @@ import (
 //
 // A transform in a random order costs O(V) per token, so the tests count
 // every K-th trial, K = AutoLawEvery(γ, V) (the law test's budget of
-// about 2,048 row entries per trial); their n says which.
+// about 2,048 row entries per trial); their n says which. On a pool whose
+// rows × V is at most hashCacheEntries, each worker instead keeps, per
+// epoch, every row's mass before each place of the epoch's order (built
+// on the row's first use in the epoch, O(V)), so a token's transform costs
+// O(1). That sum runs in the order's sequence rather than the tokens',
+// so a transform may differ from the direct sum by rounding (about
+// V·2^-53), which moves a bin only for a transform that close to a bin's
+// edge.
 
 // Sizes of the prefix tests.
 const (
@@ -56,6 +63,9 @@ const (
 	hashMaxBins   = 64      // B_i at most
 	hashedBins    = 4       // B_i where the cells are hashed labels
 	hashPerCell   = 5       // expected count per cell aimed at
+	// pool rows × V at most, for the per-epoch masses before each place
+	// (8 bytes each per worker: 16 MiB)
+	hashCacheEntries = 1 << 21
 )
 
 // hashedLayout is the layout of one check's prefix tests.
@@ -73,6 +83,9 @@ type hashedLayout struct {
 	off     []int // position i's first cell within an epoch's counts
 	size    int   // an epoch's cells
 	keyMask uint64
+	// cacheRows: the pool rows whose masses before each place are kept
+	// per epoch (0: none, each transform sums its row)
+	cacheRows int
 }
 
 // newHashedLayout sizes the prefix tests of n trials with γ = g over V
@@ -122,13 +135,21 @@ type hashedCounts struct {
 	keys     []uint64
 	keyEpoch int64
 	u        []float64
+	// order: the tokens in epoch rankEpoch's order, rank[t] token t's
+	// place there; cum[r] (built in epoch stamp[r]) pool row r's mass
+	// before each place
+	order     []int32
+	rank      []int32
+	rankEpoch int64
+	cum       [][]float64
+	stamp     []int64
 	// the previous trial, its context and first token (the rows test)
 	prevTrial       int64
 	prevCtx, prevTk int
 }
 
 func (l *hashedLayout) newCounts() *hashedCounts {
-	return &hashedCounts{ep: make([][]int64, l.epochs), size: l.size, keyEpoch: -1, u: make([]float64, l.g1), prevTrial: -1}
+	return &hashedCounts{ep: make([][]int64, l.epochs), size: l.size, keyEpoch: -1, rankEpoch: -1, u: make([]float64, l.g1), prevTrial: -1}
 }
 
 // counted reports whether trial t is one the tests count.
@@ -149,13 +170,24 @@ func (l *hashedLayout) orderKeys(c *hashedCounts, e int64) []uint64 {
 }
 
 // hashedPIT keeps the transform of token y at position i of trial t under
-// its target row p (given the context and the emitted prefix) in the
-// trial's epoch's order, V = v its randomisation.
-func hashedPIT[T float32 | float64](l *hashedLayout, c *hashedCounts, i int, t int64, p []T, y int, v float64) {
+// its target row p (given the context and the emitted prefix; pool row
+// row, or -1) in the trial's epoch's order, V = v its randomisation.
+func hashedPIT[T float32 | float64](l *hashedLayout, c *hashedCounts, i int, t int64, p []T, row, y int, v float64) {
 	if c == nil || !l.counted(t) {
 		return
 	}
-	keys := l.orderKeys(c, t/l.epoch)
+	e := t / l.epoch
+	var before float64
+	if row >= 0 && row < l.cacheRows {
+		before = cumRow(l, c, e, row, p)[c.rank[y]]
+	} else {
+		before = massBefore(l.orderKeys(c, e), p, y)
+	}
+	c.u[i] = clamp01(before + v*float64(p[y]))
+}
+
+// massBefore is the mass of p before token y in the order of keys.
+func massBefore[T float32 | float64](keys []uint64, p []T, y int) float64 {
 	ky, before := keys[y], 0.0
 	keys = keys[:len(p)]
 	for s, x := range p {
@@ -164,7 +196,41 @@ func hashedPIT[T float32 | float64](l *hashedLayout, c *hashedCounts, i int, t i
 		_, less := bits.Sub64(keys[s], ky, 0) // 1 where keys[s] < ky
 		before += float64(less) * float64(x)
 	}
-	c.u[i] = clamp01(before + v*float64(p[y]))
+	return before
+}
+
+// cumRow returns pool row row's (of masses p) mass before each place of
+// epoch e's order, built on its first use in the epoch.
+func cumRow[T float32 | float64](l *hashedLayout, c *hashedCounts, e int64, row int, p []T) []float64 {
+	if c.rankEpoch != e {
+		keys := l.orderKeys(c, e)
+		if c.order == nil {
+			c.order, c.rank = make([]int32, l.v), make([]int32, l.v)
+			c.cum, c.stamp = make([][]float64, l.cacheRows), make([]int64, l.cacheRows)
+		}
+		for t := range c.order {
+			c.order[t] = int32(t)
+		}
+		slices.SortFunc(c.order, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
+		for r, t := range c.order {
+			c.rank[t] = int32(r)
+		}
+		c.rankEpoch = e
+	}
+	cum := c.cum[row]
+	if cum == nil || c.stamp[row] != e {
+		if cum == nil {
+			cum = make([]float64, l.v)
+			c.cum[row] = cum
+		}
+		s := 0.0
+		for r, t := range c.order {
+			cum[r] = s
+			s += float64(p[t])
+		}
+		c.stamp[row] = e
+	}
+	return cum
 }
 
 // record counts trial t, row j of its batch, in context ctx with emitted
@@ -327,12 +393,15 @@ func (l *hashedLayout) tests(c *hashedCounts) ([]Pending, error) {
 
 // strata is the sum of independent contingency tests, one per epoch: X²
 // and the degrees of freedom add, and the sum is χ²(Σ DF) under the
-// hypothesis. Each table keeps its cells down to an expected count of
-// minExpected (its rows and columns merged in pairs below that): a sum over
-// many sparse cells is close to χ² where a single sparse table is not
-// (Koehler and Larntz 1980, "An empirical investigation of goodness-of-fit
-// statistics for sparse multinomials", JASA 75(370)); the lossless false
-// alarms are measured (TestHashedFalseAlarms).
+// hypothesis. Each table keeps every row whose cells all expect at least
+// minExpected and pools the rest into one row, left out where it too falls
+// short (stattest.Independence.TestSparseRows): no neighbouring cells are
+// merged, so a deviation within the kept rows cannot cancel, and n counts
+// the pairs in the tested cells only. A sum over many sparse cells is
+// close to χ² where a single sparse table is not (Koehler and Larntz
+// 1980, "An empirical investigation of goodness-of-fit statistics for
+// sparse multinomials", JASA 75(370)); the lossless false alarms are
+// measured (TestHashedFalseAlarms).
 type strata struct {
 	tables      []stattest.Independence
 	epochs      []int
@@ -343,7 +412,7 @@ type strata struct {
 func (s strata) Test(float64) (stattest.Result, error) {
 	var r stattest.Result
 	for _, t := range s.tables {
-		x, err := t.Test(s.minExpected)
+		x, err := t.TestSparseRows(s.minExpected)
 		if err != nil {
 			return r, err
 		}
@@ -384,7 +453,7 @@ func (l *hashedLayout) prefixTest(i int, tb *stattest.Table, groups [][2]int) Pe
 		every = fmt.Sprintf("every %s trial", ordinal(l.every))
 	}
 	bins := l.bins[i]
-	return Pending{name: fmt.Sprintf("position %d given its context and prefix (re-drawn cells)", i+1), table: tb,
+	return Pending{name: prefixTestName(i), table: tb,
 		quantity: fmt.Sprintf("TV between the emitted and target law of token %d given %s, binned into %d equal-mass bins of its PIT in a random order of the tokens; the order and the hash are drawn anew every %d trials (%d draws), and the TV is averaged over the cells and the draws; n counts %s",
 			i+1, cells, bins, l.epoch, l.epochs, every),
 		cell: func(g, b int) string {
@@ -411,7 +480,7 @@ func (l *hashedLayout) crossPending(st strata) Pending {
 	}
 	bins := l.bins[i]
 	return Pending{name: "rows of a batch (independence, first tokens in re-drawn cells)", table: st, independence: true,
-		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, and the TV is averaged over the draws; n counts the pairs whose row 2k+1 is a trial counted (every %s)",
+		quantity: fmt.Sprintf("TV between the joint law of %s and the first token of row 2k+1 of a batch (%d equal-mass bins of its PIT in a random order of the tokens) and the product of its margins, over the cells tested; the order and the hash are drawn anew every %d trials (%d draws), a contingency test per draw, in which the cells of row 2k with too few pairs for an expected count of 1 in each bin are pooled into one, left out when it too has too few; the TV is averaged over the draws; n counts the pairs in the cells tested, of those whose row 2k+1 is a trial counted (every %s)",
 			cells, bins, l.epoch, l.epochs, ordinal(l.every)),
 		cell: func(g, c int) string {
 			return fmt.Sprintf("rows 2k and 2k+1, cell %d of row 2k's context and first token in draw %d, row 2k+1's first-token PIT bin %d of %d in that draw's token order",
@@ -433,5 +502,9 @@ func sum(xs []int64) int64 {
 func (l *hashedLayout) reserve(acc *sim.Accountant, copies int64, batch int) error {
 	span := min(int64(l.epochs), int64(sim.ChunkSize)*int64(max(batch, 1))/l.epoch+2)
 	what := fmt.Sprintf("check: the prefix tests' counts (%d cells a draw; %d draws in the total, up to %d in each of %d workers)", l.size, l.epochs, span, copies-1)
-	return acc.Reserve(what, sim.MulBytes(int64(l.size), 8, int64(l.epochs)+span*(copies-1)), talliesFix)
+	if err := acc.Reserve(what, sim.MulBytes(int64(l.size), 8, int64(l.epochs)+span*(copies-1)), talliesFix); err != nil {
+		return err
+	}
+	what = fmt.Sprintf("check: the prefix tests' masses before each place (%d pool rows × %d tokens in each of %d workers)", l.cacheRows, l.v, copies-1)
+	return acc.Reserve(what, sim.MulBytes(int64(l.cacheRows)*int64(l.v), 8, copies-1), talliesFix)
 }

@@ -139,6 +139,9 @@ func (rn *runner) assemble(tot *tally, done int64, interrupted bool, cpu time.Du
 	if rn.lawOn {
 		res.LawEvery = rn.lawEvery
 	}
+	if rn.marg {
+		res.prefix = &rn.hashed
+	}
 	if err := rn.final(tot); err != nil {
 		return res, err
 	}

@@ -40,16 +40,17 @@ const (
 	MaxK     = 64
 )
 
-// K is the number of candidates of a run given k (0: none given): k, else
-// DefaultK for a tree rule or drafter (tree) and ChainK for a chain.
-func K(k int, tree bool) int {
+// K is the number of candidates of a tree run given k (0: none given):
+// k, else DefaultK, or the tree drafter's own limit (KLimit) where that is
+// smaller; drafter "" names none (bound's drafts).
+func K(k int, drafter string) int {
 	switch {
 	case k != 0:
 		return k
-	case tree:
-		return DefaultK
+	case drafter != "":
+		return min(DefaultK, KLimit(drafter))
 	}
-	return ChainK
+	return DefaultK
 }
 
 // Config describes a drafter for New. Each drafter reads the fields it
@@ -122,14 +123,14 @@ func registerTree(name string, tr treeTraits, build func(Config) (Drafter, error
 // Config.Branch (children per depth); New refuses a Branch for any other.
 func Branches(name string) bool { return trees[name].branches }
 
-// MaxK returns the most children of the root (Config.K) the tree drafter
-// name drafts: 64 for every drafter but those that declare fewer (hub,
-// SpecHub's pair, drafts two).
-func MaxK(name string) int {
+// KLimit returns the most children of the root (Config.K) the tree
+// drafter name drafts: MaxK for every drafter but those that declare
+// fewer (hub, SpecHub's pair, drafts two).
+func KLimit(name string) int {
 	if k := trees[name].maxK; k > 0 {
 		return k
 	}
-	return 64
+	return MaxK
 }
 
 // BranchingNames lists the drafters that read Config.Branch, in

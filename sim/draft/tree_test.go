@@ -496,7 +496,7 @@ func TestMaxK(t *testing.T) {
 	q := sim.Fixed{0.25, 0.25, 0.25, 0.25}
 	limited := 0
 	for _, name := range draft.TreeNames() {
-		k := draft.MaxK(name)
+		k := draft.KLimit(name)
 		if k < 1 || k > 64 {
 			t.Fatalf("%s: MaxK = %d", name, k)
 		}

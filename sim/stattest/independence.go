@@ -33,18 +33,118 @@ func (t Independence) Test(minExpected float64) (Result, error) {
 	if !(minExpected > 0) {
 		minExpected = DefaultMinExpected
 	}
-	if t.Rows < 1 || t.Cols < 1 || len(t.Obs) != t.Rows*t.Cols {
-		return Result{}, fmt.Errorf("stattest: independence table of %d counts is not %d×%d", len(t.Obs), t.Rows, t.Cols)
-	}
-	for _, o := range t.Obs {
-		if o < 0 {
-			return Result{}, fmt.Errorf("stattest: negative count %d", o)
-		}
+	if err := t.valid(); err != nil {
+		return Result{}, err
 	}
 	obs, rows, cols := t.Obs, t.Rows, t.Cols
 	for rows > 2 && cols > 2 && minCellExpected(obs, rows, cols) < minExpected {
 		obs, rows, cols = halve(obs, rows, cols)
 	}
+	r := pearsonIndependence(obs, rows, cols)
+	r.Pooled = len(t.Obs) - r.Cells
+	return r, nil
+}
+
+// TestSparseRows is Test without merging neighbours: the rows some of
+// whose cells expect fewer than minExpected counts (R_i·min_j C_j/N <
+// minExpected over the columns with a positive margin) are pooled into one
+// row, and that row is left out, its counts leaving N, where it too falls
+// short; this repeats until every cell left expects minExpected. Which
+// rows are pooled or left out depends on the row margins only, and under
+// independence the columns are independent of every row label, so the
+// test given those margins is as Test's. The rows kept keep their cells
+// (no merged neighbours cancel a deviation within them), and N counts the
+// observations in the tested cells only, so MinDetectableTV(N, DF, ...)
+// bounds the TV of the law of those cells; Result.Pooled counts the
+// cells pooled or left out.
+func (t Independence) TestSparseRows(minExpected float64) (Result, error) {
+	if !(minExpected > 0) {
+		minExpected = DefaultMinExpected
+	}
+	if err := t.valid(); err != nil {
+		return Result{}, err
+	}
+	rows, cols := t.Rows, t.Cols
+	alone := make([]bool, rows) // rows kept as they are
+	for i := range alone {
+		alone[i] = true
+	}
+	var obs []int64
+	dropPool := false
+	for { // each pass moves a row out of alone, or leaves the pool out
+		obs = t.sparseRows(obs[:0], alone, !dropPool)
+		nr := len(obs) / cols
+		rs, cs, n := margins(obs, nr, cols)
+		if n == 0 {
+			break
+		}
+		minC := n
+		for _, c := range cs {
+			if c > 0 {
+				minC = min(minC, c)
+			}
+		}
+		need := minExpected * float64(n) / float64(minC) // a row's margin at least
+		moved, k := false, 0
+		for i := range alone {
+			if alone[i] {
+				if r := rs[k]; r > 0 && float64(r) < need {
+					alone[i], moved = false, true
+				}
+				k++
+			}
+		}
+		if moved {
+			continue
+		}
+		if p := rs[nr-1]; !dropPool && p > 0 && float64(p) < need {
+			dropPool = true
+			continue
+		}
+		break
+	}
+	nr := len(obs) / cols
+	r := pearsonIndependence(obs, nr, cols)
+	r.Pooled = len(t.Obs) - r.Cells
+	return r, nil
+}
+
+// sparseRows appends to dst the rows of t kept alone, then, with pool,
+// the sum of the others.
+func (t Independence) sparseRows(dst []int64, alone []bool, pool bool) []int64 {
+	sum := make([]int64, t.Cols)
+	for i, a := range alone {
+		row := t.Obs[i*t.Cols : (i+1)*t.Cols]
+		if a {
+			dst = append(dst, row...)
+			continue
+		}
+		for j, o := range row {
+			sum[j] += o
+		}
+	}
+	if pool {
+		dst = append(dst, sum...)
+	}
+	return dst
+}
+
+// valid reports whether Obs holds Rows×Cols non-negative counts.
+func (t Independence) valid() error {
+	if t.Rows < 1 || t.Cols < 1 || len(t.Obs) != t.Rows*t.Cols {
+		return fmt.Errorf("stattest: independence table of %d counts is not %d×%d", len(t.Obs), t.Rows, t.Cols)
+	}
+	for _, o := range t.Obs {
+		if o < 0 {
+			return fmt.Errorf("stattest: negative count %d", o)
+		}
+	}
+	return nil
+}
+
+// pearsonIndependence is Pearson's independence statistic of a rows×cols
+// table over the rows and columns with a positive margin (Pooled unset).
+func pearsonIndependence(obs []int64, rows, cols int) Result {
 	var r Result
 	rs, cs, n := margins(obs, rows, cols)
 	r.N = n
@@ -70,13 +170,12 @@ func (t Independence) Test(minExpected float64) (Result, error) {
 		}
 	}
 	r.Cells = liveR * liveC
-	r.Pooled = len(t.Obs) - r.Cells
 	r.DF = max(liveR-1, 0) * max(liveC-1, 0)
 	if n == 0 {
 		r.Warnings = append(r.Warnings, ErrNoData)
 	}
 	r.PValue = pvalue(r.Stat, r.DF, &r.Warnings)
-	return r, nil
+	return r
 }
 
 // TopResiduals returns the k cells with the largest standardised

@@ -106,3 +106,39 @@ func TestIndependenceCalibrationAndPower(t *testing.T) {
 	}
 	t.Logf("false alarms %d/400 at level 0.01; power %d/100 at TV %.4g", false1, hits, tv)
 }
+
+// TestSparseRows keeps the rows whose every cell expects at least
+// minExpected, pools the others into one row and leaves that row out
+// where it too falls short, and never merges neighbouring rows or
+// columns. A 5×4 table: rows 0 and 1 are opposite (a deviation that
+// merging them in a pair, as Test does, cancels), rows 2-4 hold one
+// count each. N = 203, C = (51, 51, 51, 50): with minExpected 0.5 a row
+// needs 203·0.5/50 = 2.03 counts, so rows 2-4 are pooled into (1, 1, 1,
+// 0), which is kept (DF 6, N 203, 8 cells pooled); with minExpected 1 it
+// needs 4.06, and the pool (3) is left out (DF 3, N 200, 12 cells).
+func TestIndependenceSparseRows(t *testing.T) {
+	t.Parallel()
+	tab := Independence{Obs: []int64{40, 10, 40, 10, 10, 40, 10, 40, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, Rows: 5, Cols: 4}
+	for _, c := range []struct {
+		minExp     float64
+		kept       []int64
+		df, pooled int
+		n          int64
+	}{
+		{0.5, []int64{40, 10, 40, 10, 10, 40, 10, 40, 1, 1, 1, 0}, 6, 8, 203},
+		{1, []int64{40, 10, 40, 10, 10, 40, 10, 40}, 3, 12, 200},
+	} {
+		r, err := tab.TestSparseRows(c.minExp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := pearsonIndependence(c.kept, len(c.kept)/4, 4)
+		if r.Stat != want.Stat || r.DF != c.df || r.N != c.n || r.Pooled != c.pooled {
+			t.Errorf("minExpected %g: X² %v, DF %d, N %d, pooled %d; want %v, %d, %d, %d", c.minExp, r.Stat, r.DF, r.N, r.Pooled, want.Stat, c.df, c.n, c.pooled)
+		}
+	}
+	kept, _ := tab.TestSparseRows(1)
+	if h, _ := tab.Test(1); h.Stat >= kept.Stat/10 {
+		t.Errorf("merging neighbours kept X² %v of %v: the table does not show the cancellation", h.Stat, kept.Stat)
+	}
+}
