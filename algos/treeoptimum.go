@@ -2,6 +2,7 @@ package algos
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,11 +29,15 @@ type TreeOptimumConfig struct {
 	Context []int
 }
 
-// Limits of OptimalTreeAccepted: the columns of one coupling LP (draft
-// sets × V) and the number of LPs of a run (one per distinct node state).
+// Limits of OptimalTreeAccepted: the columns of one coupling LP (one per
+// token of each draft set, and a slack per set and token) and the number
+// of LPs of a run (one per distinct node state).
 const (
 	MaxTreeOptimumColumns = 4096
 	MaxTreeOptimumNodes   = 20000
+	// MaxTreeOptimumCells bounds the LPs' rows × columns summed over a
+	// run's node states, the dense simplex's work per pivot.
+	MaxTreeOptimumCells = 1 << 22
 )
 
 // OptimalTreeAccepted returns V_d, the largest E[accepted tokens] of one
@@ -72,13 +77,21 @@ const (
 // verification exceed. Its tests compare it with the node-wise tree rules
 // (those verifying by walkAccept/walkLaw) only.
 //
-// Sizes: an LP of more than MaxTreeOptimumColumns columns or a run of
-// more than MaxTreeOptimumNodes node states is refused with the reason.
+// Sizes: an LP of more than MaxTreeOptimumColumns columns, or a run of
+// more than MaxTreeOptimumNodes node states or MaxTreeOptimumCells LP
+// cells, is refused with the reason.
 func OptimalTreeAccepted(pair sim.Pair, cfg TreeOptimumConfig) (float64, error) {
+	return optimalTreeAccepted(pair, cfg, MaxTreeOptimumCells)
+}
+
+// optimalTreeAccepted is OptimalTreeAccepted refusing past maxCells LP
+// cells.
+func optimalTreeAccepted(pair sim.Pair, cfg TreeOptimumConfig, maxCells int) (float64, error) {
 	o, err := newTreeOpt(pair, cfg)
 	if err != nil {
 		return 0, err
 	}
+	o.maxCells = maxCells
 	root := cfg.K
 	if cfg.Draft != sim.DraftIID {
 		root = 0
@@ -94,6 +107,23 @@ type treeOpt struct {
 	depth  int
 	branch []int
 	memo   map[string]float64
+	cells  int
+	// maxCells is the run's limit on LP cells.
+	maxCells int
+}
+
+// charge adds one node state's LP (its sets over V tokens) to the run's
+// cells and refuses past MaxTreeOptimumCells.
+func (o *treeOpt) charge(ns, v int, sets [][]int) error {
+	cols := ns + v
+	for _, s := range sets {
+		cols += len(s)
+	}
+	o.cells += (ns + v) * cols
+	if o.cells > o.maxCells {
+		return fmt.Errorf("depth-d optimum: the coupling LPs of %d node states exceed %d cells (rows × columns); use a smaller V, k or depth", len(o.memo)+1, o.maxCells)
+	}
+	return nil
 }
 
 // newTreeOpt validates cfg.
@@ -151,6 +181,9 @@ func (o *treeOpt) value(ctx []int, i, c int) (float64, error) {
 	sim.Normalize(q)
 	sets, probs, err := o.setLaw(q, i, c)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.charge(len(sets), v, sets); err != nil {
 		return 0, err
 	}
 	w := make([][]float64, len(sets))
@@ -224,6 +257,9 @@ func multisetLaw(q []float64, c int) ([][]int, []float64, error) {
 			sup = append(sup, x)
 		}
 	}
+	if n := binom(len(sup)+c-1, c); n*float64(c+1) > MaxTreeOptimumColumns {
+		return nil, nil, fmt.Errorf("depth-d optimum: %.0f draft multisets of %d draws over a support of %d exceed the LP's %d columns; use a smaller V or k", n, c, len(sup), MaxTreeOptimumColumns)
+	}
 	var sets [][]int
 	var probs []float64
 	var rec func(from int, set []int, pr float64)
@@ -242,43 +278,49 @@ func multisetLaw(q []float64, c int) ([][]int, []float64, error) {
 		}
 	}
 	rec(0, nil, 1)
-	if len(sets)*len(q) > MaxTreeOptimumColumns {
-		return nil, nil, fmt.Errorf("depth-d optimum: %d draft sets × V = %d exceed %d LP columns; use a smaller V or k", len(sets), len(q), MaxTreeOptimumColumns)
-	}
 	return sets, probs, nil
 }
 
 // WeightedCouplingLP solves, by the simplex method, the coupling problem
 // over π(S, y) ≥ 0 for every draft set S of the law (sets, probs) and
-// every token y, with Σ_y π(S, y) = Pr(S) and Σ_S π(S, y) = p(y) (one of
-// the p rows left out: it is implied): the maximum of Σ_S Σ_j π(S,
-// sets[S][j]) w[S][j]. A token repeated in a set counts once (its first
-// weight). With every weight 1 it is α* for the set law.
+// every token y, with Σ_y π(S, y) = Pr(S) and Σ_S π(S, y) = p(y): the
+// maximum of Σ_S Σ_j π(S, sets[S][j]) w[S][j] (a token repeated in a set
+// counts once, with its first weight; weights ≥ 0). With every weight 1 it
+// is α* for the set law. Only the pairs y ∈ S earn, so the LP keeps those
+// columns, with Σ_{y∈S} π(S, y) ≤ Pr(S) and Σ_S π(S, y) ≤ p(y) (slack
+// columns make them equalities): any such partial plan extends to a
+// coupling, since what is left of the sets' and the tokens' masses is
+// equal, and the extension earns no less (weights ≥ 0).
 func WeightedCouplingLP(p []float64, sets [][]int, probs []float64, w [][]float64) (float64, error) {
 	v, ns := len(p), len(sets)
-	if ns*v > MaxTreeOptimumColumns {
-		return 0, fmt.Errorf("coupling LP: %d draft sets × V = %d exceed %d columns; use a smaller V or k", ns, v, MaxTreeOptimumColumns)
-	}
-	rows, cols := ns+v-1, ns*v
-	a := mat.NewDense(rows, cols, nil)
-	b := make([]float64, rows)
-	c := make([]float64, cols)
+	type pair struct{ s, y int }
+	var cols []pair
+	var gain []float64
 	for i, set := range sets {
-		b[i] = probs[i]
-		for y := range v {
-			col := i*v + y
-			a.Set(i, col, 1)
-			if y < v-1 {
-				a.Set(ns+y, col, 1)
+		for j, y := range set {
+			if j > 0 && slices.Contains(set[:j], y) {
+				continue
 			}
-		}
-		for j := len(set) - 1; j >= 0; j-- { // the first weight of a repeated token wins
-			c[i*v+set[j]] = -w[i][j]
+			cols, gain = append(cols, pair{i, y}), append(gain, w[i][j])
 		}
 	}
-	for y := range v - 1 {
-		b[ns+y] = p[y]
+	n := len(cols) + ns + v
+	if n > MaxTreeOptimumColumns {
+		return 0, fmt.Errorf("coupling LP: %d columns for %d draft sets over V = %d exceed %d; use a smaller V or k", n, ns, v, MaxTreeOptimumColumns)
 	}
+	a := mat.NewDense(ns+v, n, nil)
+	b := make([]float64, ns+v)
+	c := make([]float64, n)
+	for j, pc := range cols {
+		a.Set(pc.s, j, 1)
+		a.Set(ns+pc.y, j, 1)
+		c[j] = -gain[j]
+	}
+	for r := range ns + v {
+		a.Set(r, len(cols)+r, 1) // slack
+	}
+	copy(b, probs)
+	copy(b[ns:], p)
 	opt, _, err := lp.Simplex(c, a, b, 1e-12, nil)
 	if err != nil {
 		return 0, fmt.Errorf("coupling LP: %w", err)

@@ -196,7 +196,7 @@ func TestTreeOptimumRefuses(t *testing.T) {
 		cfg  TreeOptimumConfig
 		want string
 	}{
-		{fixedPair(big, big), TreeOptimumConfig{Draft: sim.DraftIID, K: 4, Depth: 1}, "LP columns"},
+		{fixedPair(big, big), TreeOptimumConfig{Draft: sim.DraftIID, K: 4, Depth: 1}, "columns"},
 		{pair, TreeOptimumConfig{Draft: sim.DraftGreedy, K: 2, Depth: 2}, "iid, wor or topk"},
 		{pair, TreeOptimumConfig{Draft: sim.DraftWOR, K: 2, Depth: 2, Branch: []int{2}}, "one per depth"},
 		{pair, TreeOptimumConfig{Draft: sim.DraftIID, K: 2, Depth: 0}, "depth = 0"},
@@ -204,5 +204,14 @@ func TestTreeOptimumRefuses(t *testing.T) {
 		if _, err := OptimalTreeAccepted(c.pair, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one naming %q", c.cfg, err, c.want)
 		}
+	}
+	// the run's cells: a limit of 60 is below the root's LP alone (at most
+	// 3 sets of 2 over V = 3: 6 rows, up to 12 columns), 2^20 holds them all
+	cfg := TreeOptimumConfig{Draft: sim.DraftWOR, K: 2, Depth: 2}
+	if _, err := optimalTreeAccepted(pair, cfg, 60); err == nil || !strings.Contains(err.Error(), "cells") {
+		t.Errorf("a run past its cells: error %v, want one naming the cells", err)
+	}
+	if _, err := optimalTreeAccepted(pair, cfg, 1<<20); err != nil {
+		t.Errorf("the same run within its cells: %v", err)
 	}
 }
