@@ -6,43 +6,27 @@ import (
 	"testing"
 
 	"github.com/specsim/specsim/sim"
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // couplingLP solves the coupling problem behind α* directly, by the
-// simplex method (gonum/optimize/convex/lp): over π(T, y) ≥ 0 for every
-// draft set T of the law (sets, probs) and every token y, with Σ_y π(T, y)
-// = Pr(T) and Σ_T π(T, y) = p(y) (one of the p rows left out: it is
-// implied), maximise Σ_{y∈T} π(T, y) = Pr(Y ∈ S).
+// simplex method (WeightedCouplingLP with every weight 1): over π(T, y) ≥
+// 0 for every draft set T of the law (sets, probs) and every token y, with
+// Σ_y π(T, y) = Pr(T) and Σ_T π(T, y) = p(y), maximise Σ_{y∈T} π(T, y) =
+// Pr(Y ∈ S).
 func couplingLP(t *testing.T, p []float64, sets [][]int, probs []float64) float64 {
 	t.Helper()
-	v, ns := len(p), len(sets)
-	rows, cols := ns+v-1, ns*v
-	a := mat.NewDense(rows, cols, nil)
-	b := make([]float64, rows)
-	c := make([]float64, cols)
+	w := make([][]float64, len(sets))
 	for i, set := range sets {
-		b[i] = probs[i]
-		for y := range v {
-			col := i*v + y
-			a.Set(i, col, 1)
-			if y < v-1 {
-				a.Set(ns+y, col, 1)
-			}
-		}
-		for _, y := range set {
-			c[i*v+y] = -1
+		w[i] = make([]float64, len(set))
+		for j := range set {
+			w[i][j] = 1
 		}
 	}
-	for y := range v - 1 {
-		b[ns+y] = p[y]
-	}
-	opt, _, err := lp.Simplex(c, a, b, 1e-12, nil)
+	opt, err := WeightedCouplingLP(p, sets, probs, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return -opt
+	return opt
 }
 
 // The bound's α* agrees with the coupling LP solved by the simplex

@@ -290,7 +290,7 @@ func appendItem(items []otItem, tok int, mass float64, pl *otPlan) []otItem {
 // is left.
 func (pl *otPlan) pool(pieces []otPiece, s, e float64, items []otItem) []otPiece {
 	f := otFree{k: pl.k, gaps: []otPiece{{s, e, -1}}}
-	f.prefix()
+	f.prefix(0)
 	slices.SortStableFunc(items, func(x, y otItem) int { return cmpFloat(x.rho, y.rho) })
 	for i, it := range items {
 		last := i == len(items)-1
@@ -308,25 +308,43 @@ func (pl *otPlan) pool(pieces []otPiece, s, e float64, items []otItem) []otPiece
 }
 
 // otFree is the free time of a pool: disjoint gaps in order, with the
-// free mass (before) and the integral of G' (integ) before each gap.
+// free mass (before) and the integral of G' (integ) before each gap, and G
+// at each gap's ends (ga, gb). A cut changes the gaps from the first it
+// touches on, so the sums are recomputed from there only: the values are
+// the ones a pass from the first gap gives (the sums run left to right), in
+// time proportional to the gaps after the cut.
 type otFree struct {
 	k             int
 	gaps          []otPiece
 	before, integ []float64
-	ga            []float64 // G at each gap's start
+	ga, gb        []float64 // G at each gap's start and end
 }
 
-func (f *otFree) prefix() {
-	f.before, f.integ, f.ga = f.before[:0], f.integ[:0], f.ga[:0]
+// prefix recomputes the sums and G at the ends from gap from on.
+func (f *otFree) prefix(from int) {
+	n := len(f.gaps)
+	f.before, f.integ = resize(f.before, n+1), resize(f.integ, n+1)
+	f.ga, f.gb = resize(f.ga, n), resize(f.gb, n)
 	m, g := 0.0, 0.0
-	for _, gp := range f.gaps {
-		f.before, f.integ = append(f.before, m), append(f.integ, g)
-		ga := otG(gp.a, f.k)
-		f.ga = append(f.ga, ga)
-		m += gp.b - gp.a
-		g += otG(gp.b, f.k) - ga
+	if from > 0 {
+		m, g = f.before[from], f.integ[from]
 	}
-	f.before, f.integ = append(f.before, m), append(f.integ, g)
+	for i := from; i < n; i++ {
+		gp := f.gaps[i]
+		f.before[i], f.integ[i] = m, g
+		f.ga[i], f.gb[i] = otG(gp.a, f.k), otG(gp.b, f.k)
+		m += gp.b - gp.a
+		g += f.gb[i] - f.ga[i]
+	}
+	f.before[n], f.integ[n] = m, g
+}
+
+// resize returns s with length n, its first elements kept.
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return append(s[:cap(s)], make([]float64, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 func (f *otFree) total() float64 { return f.before[len(f.gaps)] }
@@ -339,9 +357,8 @@ func (f *otFree) at(u float64) (int, float64) {
 	return i, math.Min(gp.b, gp.a+math.Max(0, u-f.before[i]))
 }
 
-// integral is ∫ G' over the free time before free mass u.
-func (f *otFree) integral(u float64) float64 {
-	i, x := f.at(u)
+// integral is ∫ G' over the free time before the point x of gap i.
+func (f *otFree) integral(i int, x float64) float64 {
 	return f.integ[i] + otG(x, f.k) - f.ga[i]
 }
 
@@ -350,9 +367,9 @@ func (f *otFree) integral(u float64) float64 {
 // kept inside a bisection bracket (the mean falls as u grows).
 func (f *otFree) windowStart(w, rho float64) float64 {
 	mean := func(u float64) (float64, float64) {
-		_, x0 := f.at(u)
-		_, x1 := f.at(u + w)
-		return (f.integral(u+w) - f.integral(u)) / w, (otGPrime(x1, f.k) - otGPrime(x0, f.k)) / w
+		i0, x0 := f.at(u)
+		i1, x1 := f.at(u + w)
+		return (f.integral(i1, x1) - f.integral(i0, x0)) / w, (otGPrime(x1, f.k) - otGPrime(x0, f.k)) / w
 	}
 	lo, hi := 0.0, math.Max(0, f.total()-w)
 	if m, _ := mean(lo); m <= rho {
@@ -402,18 +419,19 @@ func (f *otFree) cut(pieces []otPiece, u, w float64, tok int) []otPiece {
 		}
 		pieces = appendPiece(pieces, a, b, tok)
 	}
-	var mid []otPiece
+	var mid [2]otPiece
+	nm := 0
 	if x0 > f.gaps[i0].a {
-		mid = append(mid, otPiece{f.gaps[i0].a, x0, -1})
+		mid[nm], nm = otPiece{f.gaps[i0].a, x0, -1}, nm+1
 	}
 	if x1 < f.gaps[i1].b {
-		mid = append(mid, otPiece{x1, f.gaps[i1].b, -1})
+		mid[nm], nm = otPiece{x1, f.gaps[i1].b, -1}, nm+1
 	}
-	f.gaps = slices.Concat(f.gaps[:i0], mid, f.gaps[i1+1:])
+	f.gaps = slices.Replace(f.gaps, i0, i1+1, mid[:nm]...)
 	if len(f.gaps) == 0 {
-		f.gaps = []otPiece{{x1, x1, -1}}
+		f.gaps, i0 = append(f.gaps, otPiece{x1, x1, -1}), 0
 	}
-	f.prefix()
+	f.prefix(i0)
 	return pieces
 }
 

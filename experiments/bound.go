@@ -19,6 +19,15 @@ type BoundResult struct {
 	OptimalAcceptance float64 `json:"optimal_acceptance"`
 	// SingleDraft is Σ min(p, q), the k = 1 value (token verification).
 	SingleDraft float64 `json:"single_draft"`
+	// The depth-d optimum (BoundDepth; absent at one position): the model
+	// pair, the drafter (kind, children per depth for wor and topk), the
+	// depth and V_d, the largest E[accepted] per step over node-wise
+	// lossless verifiers (algos.OptimalTreeAccepted).
+	Source          string  `json:"source,omitempty"`
+	Draft           string  `json:"draft,omitempty"`
+	Branch          []int   `json:"branch,omitempty"`
+	Depth           int     `json:"depth,omitempty"`
+	OptimalAccepted float64 `json:"optimal_expected_accepted,omitempty"`
 }
 
 // Bound computes α* = min_A [1 − p(A) + P(draft set meets A)] for k drafts
@@ -73,4 +82,37 @@ func BoundTopK(p, q []float64, k int) (BoundResult, error) {
 	}
 	a := algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1})
 	return BoundResult{V: len(p), K: k, TopK: true, Method: "topk", OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q)}, nil
+}
+
+// BoundDepth computes the depth-d optimum of pair for the drafter of cfg
+// (algos.OptimalTreeAccepted) beside α* and Σ min(p, q) of the root's rows
+// (α* as the depth-1 optimum of the same drafter). Errors, the sizes the
+// enumeration refuses among them, are usage errors.
+func BoundDepth(pair sim.Pair, cfg algos.TreeOptimumConfig) (BoundResult, error) {
+	vd, err := algos.OptimalTreeAccepted(pair, cfg)
+	if err != nil {
+		return BoundResult{}, diag.Usage(err)
+	}
+	one := cfg
+	one.Depth = 1
+	if one.Branch != nil {
+		one.Branch = cfg.Branch[:1]
+	}
+	a, err := algos.OptimalTreeAccepted(pair, one)
+	if err != nil {
+		return BoundResult{}, diag.Usage(err)
+	}
+	v := pair.P.Vocab()
+	p, q := make([]float64, v), make([]float64, v)
+	pair.P.Next(cfg.Context, p)
+	pair.Q.Next(cfg.Context, q)
+	sim.Normalize(p)
+	sim.Normalize(q)
+	k := cfg.K
+	if cfg.Branch != nil {
+		k = cfg.Branch[0]
+	}
+	return BoundResult{V: v, K: k, Replacement: cfg.Draft == sim.DraftIID, TopK: cfg.Draft == sim.DraftTopK, Method: "lp",
+		OptimalAcceptance: a, SingleDraft: sim.Alpha(p, q), Source: pair.Name, Draft: cfg.Draft.String(), Branch: cfg.Branch,
+		Depth: cfg.Depth, OptimalAccepted: vd}, nil
 }
