@@ -108,7 +108,16 @@ func rootBound(kind sim.DraftKind, p, q []float64, k int) (float64, error) {
 	case sim.DraftTopK:
 		return algos.OptimalAcceptanceSets(p, [][]int{sim.TopTokens(nil, q, k)}, []float64{1}), nil
 	}
-	return 0, fmt.Errorf("multidraft: no bound for draft kind %v", kind)
+	// any other drafter: α* over the law of its root draft set, enumerated
+	d, err := draft.NewTree(kind, draft.Config{Q: sim.Fixed(q), K: k, Depth: 1})
+	if err != nil {
+		return 0, fmt.Errorf("multidraft: no bound for draft kind %v: %w", kind, err)
+	}
+	sets, probs, err := algos.DrafterSetLaw(d, nil)
+	if err != nil {
+		return 0, fmt.Errorf("multidraft: no bound for draft kind %v: %w", kind, err)
+	}
+	return algos.OptimalAcceptanceSets(p, sets, probs), nil
 }
 
 func multidraftRun(ctx context.Context, cfg Config, cell Cell, seed uint64) ([]Row, error) {

@@ -25,12 +25,14 @@ import (
 //   - markov: the root rows of multidraft's order-1 Markov pair (a = 0.5,
 //     quality 0.5), as a context-free pair.
 //
-// Rules and their bounds (algos' registered draft kind of each rule; the
-// bound is what 'simulate bound' computes for that kind):
-//   - i.i.d. drafts: specinfer, kseq, ot-optimal (α* with replacement);
-//   - without replacement: rrs-wor, traversal (α* without replacement);
-//   - greedy drafts: greedy-draft (α* over its draft-set law);
-//   - top-k drafts: target-only (α* of the top-k set, its p-mass).
+// Rules and their bounds: every lossless tree rule of algos' registry
+// (MultidraftOptimumRules), each held to α* of its own draft kind, what
+// 'simulate bound' computes for that kind: with replacement for i.i.d.
+// drafts (specinfer, kseq, ot-optimal, multipath-block), without
+// replacement (rrs-wor, traversal), over the greedy draft-set law
+// (greedy-draft), the top-k set's p-mass (target-only, best-candidate,
+// shared-uniform), and otherwise over the drafter's enumerated root set
+// law (spechub's hub pair, at k = 2 only).
 //
 // Columns: pair, k, verifier, draft, acceptance (Pr(first emitted token ∈
 // root drafts), sim.ExactTree), bound (α* of the verifier's draft kind),
@@ -38,8 +40,22 @@ import (
 // (draft trees enumerated), max_abs_error and lossless (the exact
 // engine's verdict on the emitted token's law).
 
-// MultidraftOptimumRules are the rules the experiment holds to the optimum.
-var MultidraftOptimumRules = []string{"specinfer", "kseq", "ot-optimal", "rrs-wor", "traversal", "greedy-draft", "target-only"}
+// MultidraftOptimumRules are the rules the experiment holds to the
+// optimum: every registered tree rule that is neither lossy nor a planted
+// bug (algos' registry, in its order), so a new multi-draft rule joins by
+// registering. A rule whose drafter drafts fewer than a cell's k
+// (draft.KLimit; SpecHub's pair drafts two) has no row at that k.
+var MultidraftOptimumRules = multidraftOptimumRules()
+
+func multidraftOptimumRules() []string {
+	var out []string
+	for _, name := range algos.TreeNames() {
+		if e, err := algos.LookupTree(name); err == nil && !e.Mutant && !e.Lossy {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // multidraftOptimumPairs are the experiment's pairs (multidraftPair names).
 var multidraftOptimumPairs = []string{"dirichlet-s1", "markov"}
@@ -76,6 +92,9 @@ func multidraftOptimumRun(_ context.Context, _ Config, cell Cell, _ uint64) ([]R
 	}
 	var rows []Row
 	for _, rule := range MultidraftOptimumRules {
+		if e, _ := algos.LookupTree(rule); k > draft.KLimit(e.Draft.String()) {
+			continue
+		}
 		row, err := optimumRow(pair, rule, k)
 		if err != nil {
 			return nil, err
