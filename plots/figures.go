@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -350,6 +351,7 @@ func LossyFrontier(rows []table.Row, source string, V int, quality float64) (*Fi
 		p.Title.Padding = vg.Points(2)
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = ticks
+		p.X.Tick.Label.Font.Size = klTickSize
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
 		sep := line(plotter.XYs{{X: brk, Y: yMin}, {X: brk, Y: yMax}}, color.Gray{Y: 0x99}, dotted)
 		sep.Width = vg.Points(0.6)
@@ -468,7 +470,12 @@ type klTicks struct{ zero, first float64 }
 
 // klLabelledDecades is the most decades a KL axis labels each of: with
 // every other one of four labelled, a panel showed two labelled decades.
-const klLabelledDecades = 5
+// The lossy frontier's narrow panels write them at klTickSize, where
+// "0.001" fits within a decade.
+const (
+	klLabelledDecades = 5
+	klTickSize        = font.Length(6)
+)
 
 // Ticks implements plot.Ticker.
 func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
