@@ -65,25 +65,42 @@ func (AlwaysAccept) Law(b *sim.Block, dst *sim.Law) error {
 // T = 1 the two coincide and the rule is exact.
 type QMismatch struct{ T float64 }
 
-// pow is (v/top)^T, with math.Sqrt (and top 1) for the default T = 0.5
-// (a full pass of math.Pow per position would make large-vocabulary
-// checks slow). Scaling by the row's largest entry top leaves the raw
-// law q^T/Σq^T as it is and keeps it in float64's range for any T > 0:
-// at T = 1e300 every q(y)^T underflowed to 0 and the law was 0/0.
+// pow is (v/top)^T. For T = j/64 in (0, 1) (the default 0.5, the audit's
+// plant 0.90625) it is a product of repeated square roots, v^(1/2)·v^(1/4)…
+// over T's binary digits, with top 1 (v^T of a probability stays in
+// float64's range): a full pass of math.Pow per examined position made
+// large-vocabulary checks slow. For other T, scaling by the row's largest
+// entry top leaves the raw law q^T/Σq^T as it is and keeps it in
+// float64's range for any T > 0: at T = 1e300 every q(y)^T underflowed
+// to 0 and the law was 0/0.
 func (m QMismatch) pow(v, top float64) float64 {
-	if m.T == 0.5 {
-		return math.Sqrt(v)
+	if k, ok := m.dyadic(); ok {
+		r, s := 1.0, v
+		for bit := 32; k != 0; bit >>= 1 {
+			s = math.Sqrt(s)
+			if k&bit != 0 {
+				r *= s
+				k &^= bit
+			}
+		}
+		return r
 	}
 	return math.Pow(v/top, m.T)
 }
 
-// rawNorm returns the row's largest entry top (1 for T = 0.5) and
+// dyadic returns k with T = k/64 when T is such a fraction in (0, 1).
+func (m QMismatch) dyadic() (int, bool) {
+	k := m.T * 64
+	return int(k), m.T > 0 && m.T < 1 && k == math.Trunc(k)
+}
+
+// rawNorm returns the row's largest entry top (1 for a dyadic T) and
 // Σ_y pow(q(y), top), the normaliser of the raw law; raw(x) is then
 // pow(q(x), top) / rawNorm. It is one pass over the vocabulary (two for
-// T ≠ 0.5), computed once per examined position.
+// other T), computed once per examined position.
 func (m QMismatch) rawNorm(q sim.Row) (s, top float64) {
 	top = 1
-	if m.T != 0.5 {
+	if _, ok := m.dyadic(); !ok {
 		top = 0
 		for y := 0; y < q.Len(); y++ {
 			top = math.Max(top, q.At(y))

@@ -3,6 +3,7 @@ package algos
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -236,12 +237,32 @@ type ReducedPrecision struct{}
 // the same order.
 const reducedTopLogit = 30
 
-// bf16 rounds x to the nearest bfloat16 (ties to even), through float32.
-func bf16(x float64) float64 {
+// bf16Bits is the bfloat16 nearest x (ties to even), through float32,
+// as its 16 bits: the top half of the float32's.
+func bf16Bits(x float64) uint32 {
 	f := math.Float32bits(float32(x))
 	f += 0x7fff + (f>>16)&1
-	return float64(math.Float32frombits(f &^ 0xffff))
+	return f >> 16
 }
+
+// bf16 rounds x to the nearest bfloat16 (ties to even), through float32.
+func bf16(x float64) float64 {
+	return float64(math.Float32frombits(bf16Bits(x) << 16))
+}
+
+// bf16Weights is exp(b - reducedTopLogit) for each of the 2^16 bfloat16
+// values b, indexed by b's bits, built once on first use: a bfloat16 has
+// so few values that ReducedPrecision's exp is a table look-up (math.Exp
+// over the vocabulary at every examined position was most of the
+// audit's time), and the table holds math.Exp's own values, so the
+// weights are unchanged to the bit.
+var bf16Weights = sync.OnceValue(func() []float64 {
+	w := make([]float64, 1<<16)
+	for b := range w {
+		w[b] = math.Exp(float64(math.Float32frombits(uint32(b)<<16)) - reducedTopLogit)
+	}
+	return w
+})
 
 // pow is the unnormalised weight exp(bf16(ℓ) - reducedTopLogit) of a
 // token of probability v, ℓ = ln(v/top) + reducedTopLogit (0 for v = 0).
@@ -249,7 +270,7 @@ func (ReducedPrecision) pow(v, top float64) float64 {
 	if v <= 0 {
 		return 0
 	}
-	return math.Exp(bf16(math.Log(v/top)+reducedTopLogit) - reducedTopLogit)
+	return bf16Weights()[bf16Bits(math.Log(v/top)+reducedTopLogit)]
 }
 
 // rawNorm returns the row's largest entry top and Σ_y pow(q(y), top).

@@ -40,7 +40,7 @@ func TestAudit(t *testing.T) {
 				r.String("kind"), r.String("verdict"), r.String("exact_verdict"), r.String("statistical_verdict"), r.String("edge_verdict"), r.String("expected"))
 		}
 	}
-	for _, k := range []string{"rule", "mutant", "lossy", "strict", "tree-rule", "tree-mutant"} {
+	for _, k := range []string{"rule", "mutant", "plant", "lossy", "strict", "tree-rule", "tree-mutant"} {
 		if kinds[k] == 0 {
 			t.Errorf("the audit has no %s rows", k)
 		}
@@ -155,5 +155,43 @@ func TestAuditSizes(t *testing.T) {
 			t.Errorf("%s (%s): min detectable TV %.4g over %g pool and %g pair trials; want within (%.3g, %.3g] over %d and %d",
 				c.name, c.kind, tv, table.Num(r, "trials"), table.Num(r, "pair_trials"), 0.8*c.tv, c.tv, c.pool, c.pair)
 		}
+	}
+}
+
+// TestAuditPlant: each row planted near the threshold (auditPlants), run
+// at scale 1, deviates by an exact TV between one and two times the
+// minimum detectable TV its row prints, and is called violated.
+func TestAuditPlant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the planted rows at full size; skipped with -short")
+	}
+	t.Parallel()
+	e, err := Lookup("audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := e.Cells(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cells {
+		if Row(c.Key).String("kind") != "plant" {
+			continue
+		}
+		n++
+		rows, err := e.Run(context.Background(), Config{Seed: 1, Scale: 1, Workers: 2}, c, CellSeed(1, e.Name, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rows[0]
+		tv, minTV := table.Num(r, "exact_tv"), table.Num(r, "min_detectable_tv")
+		if !(tv >= minTV && tv <= 2*minTV) || r.String("verdict") != "violated" {
+			t.Errorf("%s (%s): exact TV %.4g, stated minimum detectable TV %.4g (ratio %.3g, want 1 to 2), verdict %s",
+				r.String("algorithm"), r.String("params"), tv, minTV, tv/minTV, r.String("verdict"))
+		}
+	}
+	if n != len(auditPlants) {
+		t.Errorf("%d plant cells, want %d", n, len(auditPlants))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -413,6 +414,7 @@ func (ax klAxes) panel(rule string, pts, fpts plotter.XYs) (*plot.Plot, error) {
 	p.Title.Padding = vg.Points(2)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = ax.ticks
+	p.X.Tick.Label.Font.Size = klTickSize
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = ax.xMin, ax.xMax, ax.yMin, ax.yMax
 	sep := line(plotter.XYs{{X: ax.brk, Y: ax.yMin}, {X: ax.brk, Y: ax.yMax}}, color.Gray{Y: 0x99}, dotted)
 	sep.Width = vg.Points(0.6)
@@ -514,10 +516,20 @@ next:
 }
 
 // klTicks labels a log KL axis with a zero column: "0" at zero, then
-// the decades from first on: every one when there are at most three,
-// every other one beyond (unlabelled ticks at the decades between), so
-// the labels of a narrow panel do not run into each other.
+// the decades from first on in one format (uniformLabels): every one when
+// there are at most klLabelledDecades, every other one beyond (unlabelled
+// ticks at the decades between), so the labels of a narrow panel do not
+// run into each other.
 type klTicks struct{ zero, first float64 }
+
+// klLabelledDecades is the most decades a KL axis labels each of: with
+// every other one of four labelled, a panel showed two labelled decades.
+// The lossy frontier's narrow panels write them at klTickSize, where
+// "0.001" fits within a decade.
+const (
+	klLabelledDecades = 5
+	klTickSize        = font.Length(6)
+)
 
 // Ticks implements plot.Ticker.
 func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -528,11 +540,12 @@ func (k klTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	for i, d := 0, k.first; d <= hi; i, d = i+1, d*10 {
 		t := plot.Tick{Value: d}
-		if n <= 3 || i%2 == 0 {
-			t.Label = strconv.FormatFloat(d, 'g', -1, 64)
+		if n <= klLabelledDecades || i%2 == 0 {
+			t.Label = "-" // a placeholder: uniformLabels writes it
 		}
 		ts = append(ts, t)
 	}
+	uniformLabels(ts[1:], 6) // d is a product of tens: 1e-5·10 is 1.0000000000000002e-4
 	return ts
 }
 
@@ -729,7 +742,8 @@ func replayRulesPanel(rules []table.Row) *plot.Plot {
 }
 
 // cleanTicks relabels a Ticker's labelled ticks with at most four
-// significant digits and no trailing zeros (25, not 25.00).
+// significant digits and no trailing zeros (25, not 25.00), all in one
+// format (uniformLabels).
 type cleanTicks struct{ plot.Ticker }
 
 // Ticks implements plot.Ticker; a range that is not finite has no ticks
@@ -748,11 +762,7 @@ func (c cleanTicks) Ticks(lo, hi float64) []plot.Tick {
 			ts[i].Value *= 2
 		}
 	}
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
-		}
-	}
+	uniformLabels(ts, 4)
 	return ts
 }
 

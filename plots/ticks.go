@@ -8,7 +8,8 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// logTicks labels a log axis so that a reader can place a value on it:
+// logTicks labels a log axis so that a reader can place a value on it,
+// all labels in one format (uniformLabels):
 // every power of ten in range (every other one past eight), and where
 // fewer than three decades are in range also 2 and 5 times each power
 // and, if that still gives fewer than minLogLabels labels, every integer
@@ -66,11 +67,12 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			t := plot.Tick{Value: v}
 			if all || label(m, k) {
-				t.Label = tickLabel(v)
+				t.Label = "-" // a placeholder: uniformLabels writes it
 			}
 			ts = append(ts, t)
 		}
 	}
+	uniformLabels(ts, 0)
 	return ts
 }
 
@@ -85,19 +87,53 @@ func labelledTicks(a *plot.Axis) int {
 	return n
 }
 
-// tickLabel writes a tick value briefly: plainly from 1e-4 to 1e5
-// (0.001, 20, 5000), else as 1e6 or 2e-5 (no "+", no leading zero in the
-// exponent).
-func tickLabel(v float64) string {
-	if a := math.Abs(v); a == 0 || a >= 1e-4 && a < 1e5 {
-		return strconv.FormatFloat(v, 'g', -1, 64)
+// plainTick reports whether v is written plainly on an axis: 0 and
+// magnitudes from 1e-4 to below 1e5 (0.001, 20, 5000).
+func plainTick(v float64) bool {
+	a := math.Abs(v)
+	return a == 0 || a >= 1e-4 && a < 1e5
+}
+
+// tickLabel writes a tick value briefly: plainly (0.001, 20, 5000) unless
+// exp, else as 1e6 or 2e-5 (no "+", no leading zero in the exponent).
+func tickLabel(v float64, exp bool) string {
+	if !exp || v == 0 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(v, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	neg := strings.HasPrefix(exp, "-")
-	exp = strings.TrimLeft(exp, "+-0")
-	if neg {
-		exp = "-" + exp
+	mant, e, _ := strings.Cut(s, "e")
+	neg := strings.HasPrefix(e, "-")
+	e = strings.TrimLeft(e, "+-0")
+	if e == "" {
+		e = "0"
 	}
-	return mant + "e" + exp
+	if neg {
+		e = "-" + e
+	}
+	return mant + "e" + e
+}
+
+// uniformLabels writes the labelled ticks of one axis in one format:
+// plainly when every labelled value is (plainTick), else every one as
+// m·10^k, so that an axis never shows 10000 beside 1e5. With sig > 0 the
+// values are first rounded to sig significant digits.
+func uniformLabels(ts []plot.Tick, sig int) {
+	round := func(v float64) float64 {
+		if sig <= 0 {
+			return v
+		}
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', sig, 64), 64)
+		return r
+	}
+	exp := false
+	for _, t := range ts {
+		if t.Label != "" && !plainTick(round(t.Value)) {
+			exp = true
+		}
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = tickLabel(round(ts[i].Value), exp)
+		}
+	}
 }

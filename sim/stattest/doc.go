@@ -1,6 +1,7 @@
 // Package stattest provides goodness-of-fit testing for categorical data:
-// Pearson chi-squared tests with exact chi-squared p-values, pooling of
-// sparse cells, pooled tests over independent groups, Holm's multiple-testing
+// Pearson chi-squared tests with p-values from the chi-squared
+// distribution (asymptotic in the counts; the tail itself is computed to
+// full precision, not a normal approximation), pooling of sparse cells, pooled tests over independent groups, Holm's multiple-testing
 // correction, power and minimum-detectable-effect calculations via the
 // noncentral chi-squared distribution, and confidence intervals for Monte
 // Carlo estimates.
