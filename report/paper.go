@@ -177,11 +177,14 @@ func (p Provenance) TeX() string {
 }
 
 // WritePaper writes dir/paper.tex, dir/casestudy.tex and dir/refs.bib (the
-// embedded sources, unless dir already has them) and
+// embedded sources: with refresh always, as 'report reproduce' does for the
+// paper it builds into its own output, so a rerun with a newer binary never
+// builds a stale copy; without it only where dir lacks them, so that
+// 'report paper' keeps sources an author has edited) and
 // dir/generated/{numbers.tex, provenance.tex, figures/*.pdf, tables/*.tex};
 // tables/casestudy.tex comes from the committed case-study results
 // (casestudy.Load), not from the bundle.
-func WritePaper(b *Bundle, dir string) error {
+func WritePaper(b *Bundle, dir string, refresh bool) error {
 	release, err := fsutil.Confine(dir)
 	if err != nil {
 		return err
@@ -195,7 +198,7 @@ func WritePaper(b *Bundle, dir string) error {
 	}
 	for name, text := range map[string]string{"paper.tex": paper.Source, "refs.bib": paper.Bib, "casestudy.tex": paper.CaseStudy} {
 		path := filepath.Join(dir, name)
-		if _, err := os.Stat(path); os.IsNotExist(err) {
+		if _, err := os.Stat(path); refresh || os.IsNotExist(err) {
 			if err := fsutil.WriteBytes(path, []byte(text), 0o644); err != nil {
 				return err
 			}
@@ -392,7 +395,7 @@ func Paper(ctx context.Context, results, dir string, pdf bool) ([]string, error)
 	if err != nil {
 		return nil, ioErr(err)
 	}
-	if err := WritePaper(b, dir); err != nil {
+	if err := WritePaper(b, dir, false); err != nil {
 		return nil, ioErr(err)
 	}
 	out := []string{filepath.Join(dir, "generated")}

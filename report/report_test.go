@@ -133,7 +133,7 @@ func TestPaperBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := WritePaper(b, dir); err != nil {
+	if err := WritePaper(b, dir, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := BuildPDF(context.Background(), dir); err != nil {
@@ -184,7 +184,7 @@ func TestPaperBuild(t *testing.T) {
 	}
 	// the same inputs written and built again give the same bytes
 	again := t.TempDir()
-	if err := WritePaper(b, again); err != nil {
+	if err := WritePaper(b, again, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := BuildPDF(context.Background(), again); err != nil {

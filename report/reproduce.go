@@ -91,7 +91,7 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 		logf("no paper: it needs every experiment, and %s has none of %v (run them all)", opt.Out, missing)
 	} else if opt.Paper {
 		pdir := filepath.Join(opt.Out, "paper")
-		if err := WritePaper(b, pdir); err != nil {
+		if err := WritePaper(b, pdir, true); err != nil {
 			return err
 		}
 		if _, err := exec.LookPath("latexmk"); err != nil {
