@@ -264,8 +264,9 @@ type mscratch struct {
 	cp, cq, cc []float64
 	z          int // number of tokens with p = 0 (ρ = 0)
 	q0         float64
-	mMax       float64 // m at a = 1: Σ_{ρ≤1} (q - p)
-	tmp        []item  // sortByRatio's second buffer
+	mMax       float64  // m at a = 1: Σ_{ρ≤1} (q - p)
+	tmp        []item   // sortByRatio's second buffer
+	keys, ktmp []uint64 // sortByRatio's sort keys and their second buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(mscratch) }}

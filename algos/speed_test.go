@@ -1,8 +1,10 @@
 package algos
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -170,6 +172,44 @@ func TestMentoredCollect(t *testing.T) {
 			}
 			if sc.cc[i+1] != c {
 				t.Fatalf("trial %d: cc[%d] = %.17g, the sum of p·log ρ %.17g", trial, i+1, sc.cc[i+1], c)
+			}
+		}
+	}
+}
+
+// TestMentoredSortByRatio checks that the counting-pass sort (token counts
+// from radixMin up) gives the permutation of a stable sort by ρ: on rows
+// with zeros, +Inf, exact ties and ρ that agree in the top bits the passes
+// read (so the index bits of the keys and the insertion pass decide), each
+// item tagged with its collection index so that the order of ties is
+// checked too.
+func TestMentoredSortByRatio(t *testing.T) {
+	rng := sim.NewRand(14, sim.StreamID("mentored-sort"))
+	for _, n := range []int{radixMin, radixMin + 1, 5000, 32000} {
+		sc := new(mscratch)
+		for i := range n {
+			var r float64
+			switch rng.IntN(6) {
+			case 0:
+				r = 0
+			case 1:
+				r = math.Inf(1)
+			case 2:
+				r = float64(1 + rng.IntN(4)) // exact ties
+			case 3: // equal top bits, different low mantissa bits
+				r = math.Float64frombits(math.Float64bits(0.75) + uint64(rng.IntN(1<<radixLow)))
+			default:
+				r = math.Exp(20 * rng.NormFloat64())
+			}
+			sc.it = append(sc.it, item{r: r, p: float64(i)})
+		}
+		want := slices.Clone(sc.it)
+		slices.SortStableFunc(want, func(x, y item) int { return cmp.Compare(x.r, y.r) })
+		sc.sortByRatio()
+		for i := range want {
+			if sc.it[i] != want[i] {
+				t.Fatalf("n = %d: position %d holds ρ %.17g (index %g), a stable sort %.17g (index %g)",
+					n, i, sc.it[i].r, sc.it[i].p, want[i].r, want[i].p)
 			}
 		}
 	}
