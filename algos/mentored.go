@@ -328,17 +328,19 @@ func (s *mscratch) add(a, b, kl float64, inf bool) (float64, bool) {
 
 // index sorts the collected tokens by ρ and builds the prefix sums.
 func (s *mscratch) index() {
-	s.sortByRatio()
 	n := len(s.it)
 	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
-	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
-	s.z = 0
-	for i, v := range s.it {
-		s.cp[i+1] = s.cp[i] + v.p
-		s.cq[i+1] = s.cq[i] + v.q
-		s.cc[i+1] = s.cc[i] + v.c
-		if v.r == 0 {
-			s.z = i + 1
+	if !s.indexSorted() {
+		s.sortByRatio()
+		s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
+		s.z = 0
+		for i, v := range s.it {
+			s.cp[i+1] = s.cp[i] + v.p
+			s.cq[i+1] = s.cq[i] + v.q
+			s.cc[i+1] = s.cc[i] + v.c
+			if v.r == 0 {
+				s.z = i + 1
+			}
 		}
 	}
 	s.q0 = s.cq[s.z]

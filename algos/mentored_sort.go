@@ -45,7 +45,7 @@ func (s *mscratch) sortByRatio() {
 		slices.SortFunc(s.it, func(x, y item) int { return cmp.Compare(x.r, y.r) })
 		return
 	}
-	keys := s.sortKeys()
+	keys := s.orderKeys()
 	if cap(s.tmp) < n {
 		s.tmp = make([]item, n)
 	}
@@ -54,14 +54,62 @@ func (s *mscratch) sortByRatio() {
 		sorted[i] = s.it[k&(1<<radixLow-1)]
 	}
 	s.it, s.tmp = sorted, s.it
-	for i := 1; i < n; i++ {
-		v := s.it[i]
-		j := i
-		for ; j > 0 && s.it[j-1].r > v.r; j-- {
-			s.it[j] = s.it[j-1]
+}
+
+// orderKeys returns the keys of s.it in the order of a stable sort by ρ:
+// the counting passes' order, then an insertion pass by the full ρ for the
+// keys the passes left tied (reading ρ from s.it by the key's index).
+func (s *mscratch) orderKeys() []uint64 {
+	keys := s.sortKeys()
+	prev := s.it[keys[0]&(1<<radixLow-1)].r // the largest ρ in keys[:i]
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		r := s.it[k&(1<<radixLow-1)].r
+		if !(prev > r) {
+			prev = r
+			continue
 		}
-		s.it[j] = v
+		j := i
+		for ; j > 0 && s.it[keys[j-1]&(1<<radixLow-1)].r > r; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
 	}
+	return keys
+}
+
+// indexSorted is index's sort and prefix sums in one pass: the items are
+// gathered in key order (sortByRatio's result) and summed as they arrive.
+// It reports false, having done nothing, where sortByRatio would not use
+// the counting passes.
+func (s *mscratch) indexSorted() bool {
+	n := len(s.it)
+	if n < radixMin || n > 1<<radixLow {
+		return false
+	}
+	keys := s.orderKeys()
+	if cap(s.tmp) < n {
+		s.tmp = make([]item, n)
+	}
+	sorted := s.tmp[:n]
+	cp, cq, cc := s.cp[:n+1], s.cq[:n+1], s.cc[:n+1]
+	cp[0], cq[0], cc[0] = 0, 0, 0
+	z := 0
+	var sp, sq, sc float64
+	for i, k := range keys {
+		v := s.it[k&(1<<radixLow-1)]
+		sorted[i] = v
+		sp += v.p
+		sq += v.q
+		sc += v.c
+		cp[i+1], cq[i+1], cc[i+1] = sp, sq, sc
+		if v.r == 0 {
+			z = i + 1
+		}
+	}
+	s.it, s.tmp = sorted, s.it
+	s.z = z
+	return true
 }
 
 // sortKeys returns sortByRatio's keys of s.it (ρ's top bits, then the

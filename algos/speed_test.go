@@ -147,13 +147,18 @@ func TestKSeqSample(t *testing.T) {
 }
 
 // TestMentoredCollect checks that the solve's one pass returns rowKL's
-// KL(p‖q) bit for bit and the prefix sums the two-pass load built, on 300
+// KL(p‖q) bit for bit, the tokens sorted by ρ and the prefix sums of p, q
+// and p·log ρ in that order (every tenth pair with at least radixMin
+// tokens, where index sums as it gathers), on 300
 // random pairs with zeros in p and q and a draft entry small enough that
 // p/q overflows (where rowKL is +Inf and the term leaves cc out).
 func TestMentoredCollect(t *testing.T) {
 	rng := sim.NewRand(13, sim.StreamID("mentored-collect"))
 	for trial := range 300 {
 		v := 2 + rng.IntN(500)
+		if trial%10 == 0 { // index's counting-pass path
+			v = radixMin + rng.IntN(30000)
+		}
 		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		if trial%5 == 0 {
@@ -165,14 +170,26 @@ func TestMentoredCollect(t *testing.T) {
 			t.Fatalf("trial %d: collect KL %.17g, rowKL %.17g", trial, kl, want)
 		}
 		sc.index()
-		c := 0.0
+		c, cp, cq, z := 0.0, 0.0, 0.0, 0
 		for i, it := range sc.it {
+			if i > 0 && sc.it[i-1].r > it.r {
+				t.Fatalf("trial %d: ρ %.17g after %.17g", trial, it.r, sc.it[i-1].r)
+			}
 			if it.r > 0 && !math.IsInf(it.r, 1) {
 				c += it.p * math.Log(it.r)
 			}
-			if sc.cc[i+1] != c {
-				t.Fatalf("trial %d: cc[%d] = %.17g, the sum of p·log ρ %.17g", trial, i+1, sc.cc[i+1], c)
+			cp += it.p
+			cq += it.q
+			if it.r == 0 {
+				z = i + 1
 			}
+			if sc.cc[i+1] != c || sc.cp[i+1] != cp || sc.cq[i+1] != cq {
+				t.Fatalf("trial %d: prefix %d = (%.17g, %.17g, %.17g), the sums of p, q, p·log ρ (%.17g, %.17g, %.17g)",
+					trial, i+1, sc.cp[i+1], sc.cq[i+1], sc.cc[i+1], cp, cq, c)
+			}
+		}
+		if sc.z != z {
+			t.Fatalf("trial %d: z = %d, %d tokens have p = 0", trial, sc.z, z)
 		}
 	}
 }
