@@ -290,9 +290,7 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 	p32, _ := p.Data()
 	q32, _ := q.Data()
 	if p32 != nil && q32 != nil && len(p32) == len(q32) {
-		for t, a := range p32 {
-			kl, inf = s.add(float64(a), float64(q32[t]), kl, inf)
-		}
+		kl, inf = s.collect32(p32, q32)
 	} else {
 		for t := 0; t < p.Len(); t++ {
 			kl, inf = s.add(p.At(t), q.At(t), kl, inf)
@@ -302,6 +300,35 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 		return math.Inf(1)
 	}
 	return math.Max(kl, 0)
+}
+
+// collect32 is collect's loop over float32 rows: add's common case (both
+// masses nonzero) written into s.it in place, the others through add.
+func (s *mscratch) collect32(p32, q32 []float32) (kl float64, inf bool) {
+	if cap(s.it) < len(p32) {
+		s.it = make([]item, 0, len(p32))
+	}
+	it := s.it[:len(p32)]
+	n := 0
+	for t, a32 := range p32 {
+		a, b := float64(a32), float64(q32[t])
+		if a == 0 || b == 0 {
+			s.it = it[:n]
+			kl, inf = s.add(a, b, kl, inf)
+			n = len(s.it)
+			continue
+		}
+		r := a / b
+		c := a * math.Log(r)
+		kl += c
+		if !(r > 0) || math.IsInf(r, 1) { // as add
+			c = 0
+		}
+		it[n] = item{r, a, b, c}
+		n++
+	}
+	s.it = it[:n]
+	return kl, inf
 }
 
 // add lists the token of target mass a and draft mass b, if either is
