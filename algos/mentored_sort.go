@@ -94,7 +94,6 @@ func (s *mscratch) indexSorted() bool {
 	sorted := s.tmp[:n]
 	cp, cq, cc := s.cp[:n+1], s.cq[:n+1], s.cc[:n+1]
 	cp[0], cq[0], cc[0] = 0, 0, 0
-	z := 0
 	var sp, sq, sc float64
 	for i, k := range keys {
 		v := s.it[k&(1<<radixLow-1)]
@@ -103,12 +102,12 @@ func (s *mscratch) indexSorted() bool {
 		sq += v.q
 		sc += v.c
 		cp[i+1], cq[i+1], cc[i+1] = sp, sq, sc
-		if v.r == 0 {
-			z = i + 1
-		}
 	}
 	s.it, s.tmp = sorted, s.it
-	s.z = z
+	s.z = 0 // the tokens with ρ = 0, which sort first
+	for s.z < n && s.it[s.z].r == 0 {
+		s.z++
+	}
 	return true
 }
 
