@@ -57,14 +57,15 @@ import (
 // Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
 // does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
 // and, unless the draft is accepted outright, the sort by ρ (three counting
-// passes on the bits of ρ and an insertion pass, mentored_sort.go) and the
-// bisection of the breakpoints, about 1 ms at V = 32,000 on the machine
-// below (it was 3 ms with comparison sorts). Positions are examined until
-// the first rejection, so the mean number of solves per step, and the
-// mean time per step, grow with γ: simulate bench --algo mentored --vocab
-// 32000 --count 4 --pool-mib 32 gave 0.63, 1.15 and 2.07 ms CPU per step
-// at γ = 2, 4 and 8 (load average 40 on 2 cores; 3.1, 7.4 and 9.7 ms with
-// the comparison sorts at load 20). Orders the other way (the throughput
+// passes on 8-byte keys of ρ's bits and an insertion pass, then one pass
+// that gathers the tokens and sums them, mentored_sort.go) and the
+// bisection of the breakpoints. Positions are examined until the first
+// rejection, so the mean number of solves per step, and the mean time per
+// step, grow with γ: simulate bench --algo mentored --gamma G --count 6
+// gave medians of 0.40, 0.74 and 1.18 ms CPU per step at γ = 2, 4 and 8
+// (load average 4 to 6 on 2 cores; 0.56, 1.04 and 1.70 ms moving the
+// 32-byte tokens in the passes, in the same minute; 3.1, 7.4 and 9.7 ms
+// with comparison sorts at load 20). Orders the other way (the throughput
 // table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4, with the comparison
 // sorts) are sampling error, not a property of the rule: a step costs
 // between 0 and γ solves, a timed run of 0.1 s covers only 2 to 30 steps
