@@ -57,14 +57,15 @@ import (
 // Cost, and why it can look non-monotone in γ. Beyond the O(1) test a step
 // does one solve per examined position with u ≥ p/q: KL(p‖q) (V logarithms)
 // and, unless the draft is accepted outright, the sort by ρ (three counting
-// passes on the bits of ρ and an insertion pass, mentored_sort.go) and the
-// bisection of the breakpoints, about 1 ms at V = 32,000 on the machine
-// below (it was 3 ms with comparison sorts). Positions are examined until
-// the first rejection, so the mean number of solves per step, and the
-// mean time per step, grow with γ: simulate bench --algo mentored --vocab
-// 32000 --count 4 --pool-mib 32 gave 0.63, 1.15 and 2.07 ms CPU per step
-// at γ = 2, 4 and 8 (load average 40 on 2 cores; 3.1, 7.4 and 9.7 ms with
-// the comparison sorts at load 20). Orders the other way (the throughput
+// passes on 8-byte keys of ρ's bits and an insertion pass, then one pass
+// that gathers the tokens and sums them, mentored_sort.go) and the
+// bisection of the breakpoints. Positions are examined until the first
+// rejection, so the mean number of solves per step, and the mean time per
+// step, grow with γ: simulate bench --algo mentored --gamma G --count 6
+// gave medians of 0.40, 0.74 and 1.18 ms CPU per step at γ = 2, 4 and 8
+// (load average 4 to 6 on 2 cores; 0.56, 1.04 and 1.70 ms moving the
+// 32-byte tokens in the passes, in the same minute; 3.1, 7.4 and 9.7 ms
+// with comparison sorts at load 20). Orders the other way (the throughput
 // table's 12.3 ms at γ = 2 against 8.25 ms at γ = 4, with the comparison
 // sorts) are sampling error, not a property of the rule: a step costs
 // between 0 and γ solves, a timed run of 0.1 s covers only 2 to 30 steps
@@ -264,8 +265,9 @@ type mscratch struct {
 	cp, cq, cc []float64
 	z          int // number of tokens with p = 0 (ρ = 0)
 	q0         float64
-	mMax       float64 // m at a = 1: Σ_{ρ≤1} (q - p)
-	tmp        []item  // sortByRatio's second buffer
+	mMax       float64  // m at a = 1: Σ_{ρ≤1} (q - p)
+	tmp        []item   // sortByRatio's second buffer
+	keys, ktmp []uint64 // sortByRatio's sort keys and their second buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(mscratch) }}
@@ -289,9 +291,7 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 	p32, _ := p.Data()
 	q32, _ := q.Data()
 	if p32 != nil && q32 != nil && len(p32) == len(q32) {
-		for t, a := range p32 {
-			kl, inf = s.add(float64(a), float64(q32[t]), kl, inf)
-		}
+		kl, inf = s.collect32(p32, q32)
 	} else {
 		for t := 0; t < p.Len(); t++ {
 			kl, inf = s.add(p.At(t), q.At(t), kl, inf)
@@ -301,6 +301,35 @@ func (s *mscratch) collect(p, q sim.Row) float64 {
 		return math.Inf(1)
 	}
 	return math.Max(kl, 0)
+}
+
+// collect32 is collect's loop over float32 rows: add's common case (both
+// masses nonzero) written into s.it in place, the others through add.
+func (s *mscratch) collect32(p32, q32 []float32) (kl float64, inf bool) {
+	if cap(s.it) < len(p32) {
+		s.it = make([]item, 0, len(p32))
+	}
+	it := s.it[:len(p32)]
+	n := 0
+	for t, a32 := range p32 {
+		a, b := float64(a32), float64(q32[t])
+		if a == 0 || b == 0 {
+			s.it = it[:n]
+			kl, inf = s.add(a, b, kl, inf)
+			n = len(s.it)
+			continue
+		}
+		r := a / b
+		c := a * math.Log(r)
+		kl += c
+		if !(r > 0) { // as add (r < +Inf: float32 masses differ by less than 2^277)
+			c = 0
+		}
+		it[n] = item{r, a, b, c}
+		n++
+	}
+	s.it = it[:n]
+	return kl, inf
 }
 
 // add lists the token of target mass a and draft mass b, if either is
@@ -327,17 +356,19 @@ func (s *mscratch) add(a, b, kl float64, inf bool) (float64, bool) {
 
 // index sorts the collected tokens by ρ and builds the prefix sums.
 func (s *mscratch) index() {
-	s.sortByRatio()
 	n := len(s.it)
 	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
-	s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
-	s.z = 0
-	for i, v := range s.it {
-		s.cp[i+1] = s.cp[i] + v.p
-		s.cq[i+1] = s.cq[i] + v.q
-		s.cc[i+1] = s.cc[i] + v.c
-		if v.r == 0 {
-			s.z = i + 1
+	if !s.indexSorted() {
+		s.sortByRatio()
+		s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
+		s.z = 0
+		for i, v := range s.it {
+			s.cp[i+1] = s.cp[i] + v.p
+			s.cq[i+1] = s.cq[i] + v.q
+			s.cc[i+1] = s.cc[i] + v.c
+			if v.r == 0 {
+				s.z = i + 1
+			}
 		}
 	}
 	s.q0 = s.cq[s.z]

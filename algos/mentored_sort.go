@@ -19,6 +19,9 @@ const (
 	radixTop  = 3 * radixBits
 	// radixMin is the least token count sorted by counting passes.
 	radixMin = 4096
+	// radixLow is the number of key bits below the passes' digits, where a
+	// sort key carries its token's index instead of ρ's low mantissa bits.
+	radixLow = 63 - radixTop
 )
 
 // sortByRatio sorts s.it by ρ ascending, ties in their order of
@@ -27,47 +30,120 @@ const (
 // the sign bit (exponent and 21 mantissa bits), and an insertion pass
 // orders the tokens those bits leave tied, which are few (their ρ agree to
 // 2^-21 relative), so the pass is linear in practice.
+//
+// The passes move 8-byte keys, not the 32-byte items: a key is ρ's top 34
+// bits with the token's index in the 30 bits below them (radixLow), one
+// read counts all three digits, and the items are gathered in key order
+// once at the end (a quarter of the bytes moved, which were most of the
+// sort's time). Keys tied in the top bits keep the index order, so the
+// result is the same permutation as sorting the items themselves.
 func (s *mscratch) sortByRatio() {
 	n := len(s.it)
-	if n < radixMin {
+	if n < radixMin || n > 1<<radixLow {
 		// the counting passes' fixed cost (3·2,048 counters) exceeds a
 		// comparison sort's below radixMin tokens
 		slices.SortFunc(s.it, func(x, y item) int { return cmp.Compare(x.r, y.r) })
 		return
 	}
+	keys := s.orderKeys()
 	if cap(s.tmp) < n {
 		s.tmp = make([]item, n)
 	}
-	src, dst := s.it, s.tmp[:n]
+	sorted := s.tmp[:n]
+	for i, k := range keys {
+		sorted[i] = s.it[k&(1<<radixLow-1)]
+	}
+	s.it, s.tmp = sorted, s.it
+}
+
+// orderKeys returns the keys of s.it in the order of a stable sort by ρ:
+// the counting passes' order, then an insertion pass by the full ρ for the
+// keys the passes left tied (reading ρ from s.it by the key's index).
+func (s *mscratch) orderKeys() []uint64 {
+	keys := s.sortKeys()
+	prev := s.it[keys[0]&(1<<radixLow-1)].r // the largest ρ in keys[:i]
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		r := s.it[k&(1<<radixLow-1)].r
+		if !(prev > r) {
+			prev = r
+			continue
+		}
+		j := i
+		for ; j > 0 && s.it[keys[j-1]&(1<<radixLow-1)].r > r; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
+	return keys
+}
+
+// indexSorted is index's sort and prefix sums in one pass: the items are
+// gathered in key order (sortByRatio's result) and summed as they arrive.
+// It reports false, having done nothing, where sortByRatio would not use
+// the counting passes.
+func (s *mscratch) indexSorted() bool {
+	n := len(s.it)
+	if n < radixMin || n > 1<<radixLow {
+		return false
+	}
+	keys := s.orderKeys()
+	if cap(s.tmp) < n {
+		s.tmp = make([]item, n)
+	}
+	sorted := s.tmp[:n]
+	cp, cq, cc := s.cp[:n+1], s.cq[:n+1], s.cc[:n+1]
+	cp[0], cq[0], cc[0] = 0, 0, 0
+	var sp, sq, sc float64
+	for i, k := range keys {
+		v := s.it[k&(1<<radixLow-1)]
+		sorted[i] = v
+		sp += v.p
+		sq += v.q
+		sc += v.c
+		cp[i+1], cq[i+1], cc[i+1] = sp, sq, sc
+	}
+	s.it, s.tmp = sorted, s.it
+	s.z = 0 // the tokens with ρ = 0, which sort first
+	for s.z < n && s.it[s.z].r == 0 {
+		s.z++
+	}
+	return true
+}
+
+// sortKeys returns sortByRatio's keys of s.it (ρ's top bits, then the
+// index) sorted by three stable counting passes on the top 33 bits.
+func (s *mscratch) sortKeys() []uint64 {
+	n := len(s.it)
+	if cap(s.keys) < n {
+		s.keys, s.ktmp = make([]uint64, n), make([]uint64, n)
+	}
+	src, dst := s.keys[:n], s.ktmp[:n]
+	var cnt [3][1 << radixBits]uint32
+	const digit = 1<<radixBits - 1
+	for i, v := range s.it {
+		k := math.Float64bits(v.r)&^(1<<radixLow-1) | uint64(i)
+		src[i] = k
+		cnt[0][(k>>radixLow)&digit]++
+		cnt[1][(k>>(radixLow+radixBits))&digit]++
+		cnt[2][(k>>(radixLow+2*radixBits))&digit]++
+	}
 	for pass := range 3 {
-		shift := uint(63 - radixTop + pass*radixBits)
-		var cnt [1 << radixBits]int
-		for _, v := range src {
-			cnt[(math.Float64bits(v.r)>>shift)&(1<<radixBits-1)]++
+		c := &cnt[pass]
+		sum := uint32(0)
+		for i, x := range c {
+			c[i] = sum
+			sum += x
 		}
-		sum := 0
-		for i, c := range cnt {
-			cnt[i] = sum
-			sum += c
-		}
-		for _, v := range src {
-			d := (math.Float64bits(v.r) >> shift) & (1<<radixBits - 1)
-			dst[cnt[d]] = v
-			cnt[d]++
+		shift := uint(radixLow + pass*radixBits)
+		for _, k := range src {
+			d := (k >> shift) & digit
+			dst[c[d]] = k
+			c[d]++
 		}
 		src, dst = dst, src
 	}
-	// After an odd number of passes the sorted tokens are in s.tmp: swap
-	// the buffers so that s.it holds them.
-	s.it, s.tmp = src, dst
-	for i := 1; i < n; i++ {
-		v := s.it[i]
-		j := i
-		for ; j > 0 && s.it[j-1].r > v.r; j-- {
-			s.it[j] = s.it[j-1]
-		}
-		s.it[j] = v
-	}
+	return src
 }
 
 // segment returns the breakpoints lo < hi around the root of KL(m) = d,

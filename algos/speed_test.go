@@ -1,8 +1,10 @@
 package algos
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -145,31 +147,90 @@ func TestKSeqSample(t *testing.T) {
 }
 
 // TestMentoredCollect checks that the solve's one pass returns rowKL's
-// KL(p‖q) bit for bit and the prefix sums the two-pass load built, on 300
+// KL(p‖q) bit for bit, the tokens sorted by ρ and the prefix sums of p, q
+// and p·log ρ in that order (every tenth pair with at least radixMin
+// tokens, where index sums as it gathers; every third in float32), on 300
 // random pairs with zeros in p and q and a draft entry small enough that
 // p/q overflows (where rowKL is +Inf and the term leaves cc out).
 func TestMentoredCollect(t *testing.T) {
 	rng := sim.NewRand(13, sim.StreamID("mentored-collect"))
 	for trial := range 300 {
 		v := 2 + rng.IntN(500)
+		if trial%10 == 0 { // index's counting-pass path
+			v = radixMin + rng.IntN(30000)
+		}
 		p := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		q := randRow(rng, v, 1+3*rng.Float64(), rng.IntN(v/2+1))
 		if trial%5 == 0 {
 			q[rng.IntN(v)] = 5e-324
 		}
+		pr, qr := sim.F64(p), sim.F64(q)
+		if trial%3 == 1 { // float32 rows: collect32's loop
+			pr, qr = sim.F32(toF32(p)), sim.F32(toF32(q))
+		}
 		sc := new(mscratch)
-		kl := sc.collect(sim.F64(p), sim.F64(q))
-		if want := rowKL(sim.F64(p), sim.F64(q)); math.Float64bits(kl) != math.Float64bits(want) {
+		kl := sc.collect(pr, qr)
+		if want := rowKL(pr, qr); math.Float64bits(kl) != math.Float64bits(want) {
 			t.Fatalf("trial %d: collect KL %.17g, rowKL %.17g", trial, kl, want)
 		}
 		sc.index()
-		c := 0.0
+		c, cp, cq, z := 0.0, 0.0, 0.0, 0
 		for i, it := range sc.it {
+			if i > 0 && sc.it[i-1].r > it.r {
+				t.Fatalf("trial %d: ρ %.17g after %.17g", trial, it.r, sc.it[i-1].r)
+			}
 			if it.r > 0 && !math.IsInf(it.r, 1) {
 				c += it.p * math.Log(it.r)
 			}
-			if sc.cc[i+1] != c {
-				t.Fatalf("trial %d: cc[%d] = %.17g, the sum of p·log ρ %.17g", trial, i+1, sc.cc[i+1], c)
+			cp += it.p
+			cq += it.q
+			if it.r == 0 {
+				z = i + 1
+			}
+			if sc.cc[i+1] != c || sc.cp[i+1] != cp || sc.cq[i+1] != cq {
+				t.Fatalf("trial %d: prefix %d = (%.17g, %.17g, %.17g), the sums of p, q, p·log ρ (%.17g, %.17g, %.17g)",
+					trial, i+1, sc.cp[i+1], sc.cq[i+1], sc.cc[i+1], cp, cq, c)
+			}
+		}
+		if sc.z != z {
+			t.Fatalf("trial %d: z = %d, %d tokens have p = 0", trial, sc.z, z)
+		}
+	}
+}
+
+// TestMentoredSortByRatio checks that the counting-pass sort (token counts
+// from radixMin up) gives the permutation of a stable sort by ρ: on rows
+// with zeros, +Inf, exact ties and ρ that agree in the top bits the passes
+// read (so the index bits of the keys and the insertion pass decide), each
+// item tagged with its collection index so that the order of ties is
+// checked too.
+func TestMentoredSortByRatio(t *testing.T) {
+	rng := sim.NewRand(14, sim.StreamID("mentored-sort"))
+	for _, n := range []int{radixMin, radixMin + 1, 5000, 32000} {
+		sc := new(mscratch)
+		for i := range n {
+			var r float64
+			switch rng.IntN(6) {
+			case 0:
+				r = 0
+			case 1:
+				r = math.Inf(1)
+			case 2:
+				r = float64(1 + rng.IntN(4)) // exact ties
+			case 3: // equal top bits, different low mantissa bits
+				r = math.Float64frombits(math.Float64bits(0.75) + uint64(rng.IntN(1<<radixLow)))
+			default:
+				r = math.Exp(20 * rng.NormFloat64())
+			}
+			sc.it = append(sc.it, item{r: r, p: float64(i)})
+		}
+		want := slices.Clone(sc.it)
+		slices.SortStableFunc(want, func(x, y item) int { return cmp.Compare(x.r, y.r) })
+		sc.sortByRatio()
+		for i := range want {
+			if sc.it[i] != want[i] {
+				t.Fatalf("n = %d: position %d holds ρ %.17g (index %g), a stable sort %.17g (index %g)",
+					n, i, sc.it[i].r, sc.it[i].p, want[i].r, want[i].p)
 			}
 		}
 	}
