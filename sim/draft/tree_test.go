@@ -442,15 +442,19 @@ func TestBranchAppliesOrIsRefused(t *testing.T) {
 		}
 		tr := &sim.Tree{}
 		d.Tree.Draft(sim.NewRand(1, 2), nil, tr)
-		var children []int
-		for n := range tr.Nodes {
-			if c := len(tr.Nodes[n].Kids); c > 0 {
-				children = append(children, c)
+		// Branch sets the draws of every node by its depth: the root draws
+		// 3 tokens, each of its children 2, the leaves (at depth 2) none.
+		// Draws, not distinct children: a drafter that draws with
+		// replacement merges a token drawn twice into one child.
+		for n, nd := range tr.Nodes {
+			want := 0
+			if nd.Depth < len(branch) {
+				want = branch[nd.Depth]
 			}
-		}
-		// The root gets 3 children and each of them 2 leaves.
-		if want := []int{3, 2, 2, 2}; !slices.Equal(children, want) {
-			t.Errorf("%s with Branch %v drew children %v, want %v", name, branch, children, want)
+			if len(nd.Draws) != want || (len(nd.Kids) == 0) != (nd.Depth == len(branch)) {
+				t.Errorf("%s with Branch %v: node %d at depth %d has %d draws and %d children, want %d draws and children above depth %d",
+					name, branch, n, nd.Depth, len(nd.Draws), len(nd.Kids), want, len(branch))
+			}
 		}
 	}
 	if len(draft.BranchingNames()) == 0 {
