@@ -138,7 +138,7 @@ func init() {
 		Draft: sim.DraftIID, NeedsQ: true}, New: treeNoParams(SpecInfer{})})
 	RegisterTree(TreeEntry{Info: Info{Name: "rrs-wor", Summary: "recursive rejection sampling without replacement (RSD, EAGLE-1)",
 		Paper: "Jeon et al. 2024, arXiv 2402.14160; EAGLE-1 (SafeAILab/EAGLE before June 2024)",
-		Draft: sim.DraftWOR, NeedsQ: true}, New: treeNoParams(RRSWithout{})})
+		Draft: sim.DraftWOR, NeedsQ: true, Distinct: true}, New: treeNoParams(RRSWithout{})})
 	RegisterTree(TreeEntry{Info: Info{Name: "kseq", Summary: "SpecTr K-SEQ with rho* by bisection over i.i.d. drafts",
 		Paper: "Sun et al. 2023, arXiv 2310.15141, Alg. 2",
 		Draft: sim.DraftIID, NeedsQ: true}, New: treeNoParams(KSeq{})})
@@ -152,7 +152,7 @@ func init() {
 	// drawn from q.
 	RegisterTree(TreeEntry{Info: Info{Name: "topk-ratio", Mutant: true, Summary: "min(1, p/q) recursive rejection applied to deterministic top-k children (not drawn from q)",
 		Paper: "SafeAILab/EAGLE issues 183 and 221: min(1, p/q) is lossless only for children drawn from q",
-		Draft: sim.DraftTopK, NeedsQ: true}, New: treeNoParams(RRSWithout{})})
+		Draft: sim.DraftTopK, NeedsQ: true, Distinct: true}, New: treeNoParams(RRSWithout{})})
 }
 
 // SpecInfer is multi-round rejection sampling with replacement (RRS), the

@@ -97,6 +97,11 @@ type Info struct {
 	// nodes; they cannot verify probability-free candidate lists
 	// (sim.DraftFixed, as the fms-extras speculator emits).
 	NeedsQ bool
+	// Distinct marks tree rules that verify a node's draws as distinct
+	// tokens (drafted without replacement): their law is not defined when
+	// a token is drawn twice, so a drafter that repeats tokens
+	// (draft.Repeats) is refused (DrafterError).
+	Distinct bool
 }
 
 // Sweep is a lossy rule's parameter grid (Info.Frontier).

@@ -107,6 +107,9 @@ func exactTree(c *cli.Context) error {
 			return diag.Usage(fmt.Errorf("--draft: %w", err))
 		}
 	}
+	if err := algos.DrafterError(e, kind.String()); err != nil {
+		return diag.Usage(err)
+	}
 	k = draft.K(k, kind.String())
 	var branch []int
 	if c.IsSet("branch") {

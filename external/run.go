@@ -269,6 +269,9 @@ func (p *prepared) prepareConform() error {
 		if err != nil {
 			return usage(err)
 		}
+		if err := conformDrafter(cfg.Conform, cfg.TreeDraft); err != nil {
+			return usage(err)
+		}
 		p.rule.TreeLaw, p.rule.LawName = lw, name
 	} else {
 		lw, name, err := resolve.ChainLaw(cfg.Conform, cfg.ConformParams)
@@ -290,6 +293,23 @@ func (p *prepared) prepareConform() error {
 	}
 	p.rule.Conform = true
 	return nil
+}
+
+// conformDrafter refuses a --conform tree rule whose law is not defined
+// on the trees of the drafter name ("": i.i.d.), algos.DrafterError.
+func conformDrafter(spec, name string) error {
+	if name == "" {
+		name = sim.DraftIID.String()
+	}
+	rule, _, err := algos.ParseSpec(spec)
+	if err != nil {
+		return err
+	}
+	e, err := algos.LookupTree(rule)
+	if err != nil {
+		return err
+	}
+	return algos.DrafterError(e, name)
 }
 
 // prepareTree builds tree mode's drafter, refusing a batch of trees that

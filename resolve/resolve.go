@@ -263,6 +263,9 @@ func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 			return rule, false, err
 		}
 	}
+	if err := algos.DrafterError(e, kind.String()); err != nil {
+		return rule, false, diag.Usage(err)
+	}
 	k, branch, delay := draft.K(req.K, kind.String()), req.Branch, req.Delay
 	if k < 1 || k > draft.MaxK {
 		return rule, false, diag.Param("k", " = %d; use 1 <= k <= %d candidates", k, draft.MaxK)

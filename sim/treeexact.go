@@ -89,7 +89,7 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 		if err := rule.TreeLaw(t, &law); err != nil {
 			return err
 		}
-		if tot := law.Total(); math.Abs(tot-1) > 1e-9 {
+		if tot := law.Total(); !(math.Abs(tot-1) <= 1e-9) { // NaN too: never a verdict
 			return fmt.Errorf("exact tree: the rule's law sums to %.12g, not 1", tot)
 		}
 		for n := range t.Nodes {
@@ -99,7 +99,7 @@ func ExactTreeContext(ctx context.Context, m Model, d Drafter, rule TreeLawer, c
 				if pr == 0 {
 					continue
 				}
-				if pr < 0 {
+				if !(pr >= 0) { // negative or NaN
 					return fmt.Errorf("exact tree: the rule's law has a negative entry %g at (node %d, next %d)", pr, n, tok)
 				}
 				mw := w * pr

@@ -64,7 +64,7 @@ func NewDelayed(q sim.Model, k, depth, delay int) (*Delayed, error) {
 }
 
 func init() {
-	registerTree(DraftDelayed.String(), treeTraits{drawn: true, delays: true}, func(c Config) (Drafter, error) {
+	registerTree(DraftDelayed.String(), treeTraits{drawn: true, delays: true, repeats: true}, func(c Config) (Drafter, error) {
 		d, err := NewDelayed(c.Q, c.K, c.Depth, c.Delay)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

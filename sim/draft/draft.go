@@ -98,6 +98,8 @@ type treeTraits struct {
 	// maxK: the most children of the root it drafts (0: 64, the limit of
 	// every drafter).
 	maxK int
+	// repeats: a node's draws may repeat a token (drawn with replacement).
+	repeats bool
 }
 
 // trees holds the traits of the tree drafters, by name.
@@ -122,6 +124,10 @@ func registerTree(name string, tr treeTraits, build func(Config) (Drafter, error
 // Branches reports whether the drafter name shapes its trees by
 // Config.Branch (children per depth); New refuses a Branch for any other.
 func Branches(name string) bool { return trees[name].branches }
+
+// Repeats reports whether the tree drafter name may draw one token more
+// than once at a node (i.i.d. draws with replacement).
+func Repeats(name string) bool { return trees[name].repeats }
 
 // KLimit returns the most children of the root (Config.K) the tree
 // drafter name drafts: MaxK for every drafter but those that declare

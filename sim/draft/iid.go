@@ -39,7 +39,7 @@ func NewIID(q sim.Model, k, depth int) (*IID, error) {
 }
 
 func init() {
-	registerTree(sim.DraftIID.String(), treeTraits{drawn: true}, func(c Config) (Drafter, error) {
+	registerTree(sim.DraftIID.String(), treeTraits{drawn: true, repeats: true}, func(c Config) (Drafter, error) {
 		d, err := NewIID(c.Q, c.K, c.Depth)
 		return Drafter{Tree: nilIfErr(d, err)}, err
 	})

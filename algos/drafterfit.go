@@ -1,0 +1,19 @@
+package algos
+
+import (
+	"fmt"
+
+	"github.com/specsim/specsim/sim/draft"
+)
+
+// DrafterError is the reason tree rule e cannot verify the trees of the
+// drafter named kind, or nil: a rule that verifies a node's draws as
+// distinct tokens (Info.Distinct, recursive rejection sampling without
+// replacement) has no law on a drafter that may draw a token twice
+// (draft.Repeats), where its ratio r(x)/s(x) is 0/0 on the repeat.
+func DrafterError(e TreeEntry, kind string) error {
+	if e.Distinct && draft.Repeats(kind) {
+		return fmt.Errorf("--draft %s: %s verifies a node's draws as distinct tokens (drafted without replacement), and %s may draw a token twice, where the rule is not defined; use --draft %s", kind, e.Name, kind, e.Draft)
+	}
+	return nil
+}
