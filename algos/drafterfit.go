@@ -1,8 +1,7 @@
 package algos
 
 import (
-	"fmt"
-
+	"github.com/specsim/specsim/internal/diag"
 	"github.com/specsim/specsim/sim/draft"
 )
 
@@ -13,7 +12,7 @@ import (
 // (draft.Repeats), where its ratio r(x)/s(x) is 0/0 on the repeat.
 func DrafterError(e TreeEntry, kind string) error {
 	if e.Distinct && draft.Repeats(kind) {
-		return fmt.Errorf("--draft %s: %s verifies a node's draws as distinct tokens (drafted without replacement), and %s may draw a token twice, where the rule is not defined; use --draft %s", kind, e.Name, kind, e.Draft)
+		return diag.Param("draft", " %s: %s verifies a node's draws as distinct tokens (drafted without replacement), and %s may draw a token twice, where the rule is not defined; use the rule's own draft kind, %s", kind, e.Name, kind, e.Draft)
 	}
 	return nil
 }
