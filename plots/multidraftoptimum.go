@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/specsim/specsim/table"
 	"gonum.org/v1/plot"
@@ -10,9 +11,21 @@ import (
 )
 
 // optimumKinds are multidraft-optimum's draft kinds, one panel each, with
-// the panel titles.
+// the panel titles, in this order; a kind the rows hold beyond these (a
+// new drafter's) gets a panel after them, titled "KIND drafts".
 var optimumKinds = []struct{ kind, title string }{
 	{"iid", "i.i.d. drafts"}, {"wor", "without replacement"}, {"greedy", "greedy drafts"}, {"topk", "top-k drafts"}}
+
+// panelKinds returns optimumKinds, then every other draft kind of rows.
+func panelKinds(rows []table.Row) []struct{ kind, title string } {
+	out := slices.Clone(optimumKinds)
+	for _, k := range table.DistinctS(rows, "draft") {
+		if !slices.ContainsFunc(out, func(o struct{ kind, title string }) bool { return o.kind == k }) {
+			out = append(out, struct{ kind, title string }{k, k + " drafts"})
+		}
+	}
+	return out
+}
 
 // MultidraftOptimum draws multidraft-optimum on one pair: small multiples,
 // one panel per draft kind, first-token acceptance vs k per rule of that
@@ -29,7 +42,7 @@ func MultidraftOptimum(rows []table.Row, pair string, p0, q0 []float64) (*Figure
 	f := &Figure{Name: "multidraft-optimum", Width: ColumnWidth, GridCols: 2, LegendCols: 3, PanelHeight: 1.2 * vg.Inch,
 		Caption: fmt.Sprintf("Multi-draft rules against the optimum on the %s pair%s: exact acceptance of a drafted first token vs the number of drafts k, one panel per draft kind on one acceptance scale, the dashed line the optimal acceptance α* for that kind.", pair, rowsText(p0, q0))}
 	ks := table.Distinct(rows, "k")
-	for _, dk := range optimumKinds {
+	for _, dk := range panelKinds(rows) {
 		sub := table.Where(rows, table.Eq("draft", dk.kind))
 		if len(sub) == 0 {
 			continue
