@@ -105,6 +105,46 @@ func (rn *runner) families() []familyMaker {
 	return out
 }
 
+// familyNames returns the names of the runner's families, in their
+// order: the list a state's header records (State.fams).
+func (rn *runner) familyNames() []string {
+	names := make([]string, len(rn.fams))
+	for i, mk := range rn.fams {
+		names[i] = mk().name()
+	}
+	return names
+}
+
+// familyDiff says how a state's family list have differs from a
+// runner's want (nil when they are equal): the families it lacks, those
+// it has in excess, or else that their order differs.
+func familyDiff(have, want []string) error {
+	if slices.Equal(have, want) {
+		return nil
+	}
+	var missing, extra []string
+	for _, n := range want {
+		if !slices.Contains(have, n) {
+			missing = append(missing, n)
+		}
+	}
+	for _, n := range have {
+		if !slices.Contains(want, n) {
+			extra = append(extra, n)
+		}
+	}
+	what := "its families are in another order"
+	switch {
+	case len(missing) > 0 && len(extra) > 0:
+		what = fmt.Sprintf("it lacks families %q and has families %q this build does not", missing, extra)
+	case len(missing) > 0:
+		what = fmt.Sprintf("it lacks families %q", missing)
+	case len(extra) > 0:
+		what = fmt.Sprintf("it has families %q this build does not", extra)
+	}
+	return fmt.Errorf("written with families %q where this build's check has %q (%s); merge with the build that wrote it or run the shard again", have, want, what)
+}
+
 // newFamilies returns empty states of the runner's families.
 func (rn *runner) newFamilies() []Family {
 	fs := make([]Family, len(rn.fams))
