@@ -40,8 +40,9 @@
 //     Rule.Conform it is the conformance test against a named rule
 //     ("implements rule R", not "lossless") and runs alone.
 //     Each group of tests is a test family (Family, one file each:
-//     poolbins.go, pairstates.go, pit.go, law.go): its state counts the
-//     rounds, merges, serialises, and yields its tests.
+//     poolbins.go, pairstates.go, pit.go, shift.go, hashed.go, law.go,
+//     each registering itself with registerFamily in its init): its
+//     state counts the rounds, merges, serialises, and yields its tests.
 //  4. Holm's correction across the tests (Evaluate, the one assembly,
 //     which package seq uses too); each test's minimum detectable
 //     TV is computed at its Holm share Level/m, with power Power, and

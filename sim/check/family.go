@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/specsim/specsim/internal/binenc"
 	"github.com/specsim/specsim/sim"
@@ -21,8 +22,9 @@ import (
 // multiplicity. A family kept per row kind (byKind) has a state per
 // kind of Config.RowKinds, and its pooled state is their merge.
 //
-// Adding a family: a file with its state type implementing Family, and
-// one line in runner.families; docs/extending.md says what else changes.
+// Adding a family: one file with its state type implementing Family and
+// an init registering its constructor (registerFamily); docs/extending.md
+// says what else changes.
 type Family interface {
 	// name names the family's section in a state's payload.
 	name() string
@@ -68,27 +70,79 @@ type roundObs struct {
 // familyMaker makes an empty state of one of the runner's families.
 type familyMaker func() Family
 
-// families returns the makers of the runner's families, in the order
-// their tests are reported.
+// familyCtor makes an empty state of a family for runner rn, or nil when
+// the family does not apply to rn's check.
+type familyCtor func(rn *runner) Family
+
+// familyEntry is one registered family: its constructor and its rank.
+type familyEntry struct {
+	rank int
+	mk   familyCtor
+}
+
+// familyRegistry holds the registered families, registerFamily's.
+var familyRegistry []familyEntry
+
+// registerFamily registers a family's constructor, called from the init
+// of the family's file: its tests are reported in increasing rank (two
+// families that may apply to one check need distinct ranks).
+func registerFamily(rank int, mk familyCtor) {
+	familyRegistry = append(familyRegistry, familyEntry{rank, mk})
+}
+
+// families returns the makers of the registered families that apply to
+// the runner's check, in increasing rank: the order their tests are
+// reported and their sections are written in a state.
 func (rn *runner) families() []familyMaker {
+	reg := slices.Clone(familyRegistry)
+	slices.SortStableFunc(reg, func(a, b familyEntry) int { return cmp.Compare(a.rank, b.rank) })
 	var out []familyMaker
-	switch {
-	case rn.marg && rn.w.pool != nil:
-		out = append(out, func() Family { return newPoolFamily(rn.w, rn.kinds()) })
-	case rn.marg:
-		out = append(out, func() Family { return newPairFamily(rn.w) })
-	}
-	if rn.marg {
-		out = append(out, func() Family { return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()} })
-		if rn.shift.half > 0 {
-			out = append(out, func() Family { return &shiftFamily{l: rn.shift, c: rn.shift.newCounts()} })
+	for _, e := range reg {
+		if e.mk(rn) != nil {
+			out = append(out, func() Family { return e.mk(rn) })
 		}
-		out = append(out, func() Family { return &hashedFamily{l: &rn.hashed, c: rn.hashed.newCounts(), batch: rn.cfg.Batch} })
-	}
-	if rn.lawOn {
-		out = append(out, func() Family { return &lawFamily{rn: rn} })
 	}
 	return out
+}
+
+// familyNames returns the names of the runner's families, in their
+// order: the list a state's header records (State.fams).
+func (rn *runner) familyNames() []string {
+	names := make([]string, len(rn.fams))
+	for i, mk := range rn.fams {
+		names[i] = mk().name()
+	}
+	return names
+}
+
+// familyDiff says how a state's family list have differs from a
+// runner's want (nil when they are equal): the families it lacks, those
+// it has in excess, or else that their order differs.
+func familyDiff(have, want []string) error {
+	if slices.Equal(have, want) {
+		return nil
+	}
+	var missing, extra []string
+	for _, n := range want {
+		if !slices.Contains(have, n) {
+			missing = append(missing, n)
+		}
+	}
+	for _, n := range have {
+		if !slices.Contains(want, n) {
+			extra = append(extra, n)
+		}
+	}
+	what := "its families are in another order"
+	switch {
+	case len(missing) > 0 && len(extra) > 0:
+		what = fmt.Sprintf("it lacks families %q and has families %q this build does not", missing, extra)
+	case len(missing) > 0:
+		what = fmt.Sprintf("it lacks families %q", missing)
+	case len(extra) > 0:
+		what = fmt.Sprintf("it has families %q this build does not", extra)
+	}
+	return fmt.Errorf("written with families %q where this build's check has %q (%s); merge with the build that wrote it or run the shard again", have, want, what)
 }
 
 // newFamilies returns empty states of the runner's families.

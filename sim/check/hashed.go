@@ -12,6 +12,16 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The hashed family ranks after the shift's.
+func init() {
+	registerFamily(40, func(rn *runner) Family {
+		if !rn.marg {
+			return nil
+		}
+		return &hashedFamily{l: &rn.hashed, c: rn.hashed.newCounts(), batch: rn.cfg.Batch}
+	})
+}
+
 // The prefix tests in re-drawn cells (issue 28, item 2): consistent tests
 // of the whole emitted block.
 //

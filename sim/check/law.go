@@ -11,6 +11,16 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The law family ranks last.
+func init() {
+	registerFamily(50, func(rn *runner) Family {
+		if !rn.lawOn {
+			return nil
+		}
+		return &lawFamily{rn: rn}
+	})
+}
+
 // lawFamily is the law test (the package doc's step 3): each sampled
 // step's outcome against an exact conditional law given its drafts, the
 // rule's own (sampler vs own law) or, with Rule.Conform, a named rule's

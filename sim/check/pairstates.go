@@ -6,6 +6,17 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The pair family ranks first (with the pool's, which never applies to
+// the same check): the per-position tests of a pair check.
+func init() {
+	registerFamily(10, func(rn *runner) Family {
+		if !rn.marg || rn.w.pool != nil {
+			return nil
+		}
+		return newPairFamily(rn.w)
+	})
+}
+
 // pairFamily is a model pair's tests of the emitted tokens given the
 // target's state (the package doc's step 2): one chi-squared table per
 // position with a group per state (the last `order` tokens), and the

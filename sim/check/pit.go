@@ -11,6 +11,16 @@ import (
 	"github.com/specsim/specsim/sim"
 )
 
+// The PIT family ranks after the pool's or pair's.
+func init() {
+	registerFamily(20, func(rn *runner) Family {
+		if !rn.marg {
+			return nil
+		}
+		return &pitFamily{l: &rn.pit, c: rn.pit.newCounts()}
+	})
+}
+
 // The PIT tests see the whole emitted law, for any source.
 //
 // Every emitted token y_i (positions i = 1..γ+1, the target's continuation

@@ -7,6 +7,16 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The pool family ranks first: the per-position tests of a pool check.
+func init() {
+	registerFamily(10, func(rn *runner) Family {
+		if !rn.marg || rn.w.pool == nil {
+			return nil
+		}
+		return newPoolFamily(rn.w, rn.kinds())
+	})
+}
+
 // poolFamily is a positional pool's binned tests (the package doc's step
 // 2): per position, a chi-squared test of the emitted token's fine bin
 // (tokens of each (context, position) sorted by p/q into equal-mass

@@ -7,6 +7,16 @@ import (
 	"github.com/specsim/specsim/sim/stattest"
 )
 
+// The shift family ranks after the PIT's.
+func init() {
+	registerFamily(30, func(rn *runner) Family {
+		if !rn.marg || rn.shift.half <= 0 {
+			return nil
+		}
+		return &shiftFamily{l: rn.shift, c: rn.shift.newCounts()}
+	})
+}
+
 // The rows-half-a-batch-apart tests (issue 28, item 3). The rows-of-a-
 // batch tests of pit.go pair rows 2k and 2k+1; a sampler that reuses one
 // half of the batch's uniforms for the other half couples rows j and

@@ -38,6 +38,9 @@ type State struct {
 	batch        int
 	rule, source string
 	fp           [32]byte
+	// fams names the state's families, in order (the runner's
+	// familyNames): a state of another family list is refused (same).
+	fams []string
 	// tot is the merged tally of a state made in this process; payload
 	// the tallies' bytes of an unmarshalled one, read (under budget)
 	// once a run's configuration is known (tally).
@@ -111,7 +114,7 @@ func checkState(ctx context.Context, src sim.Source, r Rule, cfg Config, resume 
 func (rn *runner) newState(source string) *State {
 	cfg := rn.cfg
 	st := &State{shard: cfg.Shard, shards: max(cfg.Shards, 1), want: rn.n, seed: cfg.Seed, batch: cfg.Batch,
-		rule: rn.rule.Name, source: source, fp: rn.fingerprint(source), rn: rn, tot: rn.newTally()}
+		rule: rn.rule.Name, source: source, fp: rn.fingerprint(source), rn: rn, tot: rn.newTally(), fams: rn.familyNames()}
 	st.lo, st.hi = ShardRange(rn.n, cfg.Batch, st.shard, st.shards)
 	st.next = st.lo
 	return st
@@ -188,6 +191,8 @@ func (s *State) same(o *State) error {
 		why = fmt.Sprintf("of a run of %d trials, not %d", o.want, s.want)
 	case o.batch != s.batch:
 		why = fmt.Sprintf("of batch %d, not %d", o.batch, s.batch)
+	case familyDiff(o.fams, s.fams) != nil:
+		why = familyDiff(o.fams, s.fams).Error()
 	case o.fp != s.fp:
 		why = "of another configuration (draft length, law test, row kinds, candidates or test layout differ)"
 	default:

@@ -1,10 +1,13 @@
 package check_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -300,5 +303,42 @@ func TestShardRange(t *testing.T) {
 		if at != units {
 			t.Fatalf("trials %d batch %d shards %d: ranges end at %d of %d units", trials, batch, n, at, units)
 		}
+	}
+}
+
+// TestMergeRefusesOtherFamilies: a state whose header names another
+// family list (here "hashed" renamed "hushed", as a build with another
+// family would write it, its checksum recomputed) is refused by this
+// build's merge and resume, naming the family it lacks and the one in
+// excess.
+func TestMergeRefusesOtherFamilies(t *testing.T) {
+	t.Parallel()
+	c := smallShards(t)
+	c.cfg.Trials = 5000
+	st, err := check.CheckState(context.Background(), c.src, c.rule, c.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.MarshalBinary()
+	body := b[:len(b)-sha256.Size]
+	i := bytes.Index(body, []byte("\x06hashed"))
+	if i < 0 {
+		t.Fatal("the state's header does not name the hashed family")
+	}
+	d := slices.Clone(body)
+	copy(d[i+1:], "hushed")
+	sum := sha256.Sum256(d)
+	other, err := check.UnmarshalState(append(d, sum[:]...), 0)
+	if err != nil {
+		t.Fatalf("the renamed state does not read: %v", err)
+	}
+	want := `it lacks families ["hashed"] and has families ["hushed"] this build does not`
+	_, err = check.Merge(context.Background(), c.src, c.rule, c.cfg, []*check.State{other})
+	if !errors.Is(err, diag.ErrUsage) || !strings.Contains(err.Error(), want) {
+		t.Errorf("merge: error %v, want a usage error saying %q", err, want)
+	}
+	_, err = check.CheckState(context.Background(), c.src, c.rule, c.cfg, other)
+	if !errors.Is(err, diag.ErrUsage) || !strings.Contains(err.Error(), want) {
+		t.Errorf("resume: error %v, want a usage error saying %q", err, want)
 	}
 }

@@ -15,11 +15,16 @@ import (
 
 // A state's payload (MarshalBinary): stateMagic, the format revision
 // stateVersion, the header (shard, shards, units, trials, seed, batch,
-// rule, source, the configuration's fingerprint), the merged tally, and
-// the SHA-256 of everything before it.
+// rule, source, the configuration's fingerprint, the names of the
+// state's families in order), the merged tally, and the SHA-256 of
+// everything before it. A family added or removed changes the names, not
+// stateVersion: a state of another family list is refused by name
+// (familyDiff).
 const (
 	stateMagic   = "specsim check state\x00"
-	stateVersion = 3 // 3: the shift and hashed families (issue 28)
+	stateVersion = 4 // 4: the header names the families (issue 27)
+	// maxFamilies bounds a state's family count.
+	maxFamilies = 64
 	// maxShards bounds a state's shard count.
 	maxShards = 1 << 20
 )
@@ -56,6 +61,10 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	b = binenc.AppendBytes(b, []byte(s.rule))
 	b = binenc.AppendBytes(b, []byte(s.source))
 	b = binenc.AppendBytes(b, s.fp[:])
+	b = binenc.AppendUvarint(b, uint64(len(s.fams)))
+	for _, n := range s.fams {
+		b = binenc.AppendBytes(b, []byte(n))
+	}
 	if s.tot != nil {
 		b = s.tot.appendBinary(b)
 	} else {
@@ -114,6 +123,13 @@ func (s *State) readHeader(r *binenc.Reader) {
 		r.Fail(errors.New("a malformed header"))
 	}
 	copy(s.fp[:], fp)
+	n := r.Count(1)
+	if r.Err() == nil && n > maxFamilies {
+		r.Fail(fmt.Errorf("%d families, over the %d a state may hold", n, maxFamilies))
+	}
+	for i := 0; i < n && r.Err() == nil; i++ {
+		s.fams = append(s.fams, string(r.Bytes()))
+	}
 }
 
 // appendBinary appends a merged tally: its summary counts and fits, the
