@@ -42,7 +42,11 @@ func MultidraftOptimum(rows []table.Row, pair string, p0, q0 []float64) (*Figure
 	f := &Figure{Name: "multidraft-optimum", Width: ColumnWidth, GridCols: 2, LegendCols: 3, PanelHeight: 1.2 * vg.Inch,
 		Caption: fmt.Sprintf("Multi-draft rules against the optimum on the %s pair%s: exact acceptance of a drafted first token vs the number of drafts k, one panel per draft kind on one acceptance scale, the dashed line the optimal acceptance α* for that kind.", pair, rowsText(p0, q0))}
 	ks := table.Distinct(rows, "k")
-	for _, dk := range panelKinds(rows) {
+	kinds := panelKinds(rows)
+	if len(table.DistinctS(rows, "draft")) > 4 {
+		f.GridCols = 3 // five or six panels in two rows, as tall as four
+	}
+	for _, dk := range kinds {
 		sub := table.Where(rows, table.Eq("draft", dk.kind))
 		if len(sub) == 0 {
 			continue
