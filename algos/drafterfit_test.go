@@ -30,7 +30,7 @@ func TestDrafterErrorOrFiniteLaw(t *testing.T) {
 			continue
 		}
 		for _, kind := range draft.TreeNames() {
-			if DrafterError(e, kind) != nil {
+			if DrafterError(e, kind, "draft") != nil {
 				if !e.Distinct || !draft.Repeats(kind) {
 					t.Errorf("%s on %s: refused, but the rule is not Distinct or the drafter does not repeat", name, kind)
 				}

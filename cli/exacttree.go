@@ -107,7 +107,7 @@ func exactTree(c *cli.Context) error {
 			return diag.Usage(fmt.Errorf("--draft: %w", err))
 		}
 	}
-	if err := algos.DrafterError(e, kind.String()); err != nil {
+	if err := algos.DrafterError(e, kind.String(), "draft"); err != nil {
 		return diag.Usage(err)
 	}
 	k = draft.K(k, kind.String())

@@ -309,7 +309,7 @@ func conformDrafter(spec, name string) error {
 	if err != nil {
 		return err
 	}
-	return algos.DrafterError(e, name)
+	return algos.DrafterError(e, name, "draft")
 }
 
 // prepareTree builds tree mode's drafter, refusing a batch of trees that

@@ -263,7 +263,7 @@ func treeRuleOf(req Request, rep *Report) (check.Rule, bool, error) {
 			return rule, false, err
 		}
 	}
-	if err := algos.DrafterError(e, kind.String()); err != nil {
+	if err := algos.DrafterError(e, kind.String(), "draft"); err != nil {
 		return rule, false, diag.Usage(err)
 	}
 	k, branch, delay := draft.K(req.K, kind.String()), req.Branch, req.Delay

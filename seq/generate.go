@@ -173,6 +173,9 @@ func (c *Config) build() (draft.Drafter, rule, error) {
 		if err != nil {
 			return none, rule{}, fmt.Errorf("drafter %s drafts trees and needs a tree rule: %w", name, err)
 		}
+		if err := algos.DrafterError(e, name, "drafter"); err != nil {
+			return none, rule{}, err
+		}
 		a, err := e.Build(c.Params)
 		return d, rule{tree: a, greedy: e.Greedy}, err
 	}

@@ -162,6 +162,7 @@ func TestConfigErrors(t *testing.T) {
 		{Drafter: Tree, Algo: "specinfer", Gamma: 4, Tokens: 1, Policy: draft.Policy{Kind: draft.PolicyOracle}},
 		{Drafter: heads, Algo: "token", Gamma: 4, Tokens: 1},
 		{Drafter: "fixed", Algo: "shared-uniform", Gamma: 4, Tokens: 1},
+		{Drafter: "iid", Algo: "rrs-wor", Gamma: 4, Tokens: 1}, // distinct draws assumed (algos.DrafterError)
 	} {
 		c.Pair, c.Prompts = p.Pair, ps
 		if _, err := Generate(context.Background(), c); err == nil {
