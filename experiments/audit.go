@@ -75,16 +75,19 @@ const (
 // The audit sizes each row's statistical checks by the total variation
 // they must detect with power check.DefaultPower, not by one count for
 // all. Lossless rules, strict settings and mutants must reach AuditTV on
-// the pool: auditTrials pool trials (auditPairTrials on the Markov pair)
-// do. A lossy rule at its lossy setting is there to be seen lossy, and
-// must reach only AuditLossyTV, under half the least exact TV of a lossy
-// chain row on the audit pairs (0.246, mentored decoding): auditLossyTrials
-// (auditLossyPairTrials) do. A test's minimum detectable TV is
-// sqrt(λ/(4n)) (stattest.MinDetectableTV), but its grid, and so λ, grows
-// with n, so the counts are not one formula of the TV: TestAuditSizes
-// checks that each reaches its TV and is not oversized. At AuditTV the
-// lossy rows, which solve for a law over V at every position, took 95% of
-// the audit's time.
+// the pool in their PIT tests (check.PITFamily, the sized_tv column):
+// auditTrials pool trials (auditPairTrials on the Markov pair) do. A lossy
+// rule at its lossy setting is there to be seen lossy, and must reach
+// only AuditLossyTV, under half the least exact TV of a lossy chain row on
+// the audit pairs (0.246, mentored decoding): auditLossyTrials
+// (auditLossyPairTrials) do. The sizes name one family, not the finest
+// test of whatever battery the check has, so a family added later
+// changes the min_detectable_tv column but not what the counts were
+// chosen for. A test's minimum detectable TV is sqrt(λ/(4n))
+// (stattest.MinDetectableTV), but its grid, and so λ, grows with n, so the
+// counts are not one formula of the TV: TestAuditSizes checks that each
+// reaches its TV and is not oversized. At AuditTV the lossy rows, which
+// solve for a law over V at every position, took 95% of the audit's time.
 const (
 	AuditTV              = 0.02
 	AuditLossyTV         = 0.1
@@ -93,6 +96,21 @@ const (
 	auditLossyTrials     = 2000
 	auditLossyPairTrials = 1000
 )
+
+// sizedTV is the TV a row's check is sized by (the sized_tv column): the
+// smallest minimum detectable TV of its PIT tests (check.PITFamily), the
+// finest family of the battery the counts were chosen for, NaN where the
+// check has none. The row's min_detectable_tv is the finest of all its
+// tests, which a test family added later may lower without resizing the
+// row (a coarse test of one degree of freedom can state a smaller TV in
+// its own, weaker quantity).
+func sizedTV(res check.Result) float64 {
+	tv, _, ok := res.FamilyMinTV(check.PITFamily)
+	if !ok {
+		return math.NaN()
+	}
+	return tv
+}
 
 // auditSize is the pool and pair trials of a row, before the run's scale:
 // a lossy row's (lossy) must reach AuditLossyTV, any other AuditTV.
@@ -158,13 +176,13 @@ var auditParams = map[string]algos.Params{"cascade-chow": {"alpha": 0.5}}
 // auditPlants are the audit's rows planted near the threshold: a mutant
 // at a setting whose exact TV on the audit pairs (the exact_tv column)
 // lies between one and two times the TV its row's check states it
-// detects with power 0.9 (min_detectable_tv), where every catalogued
+// detects with power 0.9 in the tests it is sized by (sized_tv), where every catalogued
 // mutant but two deviates several times over. mutant-q-mismatch at
 // T = 29/32 (drafts sampled at temperature 0.90625, ratio and residual
 // from the raw law; a dyadic T keeps its weights square roots, not
 // math.Pow) deviates by an exact TV of 0.031 against the 0.0198 the pool
 // check states. The two TVs are of different quantities (the exact one
-// over the pairs' first γ+1 tokens, the stated one the finest test's on
+// over the pairs' first γ+1 tokens, the stated one the PIT tests' on
 // the pool), so the row shows a detection at a deviation 1.6 times the
 // stated figure, not the power there, which the calibration table
 // measures. TestAuditPlant checks the ratio.
@@ -272,7 +290,7 @@ func auditTree(ctx context.Context, cfg Config, e algos.TreeEntry, kind string, 
 	return []Row{{{K: "expected", V: expected}, {K: "exact_verdict", V: ex.verdict}, {K: "max_abs_error", V: ex.maxErr}, {K: "kl", V: ex.kl},
 		{K: "exact_tv", V: ex.tv},
 		{K: "expected_emitted", V: ex.emitted}, {K: "statistical_verdict", V: statVerdict}, {K: "p_value", V: math.Min(1, check.DefaultLevel/level*res.PValue)},
-		{K: "min_detectable_tv", V: res.MinDetectableTV},
+		{K: "min_detectable_tv", V: res.MinDetectableTV}, {K: "sized_tv", V: sizedTV(res)},
 		{K: "alpha_hat", V: math.NaN()}, {K: "mean_emitted", V: res.MeanEmitted}, {K: "trials", V: res.Trials}, {K: "pair_trials", V: res.Trials}, {K: "invalid_outcomes", V: res.Invalid},
 		{K: "edge_verdict", V: batch}, {K: "verdict", V: verdict}, {K: "ok", V: verdict == expected},
 		{K: "exact_source", V: AuditEmittedSource}, {K: "exact_gamma", V: int64(auditDepth)}, {K: "stat_source", V: AuditGreedySource}, {K: "stat_gamma", V: int64(auditDepth)}}}, nil
@@ -479,7 +497,7 @@ func auditRun(ctx context.Context, cfg Config, c Cell, seed uint64) ([]Row, erro
 	if err != nil {
 		return nil, err
 	}
-	row = append(row, KV{K: "statistical_verdict", V: st.verdict}, KV{K: "p_value", V: st.p}, KV{K: "min_detectable_tv", V: st.res.MinDetectableTV},
+	row = append(row, KV{K: "statistical_verdict", V: st.verdict}, KV{K: "p_value", V: st.p}, KV{K: "min_detectable_tv", V: st.res.MinDetectableTV}, KV{K: "sized_tv", V: sizedTV(st.res)},
 		KV{K: "alpha_hat", V: st.res.AlphaHat}, KV{K: "mean_emitted", V: st.res.MeanEmitted}, KV{K: "trials", V: st.res.Trials}, KV{K: "pair_trials", V: st.pairTrials}, KV{K: "invalid_outcomes", V: st.invalid},
 		KV{K: "stat_source", V: st.source}, KV{K: "stat_gamma", V: int64(auditGamma)})
 
@@ -636,12 +654,12 @@ func init() {
 			{Macro: "AuditPreserved", Where: []string{"exact_verdict", Preserved}, Agg: table.Count, Doc: "rows the exact engine shows lossless on its pairs"},
 			{Macro: "AuditMutantsCaught", Where: []string{"kind", "mutant|tree-mutant", "verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows called violated"},
 			{Macro: "AuditMutantsStat", Where: []string{"kind", "mutant|tree-mutant", "statistical_verdict", check.Violated}, Agg: table.Count, Doc: "mutant rows the χ² tests alone call violated"},
-			{Macro: "AuditTokenMinTV", Where: auditToken, Col: "min_detectable_tv", Digits: 3, Doc: "the TV token's check detects with power 0.9"},
+			{Macro: "AuditTokenMinTV", Where: auditToken, Col: "sized_tv", Digits: 3, Doc: "the TV token's PIT tests on the pool detect with power 0.9 (the TV the rows are sized by)"},
 			{Macro: "AuditPlants", Where: []string{"kind", "plant"}, Agg: table.Count, Doc: "rows planted near the threshold"},
 			{Macro: "AuditPlantsCaught", Where: []string{"kind", "plant", "verdict", check.Violated}, Agg: table.Count, Doc: "planted rows called violated"},
 			{Macro: "AuditPlantsStat", Where: []string{"kind", "plant", "statistical_verdict", check.Violated}, Agg: table.Count, Doc: "planted rows the χ² tests alone call violated"},
 			{Macro: "AuditPlantTV", Where: []string{"kind", "plant"}, Agg: table.Max, Col: "exact_tv", Digits: 3, Doc: "the planted row's exact TV on the audit pairs"},
-			{Macro: "AuditPlantMinTV", Where: []string{"kind", "plant"}, Agg: table.Max, Col: "min_detectable_tv", Digits: 4, Doc: "the minimum detectable TV the planted row states"},
+			{Macro: "AuditPlantMinTV", Where: []string{"kind", "plant"}, Agg: table.Max, Col: "sized_tv", Digits: 4, Doc: "the minimum detectable TV of the planted row's PIT tests (the TV the rows are sized by)"},
 			{Macro: "AuditTreeMinTV", Where: []string{"kind", "tree-rule"}, Agg: table.Max, Col: "min_detectable_tv", Digits: 3, Doc: "the largest TV a tree rule's check detects with power 0.9"},
 		}})
 }

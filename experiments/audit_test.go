@@ -112,7 +112,8 @@ func TestAuditParams(t *testing.T) {
 }
 
 // TestAuditSizes: a row's statistical check is sized by the TV it must
-// detect. At scale 1, token verification's row (a lossless rule) states a
+// detect in its PIT tests (sized_tv; the finest of all its tests is at
+// most that). At scale 1, token verification's row (a lossless rule) states a
 // minimum detectable TV of at most AuditTV on the pool, and lenience's
 // lossy row at most AuditLossyTV on auditLossyTrials; neither is more
 // than 20% below its target (the count is not oversized), and each pair
@@ -150,7 +151,10 @@ func TestAuditSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rows[0]
-		tv := table.Num(r, "min_detectable_tv")
+		tv := table.Num(r, "sized_tv")
+		if finest := table.Num(r, "min_detectable_tv"); !(finest <= tv) {
+			t.Errorf("%s (%s): the finest test's TV %.4g above the sized TV %.4g", c.name, c.kind, finest, tv)
+		}
 		if !(tv <= c.tv && tv > 0.8*c.tv) || table.Num(r, "trials") != float64(c.pool) || table.Num(r, "pair_trials") != float64(c.pair) {
 			t.Errorf("%s (%s): min detectable TV %.4g over %g pool and %g pair trials; want within (%.3g, %.3g] over %d and %d",
 				c.name, c.kind, tv, table.Num(r, "trials"), table.Num(r, "pair_trials"), 0.8*c.tv, c.tv, c.pool, c.pair)
@@ -160,7 +164,8 @@ func TestAuditSizes(t *testing.T) {
 
 // TestAuditPlant: each row planted near the threshold (auditPlants), run
 // at scale 1, deviates by an exact TV between one and two times the
-// minimum detectable TV its row prints, and is called violated.
+// minimum detectable TV its row's PIT tests state (sized_tv), and is
+// called violated.
 func TestAuditPlant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the planted rows at full size; skipped with -short")
@@ -185,7 +190,7 @@ func TestAuditPlant(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rows[0]
-		tv, minTV := table.Num(r, "exact_tv"), table.Num(r, "min_detectable_tv")
+		tv, minTV := table.Num(r, "exact_tv"), table.Num(r, "sized_tv")
 		if !(tv >= minTV && tv <= 2*minTV) || r.String("verdict") != "violated" {
 			t.Errorf("%s (%s): exact TV %.4g, stated minimum detectable TV %.4g (ratio %.3g, want 1 to 2), verdict %s",
 				r.String("algorithm"), r.String("params"), tv, minTV, tv/minTV, r.String("verdict"))

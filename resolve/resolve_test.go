@@ -31,22 +31,32 @@ func TestTreeVerdicts(t *testing.T) {
 	}
 }
 
-// TestSkipLaw: without the law test a pool check at γ = 2 has the γ+1
-// binned tests and the dependence test, then the PIT tests: 2(γ+1) per
-// position (two orders), the C(γ+1, 2) pairs and the block, then the γ+1
-// tests of each position given its context and prefix in re-drawn cells,
-// 17 in all, and no sampler-vs-law test.
+// TestSkipLaw: without the law test a pool check has the tests of the
+// same check with it, in the same order and with the same statistics,
+// but the law family's (the sampler-vs-law test), whatever the other
+// families are.
 func TestSkipLaw(t *testing.T) {
 	t.Parallel()
-	rep := run(t, resolve.Request{Algo: "token", SkipLaw: true, Source: "dirichlet:V=200,contexts=2",
-		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}})
-	if len(rep.Tests) != 17 || rep.Tests[3].Name != "positions 1-3 jointly (dependence)" || rep.Tests[13].Name != "positions 1-3 jointly (PIT block)" ||
-		rep.Tests[16].Name != "position 3 given its context and prefix (re-drawn cells)" {
-		t.Errorf("skip law: %d tests, want 17 with the dependence test 4th, the PIT block 14th and the prefix tests last", len(rep.Tests))
+	req := resolve.Request{Algo: "token", Source: "dirichlet:V=200,contexts=2",
+		Config: check.Config{Gamma: 2, Trials: 2000, Seed: 1, Workers: 1}}
+	full := run(t, req)
+	req.SkipLaw = true
+	skip := run(t, req)
+	var want []check.Test
+	law := 0
+	for _, x := range full.Tests {
+		if x.Family == check.LawFamily {
+			law++
+			continue
+		}
+		want = append(want, x)
 	}
-	for _, tt := range rep.Tests {
-		if strings.Contains(tt.Name, "law") {
-			t.Errorf("skip law: test %q", tt.Name)
+	if law == 0 || len(skip.Tests) != len(want) {
+		t.Fatalf("skip law: %d tests, want the %d of the full check but its %d law tests", len(skip.Tests), len(full.Tests), law)
+	}
+	for i, x := range skip.Tests {
+		if y := want[i]; x.Name != y.Name || x.Family != y.Family || x.Stat != y.Stat || x.DF != y.DF || x.PValue != y.PValue {
+			t.Errorf("skip law: test %d %q (%s) X2 %g df %d p %g; the full check's %q (%s) X2 %g df %d p %g", i, x.Name, x.Family, x.Stat, x.DF, x.PValue, y.Name, y.Family, y.Stat, y.DF, y.PValue)
 		}
 	}
 }

@@ -176,6 +176,10 @@ func lawTestBins(g int, n int64) int {
 // Test is one test of a check.
 type Test struct {
 	Name string `json:"name"`
+	// Family names the family that yielded the test (its section in a
+	// state; docs/architecture.md lists them), "" (JSON null) for a test
+	// assembled outside a check's families (generate, replay, smc).
+	Family FamilyName `json:"family"`
 	// Quantity names what MinDetTV bounds.
 	Quantity string  `json:"quantity"`
 	Stat     float64 `json:"stat"`
@@ -417,8 +421,10 @@ func (c *Config) defaults() error {
 // others of its family by Evaluate.
 type Pending struct {
 	name, quantity string
-	table          tabler
-	het            *stattest.HeteroResult
+	// family is the yielding family's name, set by familyTests.
+	family string
+	table  tabler
+	het    *stattest.HeteroResult
 	// oneHot: every group's target has a single possible cell, so the test
 	// is "no impossible observation" and has power 1-(1-TV)^N.
 	oneHot bool
@@ -587,7 +593,7 @@ func UniformTest(name, quantity string, obs []int64) (Pending, error) {
 // evalTest runs one pending test, its minimum detectable TV at level
 // share share with power power.
 func evalTest(pt Pending, share, power float64) (Test, error) {
-	t := Test{Name: pt.name, Quantity: pt.quantity, LevelShare: share}
+	t := Test{Name: pt.name, Family: FamilyName(pt.family), Quantity: pt.quantity, LevelShare: share}
 	if pt.normal != nil {
 		return pt.normal.eval(t, share, power), nil
 	}

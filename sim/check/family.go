@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -229,6 +230,9 @@ func (t *tally) familyTests(kind int) ([]Pending, error) {
 		if err != nil {
 			return nil, err
 		}
+		for j := range ps {
+			ps[j].family = f.name()
+		}
 		out = append(out, ps...)
 	}
 	return out, nil
@@ -287,4 +291,39 @@ func (c *cells) appendBinary(b []byte) []byte {
 func (c *cells) readBinary(r *binenc.Reader) {
 	readCounts(r, "position cells", c.pos)
 	readCounts(r, "joint cells", c.joint)
+}
+
+// FamilyName is a test's family (Test.Family), JSON null when empty.
+type FamilyName string
+
+// MarshalJSON writes the name, or null for none.
+func (n FamilyName) MarshalJSON() ([]byte, error) {
+	if n == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(n))
+}
+
+// UnmarshalJSON reads a name or null.
+func (n *FamilyName) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a test's family: %w", err)
+	}
+	*n = ""
+	if s != nil {
+		*n = FamilyName(*s)
+	}
+	return nil
+}
+
+// FamilyMinTV returns the smallest minimum detectable TV among r's tests
+// of family name and that test's name; ok is false when r has none.
+func (r Result) FamilyMinTV(name string) (tv float64, test string, ok bool) {
+	for _, t := range r.Tests {
+		if string(t.Family) == name && (!ok || t.MinDetTV < tv) {
+			tv, test, ok = t.MinDetTV, t.Name, true
+		}
+	}
+	return tv, test, ok
 }

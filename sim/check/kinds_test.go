@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,17 +80,7 @@ func TestRowKinds(t *testing.T) {
 			t.Errorf("%s: the kinds hold %d trials of %d", c.bad, n, res.Trials)
 		}
 		m := len(res.Tests) + len(res.RowKinds[0].Tests) + len(res.RowKinds[1].Tests)
-		cross := 0 // the pooled-only tests
-		for _, x := range res.Tests {
-			// the rows tests (adjacent and half a batch apart) and the
-			// prefix tests in re-drawn cells are pooled only
-			if strings.HasPrefix(x.Name, "rows ") || strings.Contains(x.Name, "re-drawn cells") {
-				cross++
-			}
-		}
-		if want := len(res.Tests) + 2*(len(res.Tests)-cross); cross == 0 || m != want {
-			t.Errorf("%s: %d tests in the family (%d cross-row), want %d (every test but the pooled-only ones per kind)", c.bad, m, cross, want)
-		}
+		checkKindFamilies(t, c.bad, res)
 		plain := cfg
 		plain.RowKinds = nil
 		ref, err := check.Check(context.Background(), src, r, plain)
@@ -105,6 +96,59 @@ func TestRowKinds(t *testing.T) {
 				t.Errorf("%s: %q at level share %g, want 0.01/%d", c.bad, y.Name, y.LevelShare, m)
 			}
 		}
+	}
+}
+
+// checkKindFamilies checks, whatever the families are, that every row
+// kind reports the same tests, each a test of the pooled check of the
+// same family (a family kept per kind, Family.byKind, reports its tests
+// per kind; some, as the rows tests of a batch, are pooled only), and
+// that the rows tests of a batch are pooled only.
+func checkKindFamilies(t *testing.T, name string, res check.Result) {
+	t.Helper()
+	type key struct {
+		fam  check.FamilyName
+		name string
+	}
+	pooled := map[key]bool{}
+	for _, x := range res.Tests {
+		pooled[key{x.Family, x.Name}] = true
+	}
+	var first []key
+	for k, kr := range res.RowKinds {
+		var ks []key
+		for _, x := range kr.Tests {
+			ks = append(ks, key{x.Family, x.Name})
+			if !pooled[key{x.Family, x.Name}] {
+				t.Errorf("%s: kind %q reports %q (family %q), which the pooled check does not", name, kr.Kind, x.Name, x.Family)
+			}
+			if strings.HasPrefix(x.Name, "rows ") {
+				t.Errorf("%s: kind %q reports the rows test %q, which is pooled only", name, kr.Kind, x.Name)
+			}
+		}
+		if k == 0 {
+			first = ks
+		} else if !slices.Equal(ks, first) {
+			t.Errorf("%s: kind %q reports %d tests, kind %q %d, or others", name, kr.Kind, len(ks), res.RowKinds[0].Kind, len(first))
+		}
+	}
+	kept := map[check.FamilyName]bool{} // the families reported per kind
+	for _, k := range first {
+		kept[k.fam] = true
+	}
+	cross, want := 0, 0
+	for _, x := range res.Tests {
+		if strings.HasPrefix(x.Name, "rows ") {
+			cross++
+		} else if kept[x.Family] {
+			want++ // a family kept per kind reports all its other tests per kind
+		}
+	}
+	if len(first) != want {
+		t.Errorf("%s: %d tests per kind, want %d (the pooled tests of the families kept per kind, but the rows tests)", name, len(first), want)
+	}
+	if cross == 0 || len(first) == 0 {
+		t.Errorf("%s: %d rows tests, %d tests per kind; want both", name, cross, len(first))
 	}
 }
 

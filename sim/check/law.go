@@ -33,7 +33,12 @@ type lawFamily struct {
 	sum *stattest.HeteroSum
 }
 
-func (f *lawFamily) name() string  { return "law" }
+func (f *lawFamily) name() string { return LawFamily }
+
+// LawFamily names the family of the sampler-vs-law or conformance test
+// (Test.Family).
+const LawFamily = "law"
+
 func (f *lawFamily) byKind() bool  { return true }
 func (f *lawFamily) emitted() bool { return false }
 

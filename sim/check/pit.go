@@ -72,7 +72,13 @@ type pitFamily struct {
 	c *pitCounts
 }
 
-func (f *pitFamily) name() string  { return "pit" }
+func (f *pitFamily) name() string { return PITFamily }
+
+// PITFamily names the family of the PIT tests (Test.Family): each
+// position given its prefix in two orders, the pairs and the block, at a
+// fixed grid of equal-mass bins.
+const PITFamily = "pit"
+
 func (f *pitFamily) byKind() bool  { return true }
 func (f *pitFamily) emitted() bool { return true }
 
