@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/specsim/specsim/data/results"
 	"github.com/specsim/specsim/experiments"
+	"github.com/specsim/specsim/sim/run"
 )
 
 var (
@@ -112,6 +114,11 @@ func TestReproduceTiny(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "0 cells computed") {
 		t.Errorf("re-run recomputed cells:\n%s", log.String())
+	}
+	// where the kernel reports CPU time, each experiment's line gives its
+	// share of it
+	if done := regexp.MustCompile(`done: .* in [0-9.]+s, [0-9.]+s CPU\n`); run.ProcessCPU() > 0 && !done.MatchString(log.String()) {
+		t.Errorf("no CPU time on the experiment's line:\n%s", log.String())
 	}
 	after, _ := results.ReadFile(filepath.Join(dir, "runs", "multidraft", "merged.parquet"))
 	if err := results.SameRows(before.Rows, after.Rows); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/specsim/specsim/experiments/sweep"
 	"github.com/specsim/specsim/internal/fsutil"
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/run"
 )
 
 // heartbeat is the longest silence of the progress log while cells run.
@@ -46,7 +47,7 @@ type ReproduceOptions struct {
 // the figures, tables and report.md from everything under OUT (Build)
 // and, with opt.Paper and every main-job experiment present, the paper.
 func Reproduce(ctx context.Context, opt ReproduceOptions) error {
-	start := time.Now()
+	start, cpu0 := time.Now(), run.ProcessCPU()
 	opt.Workers = sim.Workers(opt.Workers)
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -107,7 +108,12 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) error {
 			}
 		}
 	}
-	logf("done in %s", time.Since(start).Round(time.Second))
+	if c := run.ProcessCPU(); c > 0 {
+		// latexmk's CPU time is its own processes', not counted here
+		logf("done in %s, %.1fs CPU in this process", time.Since(start).Round(time.Second), (c - cpu0).Seconds())
+	} else {
+		logf("done in %s", time.Since(start).Round(time.Second))
+	}
 	return nil
 }
 
@@ -127,7 +133,7 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	if err != nil {
 		return err
 	}
-	t0 := time.Now()
+	t0, c0 := time.Now(), run.ProcessCPU()
 	total := len(plan.Cells)
 	progress(fmt.Sprintf("%d cells", total))
 	prog := job.NewProgressFunc(progress, int64(total), "cells", 3*time.Second)
@@ -147,14 +153,27 @@ func runStored(ctx context.Context, dir, name string, opt ReproduceOptions, prog
 	if err := results.WriteFile(filepath.Join(dir, "merged.parquet"), t.Rows, t.Meta); err != nil {
 		return err
 	}
-	progress(fmt.Sprintf("done: %d rows (%d cells computed, %d stored before) in %.1fs", len(t.Rows), res.Computed, res.Skipped, time.Since(t0).Seconds()))
+	progress(fmt.Sprintf("done: %d rows (%d cells computed, %d stored before) in %s", len(t.Rows), res.Computed, res.Skipped, spent(t0, c0)))
 	return nil
+}
+
+// spent is the wall-clock time since t0, "34.9s", and where the kernel
+// reports it the CPU time the process has spent since c0 (a
+// run.ProcessCPU reading), every worker included: "34.9s, 51.2s CPU".
+// The experiments of the main job run one after another, so this is each
+// experiment's share of the job's CPU time (docs/main-job.md).
+func spent(t0 time.Time, c0 time.Duration) string {
+	s := fmt.Sprintf("%.1fs", time.Since(t0).Seconds())
+	if c := run.ProcessCPU(); c > 0 {
+		s += fmt.Sprintf(", %.1fs CPU", (c - c0).Seconds())
+	}
+	return s
 }
 
 // runWhole computes experiment e in one piece (Experiment.Whole) and
 // stores its rows as the merged table dir/merged.parquet.
 func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt ReproduceOptions, progress func(string)) error {
-	t0 := time.Now()
+	t0, c0 := time.Now(), run.ProcessCPU()
 	progress("computing its rows in one piece")
 	rows, err := e.Whole(ctx, experiments.Config{Seed: opt.Seed, Scale: opt.Scale, Workers: opt.Workers})
 	if err != nil {
@@ -170,7 +189,7 @@ func runWhole(ctx context.Context, dir string, e experiments.Experiment, opt Rep
 	if err := results.WriteFile(filepath.Join(dir, "merged.parquet"), rows, meta); err != nil {
 		return err
 	}
-	progress(fmt.Sprintf("done: %d rows in %.1fs", len(rows), time.Since(t0).Seconds()))
+	progress(fmt.Sprintf("done: %d rows in %s", len(rows), spent(t0, c0)))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package smc
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/specsim/specsim/sim"
@@ -117,9 +118,14 @@ type Result struct {
 
 // workspace holds one worker's buffers; runs reuse it.
 type workspace struct {
-	m             *Model
-	row, g, scr   []float64
-	ctx           []int
+	m           *Model
+	row, g, scr []float64
+	ctx         []int
+	// kernelOf holds the generated tokens whose kernel row and g hold
+	// (valid when hasKernel): resampling leaves copies of a parent side by
+	// side, and their kernel is computed once.
+	kernelOf      []int
+	hasKernel     bool
 	parents, kids []Particle
 	bufA, bufB    [][]int
 	cw            []float64
@@ -236,7 +242,10 @@ func (sp *Sampler) extend(rng *rand.Rand, Np int) float64 {
 			j++
 			continue
 		}
-		ws.ctx = m.kernel(p.Tokens, ws.ctx, ws.row, ws.g, ws.scr)
+		if !ws.hasKernel || !slices.Equal(ws.kernelOf, p.Tokens) {
+			ws.ctx = m.kernel(p.Tokens, ws.ctx, ws.row, ws.g, ws.scr)
+			ws.kernelOf, ws.hasKernel = append(ws.kernelOf[:0], p.Tokens...), true
+		}
 		for range K {
 			x := sim.SampleCDF(rng.Float64(), ws.row)
 			toks := append(append(ws.bufB[j][:0], p.Tokens...), x)

@@ -79,58 +79,86 @@ func (c Dirichlet) Pool(rng *rand.Rand) (*sim.Pool, error) {
 			z[i][x] = rng.NormFloat64()
 		}
 	}
-	sigma, beta, err := c.calibrate(p64, z)
+	q64 := make([][]float64, qRows)
+	for i := range q64 {
+		q64[i] = make([]float64, c.V)
+	}
+	sigma, beta, filled, err := c.calibrate(p64, z, q64)
 	if err != nil {
 		return nil, err
 	}
-	q64 := make([][]float64, qRows)
-	for i := range q64 {
-		q64[i] = perturb(nil, p64[c.pIndex(i)], z[i], sigma)
+	if !filled {
+		for i := range q64 {
+			perturb(q64[i], p64[c.pIndex(i)], z[i], sigma)
+		}
 	}
 	pl := c.pool(p64, q64)
 	pl.Sigma, pl.MeanBeta = sigma, beta
 	return pl, nil
 }
 
-// calibTol is the tolerance of the σ calibration on the mean β.
-const calibTol = 1e-4
-
 // perturb writes q = norm(p · exp(σ z)) into dst.
 func perturb(dst, p, z []float64, sigma float64) []float64 {
+	q, _ := perturbAlpha(dst, p, z, sigma)
+	return q
+}
+
+// perturbAlpha writes q = norm(p · exp(σ z)) into dst (grown as needed)
+// and returns it with Σmin(p, q), bit for bit sim.Normalize's q and
+// sim.Alpha's sum, in two passes over the row instead of their four: the
+// calibration evaluates it for every draft row at each trial σ.
+func perturbAlpha(dst, p, z []float64, sigma float64) ([]float64, float64) {
 	if cap(dst) < len(p) {
 		dst = make([]float64, len(p))
 	}
 	dst = dst[:len(p)]
+	s := 0.0
 	for x := range p {
 		dst[x] = p[x] * math.Exp(sigma*z[x])
+		s += dst[x]
 	}
-	sim.Normalize(dst)
-	return dst
+	a := 0.0
+	if s > 0 && !math.IsInf(s, 0) { // sim.Normalize's condition
+		for x := range p {
+			dst[x] /= s
+			a += math.Min(p[x], dst[x])
+		}
+		return dst, a
+	}
+	for x := range p {
+		a += math.Min(p[x], dst[x])
+	}
+	return dst, a
 }
+
+// calibTol is the tolerance of the σ calibration on the mean β.
+const calibTol = 1e-4
 
 // calibrate finds σ such that the mean over draft rows of Σ min(p, q) with
 // q = norm(p·exp(σ z)) equals c.Beta within calibTol, by bisection on σ
 // (the noise z is held fixed, common random numbers, so β(σ) is a smooth
-// decreasing function of σ in practice). It returns σ and the achieved mean.
-func (c Dirichlet) calibrate(p64, z [][]float64) (float64, float64, error) {
-	buf := make([]float64, c.V)
+// decreasing function of σ in practice). It returns σ and the achieved
+// mean. Each trial σ writes the draft rows into q (one slice of length V
+// per row of z); filled reports whether q holds them at the σ returned,
+// the last σ tried, so that Pool need not compute them again.
+func (c Dirichlet) calibrate(p64, z, q [][]float64) (sigma, beta float64, filled bool, err error) {
 	mean := func(sigma float64) float64 {
 		s := 0.0
 		for qi := range z {
-			p := p64[c.pIndex(qi)]
-			q := perturb(buf, p, z[qi], sigma)
-			s += sim.Alpha(p, q)
+			var a float64
+			q[qi], a = perturbAlpha(q[qi], p64[c.pIndex(qi)], z[qi], sigma)
+			s += a
 		}
 		return s / float64(len(z))
 	}
 	if c.Beta >= 1 {
-		return 0, 1, nil
+		return 0, 1, false, nil
 	}
 	lo, hi := 0.0, 1.0
 	bhi := mean(hi)
 	for bhi > c.Beta {
 		if hi >= 64 {
-			return 0, 0, fmt.Errorf("source dirichlet: beta = %g is below the lowest mean Σmin(p,q) this pool reaches (%.4f at σ = 64); raise beta", c.Beta, bhi)
+			return 0, 0, false, fmt.Errorf("source dirichlet: beta = %g is below the lowest mean Σmin(p,q) this pool reaches (%.4f at σ = 64); raise beta", c.Beta, bhi)
 		}
 		lo, hi = hi, hi*2
 		bhi = mean(hi)
@@ -140,7 +168,7 @@ func (c Dirichlet) calibrate(p64, z [][]float64) (float64, float64, error) {
 		mid := (lo + hi) / 2
 		b = mean(mid)
 		if math.Abs(b-c.Beta) < calibTol {
-			return mid, b, nil
+			return mid, b, true, nil
 		}
 		if b > c.Beta {
 			lo = mid
@@ -148,5 +176,5 @@ func (c Dirichlet) calibrate(p64, z [][]float64) (float64, float64, error) {
 			hi = mid
 		}
 	}
-	return (lo + hi) / 2, b, nil
+	return (lo + hi) / 2, b, false, nil
 }
