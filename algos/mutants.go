@@ -123,17 +123,17 @@ type warp interface {
 
 // warpResidual returns z = Σ_t (p(t) - q'(t))+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).
-func warpResidual[W warp](m W, u float64, p, q sim.Row, s, top float64) (float64, int) {
+func warpResidual(u float64, p sim.Row, qp []float64) (float64, int) {
 	z := 0.0
 	for t := 0; t < p.Len(); t++ {
-		z += math.Max(0, p.At(t)-m.pow(q.At(t), top)/s)
+		z += math.Max(0, p.At(t)-qp[t])
 	}
 	if u < 0 {
 		return z, -1
 	}
 	c, last := 0.0, -1
 	for t := 0; t < p.Len(); t++ {
-		if d := p.At(t) - m.pow(q.At(t), top)/s; d > 0 {
+		if d := p.At(t) - qp[t]; d > 0 {
 			c += d
 			last = t
 			if c > u*z {
@@ -147,9 +147,9 @@ func warpResidual[W warp](m W, u float64, p, q sim.Row, s, top float64) (float64
 // warpAccept is token verification with q' in the ratio and the residual.
 func warpAccept[W warp](m W, rng *rand.Rand, b *sim.Block) sim.Outcome {
 	for i, x := range b.Tokens {
-		s, top := m.rawNorm(b.Q[i])
-		if !(rng.Float64() < b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s)) {
-			_, y := warpResidual(m, rng.Float64(), b.P[i], b.Q[i], s, top)
+		qp := warpedOf(m, b.Q[i])
+		if !(rng.Float64() < b.P[i].At(x)/qp[x]) {
+			_, y := warpResidual(rng.Float64(), b.P[i], qp)
 			if y < 0 {
 				y = sim.SampleRow(rng.Float64(), b.P[i])
 			}
@@ -165,12 +165,12 @@ func warpLaw[W warp](m W, b *sim.Block, dst *sim.Law) error {
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
-		s, top := m.rawNorm(b.Q[i])
-		a := math.Min(1, b.P[i].At(x)/(m.pow(b.Q[i].At(x), top)/s))
+		qp := warpedOf(m, b.Q[i])
+		a := math.Min(1, b.P[i].At(x)/qp[x])
 		if rej := reach * (1 - a); rej > 0 {
-			z, _ := warpResidual(m, -1, b.P[i], b.Q[i], s, top)
+			z, _ := warpResidual(-1, b.P[i], qp)
 			for t := 0; t < b.V(); t++ {
-				if d := b.P[i].At(t) - m.pow(b.Q[i].At(t), top)/s; d > 0 {
+				if d := b.P[i].At(t) - qp[t]; d > 0 {
 					dst.Add(i, t, rej*d/z)
 				}
 			}
