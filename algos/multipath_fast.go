@@ -107,6 +107,7 @@ const gbvTie = 1e-14
 func gbvBelowRows[F float32 | float64](p, q []F, x int, kx float64) (low, tot float64) {
 	q = q[:len(p)]
 	klo, khi := kx*(1-gbvTie), kx*(1+gbvTie)
+	qmin := 0x1p-999 / kx // below it kx·q may be subnormal, too coarse to bound
 	// below returns q(y) where y ranks below x, else 0, and q(y): the
 	// comparisons' outcomes are random, so they set masks, not branches.
 	below := func(y int) (float64, float64) {
@@ -118,7 +119,7 @@ func gbvBelowRows[F float32 | float64](p, q []F, x int, kx float64) (low, tot fl
 		if py > khi*qy {
 			above = ^uint64(0)
 		}
-		if mask|above == 0 || kx*qy < 0x1p-1000 { // near a tie, or a product too small to bound
+		if mask|above == 0 || qy < qmin { // near a tie, or a product too small to bound
 			if qy > 0 && gbvCmp(py/qy, y, kx, x) < 0 {
 				mask = ^uint64(0)
 			}
