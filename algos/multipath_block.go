@@ -83,9 +83,10 @@ import (
 //
 // Cost: the law (TreeLaw) sorts the tokens with q > 0 by key at every
 // depth and writes the rows s out before verifying; the sampler
-// (AcceptTree, multipath_fast.go) makes one pass per depth for s(x_i) and
-// three where the lazy form needs Z_i, sorting only the tokens of a few
-// buckets of keys, and draws the residual's token in key order.
+// (AcceptTree, multipath_fast.go) makes one pass per depth for s(x_i)
+// and, where the lazy form needs Z_i, one to bucket the keys and one to
+// gather the tokens of the few buckets it sorts, and draws the residual's
+// token in key order.
 // Randomness: Block's, d uniforms and one for the next token.
 type MultipathBlock struct {
 	// plainQ is the planted bug of the mutant multipath-block-plainq: the
