@@ -102,3 +102,24 @@ func checkMultipathFast(t *testing.T, trial int, sc *gbvScratch, pr, qr sim.Row,
 		}
 	}
 }
+
+// TestFastSamplersMatchLawWideV: the samplers that compute less than
+// their laws (K-SEQ's bracket and kernel paths, SpecHub's completeFast,
+// multipath-block's passes and buckets) against their TreeLaw at the
+// widest Markov pair (V = 64, where TestTreeRulesSamplerMatchesLaw has 4):
+// one tree each, 200,000 outcomes in a pooled χ² test at level 1e-6 (per
+// assertion false-failure rate 1e-6; fixed seeds, so the test is
+// deterministic at this commit). TestMultipathFast and TestSpecHubFast
+// check the parts at V in the thousands.
+func TestFastSamplersMatchLawWideV(t *testing.T) {
+	const n, level = 200000, 1e-6
+	pair := treePair(t, 23, 64, 0.5)
+	for _, name := range []string{"kseq", "spechub", "multipath-block"} {
+		e, _ := LookupTree(name)
+		res := treeFit(t, sim.NewRand(29, sim.StreamID("multipath-fast/law", 0)), e, pair, 4, n)
+		if res.PValue < level {
+			t.Errorf("%s: sampler disagrees with the law: X² = %.1f, df %d, p = %.3g", name, res.Stat, res.DF, res.PValue)
+		}
+		t.Logf("%s: X² = %.1f, df %d, p = %.3g", name, res.Stat, res.DF, res.PValue)
+	}
+}
