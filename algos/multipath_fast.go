@@ -79,6 +79,10 @@ func (lv *gbvLevel) setSkew(beta, rho float64, k int) (float64, float64) {
 	if !(lv.sTot > 0) {
 		lv.sTot = 1 // as gbvSkew leaves s unnormalised when its sum is 0
 	}
+	if !(qx > 0) { // x is not ranked (another drafter's child): s(x) = 0 and gbvSkew's β, ρ after it
+		lv.sx = 0
+		return 0, 0
+	}
 	lv.sx = qx * gbvH(a, c, k) / lv.den / lv.sTot
 	return c / a, rho * qx / a
 }
