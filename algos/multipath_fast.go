@@ -172,6 +172,7 @@ const (
 // gbvScratch holds one depth's buckets, used from lo to hi.
 type gbvScratch struct {
 	bkt            []int32   // bucket, or -1 where q = 0
+	head, next     []int32   // each bucket's tokens as a list: head[b], next[y] (-1 ends)
 	qb, pb, rb, lb []float64 // per bucket: Σq, Σp, residual, draft mass below
 	cls            []uint8
 	toks, one      []gbvTok // the mixed buckets' tokens; one bucket's
@@ -186,11 +187,19 @@ func (sc *gbvScratch) build(lv *gbvLevel) {
 	if sc.qb == nil {
 		sc.qb, sc.pb = make([]float64, gbvSpan+1), make([]float64, gbvSpan+1)
 		sc.rb, sc.lb, sc.cls = make([]float64, gbvSpan+1), make([]float64, gbvSpan+1), make([]uint8, gbvSpan+1)
-	} else if sc.lo <= sc.hi { // the last depth's range: every other entry is 0
+		sc.head = make([]int32, gbvSpan+1)
+		for b := range sc.head {
+			sc.head[b] = -1
+		}
+	} else if sc.lo <= sc.hi { // the last depth's range: every other entry is 0 (head -1)
 		clear(sc.qb[sc.lo : sc.hi+1])
 		clear(sc.pb[sc.lo : sc.hi+1])
+		for b := sc.lo; b <= sc.hi; b++ {
+			sc.head[b] = -1
+		}
 	}
-	sc.bkt = slices.Grow(sc.bkt[:0], lv.p.Len())[:lv.p.Len()]
+	sc.bkt = growInt32(sc.bkt, lv.p.Len())
+	sc.next = growInt32(sc.next, lv.p.Len())
 	p32, p64 := lv.p.Data()
 	q32, q64 := lv.q.Data()
 	switch {
@@ -202,6 +211,9 @@ func (sc *gbvScratch) build(lv *gbvLevel) {
 		gbvFill(sc, lv.p.Float64s(nil), lv.q.Float64s(nil))
 	}
 }
+
+// growInt32 returns s resized to n entries.
+func growInt32(s []int32, n int) []int32 { return slices.Grow(s[:0], n)[:n] }
 
 // gbvFill is build over the rows' storage, in one pass.
 func gbvFill[F float32 | float64](sc *gbvScratch, p, q []F) {
@@ -219,6 +231,7 @@ func gbvFill[F float32 | float64](sc *gbvScratch, p, q []F) {
 			b = 1 + min(max(int(math.Float64bits(k)>>gbvShift)-gbvBase, 0), gbvSpan-1)
 		}
 		sc.bkt[y] = int32(b)
+		sc.next[y], sc.head[b] = sc.head[b], int32(y)
 		sc.qb[b] += qy
 		sc.pb[b] += py
 		lo, hi = min(lo, b), max(hi, b)
@@ -283,10 +296,19 @@ func (sc *gbvScratch) residual(lv *gbvLevel, w float64) float64 {
 // gather appends the tokens of bucket one (one < 0: of every mixed
 // bucket) to toks, sorted by key and token (gbvCmp), which keeps each
 // bucket's tokens together.
-func (sc *gbvScratch) gather(lv *gbvLevel, toks []gbvTok, one int32) []gbvTok {
-	for y, b := range sc.bkt {
-		if one >= 0 && b == one || one < 0 && b >= 0 && sc.cls[b] == gbvMixed {
-			toks = append(toks, gbvTok{key: gbvKey(lv.p, lv.q, y), p: lv.p.At(y), q: lv.q.At(y), y: y, b: int(b)})
+func (sc *gbvScratch) gather(lv *gbvLevel, toks []gbvTok, one int) []gbvTok {
+	add := func(b int) {
+		for y := int(sc.head[b]); y >= 0; y = int(sc.next[y]) {
+			toks = append(toks, gbvTok{key: gbvKey(lv.p, lv.q, y), p: lv.p.At(y), q: lv.q.At(y), y: y, b: b})
+		}
+	}
+	if one >= 0 {
+		add(one)
+	} else {
+		for b := sc.lo; b <= sc.hi; b++ {
+			if sc.cls[b] == gbvMixed {
+				add(b)
+			}
 		}
 	}
 	slices.SortFunc(toks, func(s, t gbvTok) int { return gbvCmp(s.key, s.y, t.key, t.y) })
@@ -359,7 +381,7 @@ func (sc *gbvScratch) sample(lv *gbvLevel, w, target float64) int {
 
 // one1 gathers and walks bucket b's tokens alone.
 func (sc *gbvScratch) one1(lv *gbvLevel, w float64, b int) []gbvTok {
-	sc.one = sc.gather(lv, sc.one[:0], int32(b))
+	sc.one = sc.gather(lv, sc.one[:0], b)
 	sc.walk(lv, w, sc.one)
 	return sc.one
 }
