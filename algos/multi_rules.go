@@ -416,7 +416,7 @@ func kseqFinish(p, q sim.Row, m int, c func(float64) float64, lo, hi float64, st
 // the test at ρ = 1 was left to the exact phase.
 func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, steps int) {
 	lo, hi = 1.0, float64(m)
-	sp := p.Sum()
+	sp := kernelSum(p)
 	for ; steps < 100; steps++ {
 		x := lo
 		if steps > 0 {
@@ -445,13 +445,30 @@ func kseqCoarse(p, q sim.Row, m int, c func(float64) float64) (lo, hi float64, s
 	return lo, hi, steps
 }
 
+// kernelSum returns Σ p for kseqCoarse: for float32 rows by the vectorised
+// kernel, as ResidualMass(1, p, 0) over a zero row (within the kernel's
+// error, 16·2^-24 of the mass, which kseqMargin covers), else p.Sum().
+func kernelSum(p sim.Row) float64 {
+	p32, _ := p.Data()
+	if p32 == nil {
+		return p.Sum()
+	}
+	sc := kseqPool.Get().(*kseqScratch)
+	defer kseqPool.Put(sc)
+	if len(sc.zero) < len(p32) {
+		sc.zero = make([]float32, len(p32))
+	}
+	return sim.ResidualMass(1, p, sim.F32(sc.zero[:len(p32)]))
+}
+
 // kseqWidth is the relative bracket width at which kseqCoarse stops: a
 // draw's test is then settled by the bracket unless its uniform falls in a
 // band about this wide, and the exact phase starts from the tokens inside.
 const kseqWidth = 1e-3
 
 // kseqMargin bounds the error of KSeqRho's kernel evaluations of b: the
-// float32 kernels' error is below 16·2^-24·(Σ p/x + Σ q) ≤ 2e-6.
+// float32 kernels' error is below 16·2^-24·(Σ p/x + Σ q) ≤ 2e-6, and
+// kernelSum's Σ p adds at most 16·2^-24·Σ p/x ≤ 1e-6.
 const kseqMargin = 1e-5
 
 // split returns the tokens with lo < ρ_x < hi (mid), Σ p over ρ_x ≤ lo and
@@ -514,7 +531,10 @@ func splitRows[F float32 | float64](mid []kseqItem, p, q []F, lo, hi float64) ([
 // kseqItem is one token whose ratio lies inside the bisection's bracket.
 type kseqItem struct{ r, p, q float64 }
 
-type kseqScratch struct{ mid []kseqItem }
+type kseqScratch struct {
+	mid  []kseqItem
+	zero []float32 // kernelSum's zero row, never written
+}
 
 var kseqPool = sync.Pool{New: func() any { return new(kseqScratch) }}
 
@@ -587,13 +607,19 @@ func (KSeq) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 }
 
 // kseqSample returns sampleMass's token for kseqResidual's weights (-1 if
-// they are all zero) without writing them: one pass sums each block of
-// massBlock weights (four running sums, so the additions do not wait on
-// each other), and the block the target falls in is summed again one by
-// one. The sums differ from sampleMass's index order by rounding, so the
+// they are all zero) without writing them. With one draw (m = 1) the
+// weights max(0, p - min(q, p)) are max(0, p - q), which the row kernel
+// sim.SampleResidualMass samples in one vectorised pass. Otherwise one
+// pass sums each block of massBlock weights (four running sums, so the
+// additions do not wait on each other), and the block the target falls in
+// is summed again one by one. The sums differ from sampleMass's index order by rounding, so the
 // token can differ only where u·Σw lies within rounding of a cumulative
 // sum (TestKSeqSample).
 func kseqSample(u float64, p, q sim.Row, rho, b float64, m int) int {
+	if m == 1 { // ρ* = c = 1: the weights are max(0, p - q), token verification's residual
+		y, _ := sim.SampleResidualMass(u, 1, p, q)
+		return y
+	}
 	c, pw := 0.0, 1.0
 	for range m {
 		c += pw

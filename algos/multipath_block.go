@@ -81,9 +81,13 @@ import (
 // checks it (TestMultipathBlockLossless); on one chain (k = 1) the rule
 // is Block (TestMultipathBlockChainIsBlock).
 //
-// Cost: one sort of the tokens with q > 0 by key per depth (the rows s
-// are written out before verifying). Randomness: Block's, d uniforms and
-// one for the next token.
+// Cost: the law (TreeLaw) sorts the tokens with q > 0 by key at every
+// depth and writes the rows s out before verifying; the sampler
+// (AcceptTree, multipath_fast.go) makes one pass per depth for s(x_i)
+// and, where the lazy form needs Z_i, one to bucket the keys and one to
+// gather the tokens of the few buckets it sorts, and draws the residual's
+// token in key order.
+// Randomness: Block's, d uniforms and one for the next token.
 type MultipathBlock struct {
 	// plainQ is the planted bug of the mutant multipath-block-plainq: the
 	// selected path is verified against q, as if it had not been
@@ -134,15 +138,9 @@ func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
 	for len(t.Nodes[n].Kids) > 0 {
 		nd := &t.Nodes[n]
 		if nd.Q.IsZero() {
-			return fmt.Errorf("multipath-block: node %d has no draft row q: the rule needs drafts drawn from q", n)
+			return errNoQ(n)
 		}
-		c := nd.Kids[0]
-		for _, o := range nd.Kids[1:] {
-			xc, xo := t.Nodes[c].Token, t.Nodes[o].Token
-			if gbvCmp(gbvKey(nd.P, nd.Q, xo), xo, gbvKey(nd.P, nd.Q, xc), xc) > 0 {
-				c = o
-			}
-		}
+		c := gbvChild(t, n)
 		x := t.Nodes[c].Token
 		g.toks[d], g.p[d] = x, nd.P
 		if k == 0 && len(nd.Draws) > 1 {
@@ -167,6 +165,24 @@ func (r MultipathBlock) prepare(t *sim.Tree, g *gbvPath) error {
 	g.p[d] = t.Nodes[n].P
 	g.b = sim.Block{Tokens: g.toks[:d], Q: g.q[:d], P: g.p[:d+1], Ctx: t.Ctx}
 	return nil
+}
+
+// gbvChild returns the child of node n of largest key (step 1).
+func gbvChild(t *sim.Tree, n int) int {
+	nd := &t.Nodes[n]
+	c := nd.Kids[0]
+	for _, o := range nd.Kids[1:] {
+		xc, xo := t.Nodes[c].Token, t.Nodes[o].Token
+		if gbvCmp(gbvKey(nd.P, nd.Q, xo), xo, gbvKey(nd.P, nd.Q, xc), xc) > 0 {
+			c = o
+		}
+	}
+	return c
+}
+
+// errNoQ is the error of a path node n without a draft row.
+func errNoQ(n int) error {
+	return fmt.Errorf("multipath-block: node %d has no draft row q: the rule needs drafts drawn from q", n)
 }
 
 // gbvOrder holds the sort scratch of gbvSkew: mentored decoding's
@@ -230,18 +246,15 @@ func gbvSkew(s []float64, p, q sim.Row, k int, beta, rho float64, x int) (float6
 }
 
 // AcceptTree runs one step.
+// It does not write the skewed rows: see multipath_fast.go.
 func (r MultipathBlock) AcceptTree(rng *rand.Rand, t *sim.Tree) sim.TreeOutcome {
-	var g gbvPath
-	if err := r.prepare(t, &g); err != nil {
+	o, err := r.accept(rng, t)
+	if err != nil {
 		// A tree without draft rows: the registry's NeedsQ keeps such
 		// trees from a tree rule, so this is a programming error.
 		panic(err)
 	}
-	if len(g.b.Tokens) == 0 { // no draft: the target's own next token
-		return sim.TreeOutcome{Node: 0, Next: sim.SampleRow(rng.Float64(), t.Nodes[0].P)}
-	}
-	o, _ := blockLazy(rng, &g.b)
-	return sim.TreeOutcome{Node: g.nodes[o.Accepted], Next: o.Next}
+	return o
 }
 
 // TreeLaw writes the exact outcome law given t: block verification's law

@@ -57,7 +57,9 @@ import (
 // first draw alone by token verification, which is lossless when that
 // draw is from q. Randomness: one uniform for the draft's test, one for
 // the hub's, one for the emitted token; the pass over the vocabulary (A,
-// B, the residual) is made only when the draft's test fails.
+// B, the residual) is made only when the draft's test fails. The sampler
+// makes that pass with completeFast and draws the token with
+// sampleMassBlocks, equal to the law's complete and sampleMass to rounding.
 type SpecHub struct {
 	// secondVsP is the planted bug of the mutant spechub-second-vs-p: the
 	// second draft of (a, i) is tested against p(i) instead of the r(i)
@@ -108,6 +110,65 @@ func (r SpecHub) complete(pl *hubPlan, res []float64) {
 	pl.pa1 = pa - math.Min(pa, pl.bigA)
 	res[a] = pl.pa1 - math.Min(pl.pa1, pl.bigB)
 	pl.res = res
+}
+
+// completeFast is complete for the sampler: the same residual entries
+// (bit for bit but res[a], which depends on A and B), and A and B summed
+// over the rows' own storage with four running sums each, so they differ
+// from complete's index-order sums by rounding only (TestSpecHubFast). The
+// law (stepLaw) keeps complete.
+func (r SpecHub) completeFast(pl *hubPlan, res []float64) {
+	p32, p64 := pl.P.Data()
+	q32, q64 := pl.Q.Data()
+	switch {
+	case p32 != nil && q32 != nil:
+		pl.bigA, pl.bigB = hubFill(res, p32, q32, pl.a, pl.c, r.secondVsP)
+	case p64 != nil && q64 != nil:
+		pl.bigA, pl.bigB = hubFill(res, p64, q64, pl.a, pl.c, r.secondVsP)
+	default:
+		r.complete(pl, res)
+		return
+	}
+	pa := pl.P.At(pl.a)
+	pl.pa1 = pa - min(pa, pl.bigA)
+	res[pl.a] = pl.pa1 - min(pl.pa1, pl.bigB)
+	pl.res = res
+}
+
+// hubFill writes complete's res[j] for every j ≠ a and returns A and B
+// (builtin min and max, which equal math.Min and math.Max on every input).
+func hubFill[F float32 | float64](res []float64, p, q []F, a int, c float64, vsP bool) (bigA, bigB float64) {
+	q, res = q[:len(p)], res[:len(p)]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	at := func(j int) (float64, float64) { // A's and B's terms at j; writes res[j]
+		pj, qj := float64(p[j]), float64(q[j])
+		s1 := min(pj, qj)
+		rj := pj - s1
+		qaj := c * qj
+		base := rj
+		if vsP {
+			base = pj
+		}
+		s2 := min(base, qaj)
+		res[j] = max(0, rj-s2)
+		return qaj - s2, qj - s1
+	}
+	for _, span := range [2][2]int{{0, a}, {a + 1, len(p)}} {
+		j, end := span[0], span[1]
+		for ; j+4 <= end; j += 4 {
+			x0, y0 := at(j)
+			x1, y1 := at(j + 1)
+			x2, y2 := at(j + 2)
+			x3, y3 := at(j + 3)
+			a0, a1, a2, a3 = a0+x0, a1+x1, a2+x2, a3+x3
+			b0, b1, b2, b3 = b0+y0, b1+y1, b2+y2, b3+y3
+		}
+		for ; j < end; j++ {
+			x, y := at(j)
+			a0, b0 = a0+x, b0+y
+		}
+	}
+	return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
 }
 
 // second is the mass s2 of a second draft i: min(r(i), Q(a,i)), or for
@@ -181,11 +242,11 @@ func (r SpecHub) step(rng *rand.Rand, t *sim.Tree, n int) (int, int) {
 	if rng.Float64() < r.draftTest(pl, t.Nodes[draftKid].Token, hubFirst) {
 		return draftKid, 0
 	}
-	r.complete(pl, t.Scratch(0))
+	r.completeFast(pl, t.Scratch(0))
 	if rng.Float64() < pl.hubTest(hubFirst) {
 		return hubKid, 0
 	}
-	if y := sampleMass(rng.Float64(), pl.res); y >= 0 {
+	if y := sampleMassBlocks(rng.Float64(), pl.res); y >= 0 {
 		return -1, y
 	}
 	return -1, sim.SampleRow(rng.Float64(), nd.P)

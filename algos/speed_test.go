@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/specsim/specsim/sim"
+	"github.com/specsim/specsim/sim/draft"
 )
 
 // TestKSeqRhoSplit checks the sampler's kseqRhoFast against KSeqRho's
@@ -96,12 +97,14 @@ func TestSampleMassBlocks(t *testing.T) {
 }
 
 // BenchmarkTreeRules times every tree rule on the tree benchmark's
-// workload at V = 32,000, k = 4, depth 4 (what `simulate bench` runs),
-// one second each: go test ./algos -run '^$' -bench TreeRules -cpuprofile.
+// workload at V = 32,000, k = 4 (SpecHub's hub pair: 2), depth 4 (what
+// `simulate bench` runs), one second each:
+// go test ./algos -run '^$' -bench TreeRules -cpuprofile.
 func BenchmarkTreeRules(b *testing.B) {
 	for _, e := range AllTree() {
 		b.Run(e.Name, func(b *testing.B) {
-			r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: 4, Depth: 4, Beta: 0.7, Duration: time.Second, Seed: 1})
+			k := draft.K(0, e.Draft.String()) // 4, or the drafter's limit (SpecHub: 2), as bench
+			r, err := BenchTree(context.Background(), e, TreeBenchConfig{V: 32000, K: k, Depth: 4, Beta: 0.7, Duration: time.Second, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
