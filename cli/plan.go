@@ -18,7 +18,7 @@ func init() { register(planCommand) }
 func planCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "plan",
-		Usage: "how many trials (and seconds on this machine, from a pilot; and shards of a Slurm array of --task-time each) a check needs to detect a deviation of TV >= --tv in a test's quantity with power --power",
+		Usage: "how many trials (and seconds on this machine, at the rate of the largest check it ran; and shards of a Slurm array of --task-time each) a check needs to detect a deviation of TV >= --tv in a test's quantity with power --power",
 		Flags: append(append(checkFlags(),
 			&cli.Float64Flag{Name: "tv", Required: true, Usage: "the total variation to detect, in (0, 1), in the test's quantity"},
 			&cli.StringFlag{Name: "test", Usage: "the test to plan for, by name as check prints it (default: the test with the smallest detectable TV)"},
@@ -58,7 +58,7 @@ func planCommand() *cli.Command {
 						need, float64(sim.MaxTrials), int64(sim.MaxTrials), rep.Seconds, rep.CapTV, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
 					return
 				}
-				fmt.Fprintf(w, "  --trials %d, about %.0f s on this machine (pilot: %d trials in %.1f s detect TV >= %.3g)\n", rep.Trials, rep.Seconds, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
+				fmt.Fprintf(w, "  --trials %d, about %.0f s on this machine at the %s's rate (pilot: %d trials in %.1f s detect TV >= %.3g)\n", rep.Trials, rep.Seconds, rep.SecondsFrom, rep.PilotTrials, rep.PilotSeconds, rep.PilotTV)
 				switch {
 				case rep.CheckedTV != nil:
 					fmt.Fprintf(w, "  checked: a check of %d trials detects TV >= %.3g in this test\n", rep.Trials, *rep.CheckedTV)

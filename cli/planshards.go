@@ -19,7 +19,8 @@ import (
 type planJSON struct {
 	resolve.PlanReport
 	// Rate is the trials per second one array task runs: --rate, else the
-	// pilot's (RateFrom says which).
+	// rate of the plan's seconds (RateFrom says which: "--rate", "pilot"
+	// or "confirming check").
 	Rate     float64 `json:"rate"`
 	RateFrom string  `json:"rate_from"`
 	// TaskSeconds is --task-time, the wall time of one array task; each
@@ -41,13 +42,13 @@ const taskFill = 0.8
 func planFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.DurationFlag{Name: "task-time", Value: time.Hour, Usage: "wall time of one Slurm array task: the plan says how many shards of the planned trials fit, each using at most 80% of it"},
-		&cli.Float64Flag{Name: "rate", Usage: "trials per second one array task runs (default: this machine's, measured by the pilot)"},
+		&cli.Float64Flag{Name: "rate", Usage: "trials per second one array task runs (default: this machine's, measured by the largest check the plan ran)"},
 		&cli.StringFlag{Name: "out", Value: "specsim-check", Usage: "the --out directory written into the printed 'simulate slurm --check' line"},
 	}
 }
 
 // planShards adds the answer in shards to rep: the tasks of --task-time
-// at --rate (else the pilot's rate) that the planned trials need, and the
+// at --rate (else the rate of the plan's seconds) that the planned trials need, and the
 // 'simulate slurm --check' line that runs them.
 func planShards(c *cli.Context, rep resolve.PlanReport, seed uint64) (planJSON, error) {
 	out := planJSON{PlanReport: rep, Rate: c.Float64("rate"), RateFrom: "--rate", TaskSeconds: c.Duration("task-time").Seconds()}
@@ -58,7 +59,7 @@ func planShards(c *cli.Context, rep resolve.PlanReport, seed uint64) (planJSON, 
 		return out, diag.Usage(fmt.Errorf("--task-time = %v; give the wall time of one array task, at least 1s (e.g. 1h)", c.Duration("task-time")))
 	}
 	if !c.IsSet("rate") {
-		out.Rate, out.RateFrom = float64(rep.PilotTrials)/rep.PilotSeconds, "pilot"
+		out.Rate, out.RateFrom = float64(rep.Trials)/rep.Seconds, rep.SecondsFrom // the plan's seconds' rate
 	}
 	per := math.Floor(out.Rate * out.TaskSeconds * taskFill)
 	if per < 1 {

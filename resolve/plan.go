@@ -26,10 +26,16 @@ type PlanReport struct {
 	TV       float64 `json:"tv"`
 	Level    float64 `json:"level"`
 	Power    float64 `json:"power"`
-	// Trials is the planned count, Seconds its time at the pilot's rate
-	// (on this machine, with the pilot's workers).
+	// Trials is the planned count, Seconds its time at the rate of the
+	// largest check the plan ran (the confirming one, else the pilot; on
+	// this machine, with the pilot's workers): a pilot's time holds the
+	// check's fixed costs (the pool, the laws), which a pilot-rate estimate
+	// multiplied tenfold at 10^6 trials.
 	Trials  int64   `json:"trials"`
 	Seconds float64 `json:"seconds"`
+	// SecondsFrom names the check whose rate Seconds is at: "pilot" or
+	// "confirming check".
+	SecondsFrom string `json:"seconds_from"`
 	// PilotTrials and PilotSeconds are the pilot check's; PilotTV the
 	// test's minimum detectable TV there.
 	PilotTrials  int64   `json:"pilot_trials"`
@@ -81,12 +87,17 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 	if !(tv > 0 && tv < 1) {
 		return PlanReport{}, diag.Param("tv", " = %g; give a total variation in (0, 1)", tv)
 	}
+	var rateN int64    // the largest run's trials
+	var rateEl float64 // and its seconds
 	run := func(n int64) (Report, check.Test, float64, error) {
 		r := req
 		r.Trials, r.Seconds, r.Progress = n, 0, nil
 		start := time.Now()
 		rep, err := Run(ctx, r)
 		el := time.Since(start).Seconds()
+		if err == nil && n >= rateN {
+			rateN, rateEl = n, el
+		}
 		if err != nil {
 			return rep, check.Test{}, el, err
 		}
@@ -143,7 +154,10 @@ func Plan(ctx context.Context, req Request, tv float64, test string) (PlanReport
 	if out.CheckedTV == nil && out.Trials > ConfirmMaxTrials {
 		planByBound(&out, rep, t.Name)
 	}
-	out.Seconds = el * float64(out.Trials) / float64(pilot)
+	out.Seconds, out.SecondsFrom = rateEl*float64(out.Trials)/float64(rateN), "pilot"
+	if rateN > pilot {
+		out.SecondsFrom = "confirming check"
+	}
 	return out, nil
 }
 

@@ -248,6 +248,9 @@ func TestPlan(t *testing.T) {
 	if p.CheckedTV == nil || *p.CheckedTV > tv || p.Trials <= 0 || p.Seconds <= 0 {
 		t.Fatalf("plan %+v: want a checked TV <= %g", p, tv)
 	}
+	if p.Trials > p.PilotTrials && p.SecondsFrom != "confirming check" {
+		t.Errorf("plan of %d trials after a pilot of %d: seconds at the %s's rate, want the confirming check's", p.Trials, p.PilotTrials, p.SecondsFrom)
+	}
 	req.Trials = p.Trials / 3
 	rep := run(t, req)
 	for _, tt := range rep.Tests {
