@@ -178,6 +178,7 @@ func cRun(t *testing.T, bin, mode, bug, rows string, trials int64) (Report, erro
 //     trial count detects the bug with power above 0.9, and the verdict
 //     must be violated (p_holm is 0 at seed 1).
 func TestCClient(t *testing.T) {
+	t.Parallel() // its own temporary directory and binaries; minute-long timeouts
 	bin := cExample(t)
 	for _, c := range []struct {
 		mode, bug, rows, want, edge string
@@ -375,6 +376,7 @@ func TestCClientRefuses(t *testing.T) {
 // Each language is skipped, with a message, where its compiler is
 // missing.
 func TestCClientOtherLanguages(t *testing.T) {
+	t.Parallel() // its own temporary directory and binaries; minute-long timeouts
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler (cc) on PATH; install one (apt-get install gcc) to build the C client")

@@ -190,6 +190,7 @@ func TestNumpyMisbehaviour(t *testing.T) {
 // coins come from batch.uniforms on its device, so the edge cases test it
 // (the inclusive comparison is violated).
 func TestTorchExample(t *testing.T) {
+	t.Parallel() // its own temporary directory and binaries; minute-long timeouts
 	py := numpyPython(t)
 	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
 		t.Skip("torch is not importable by " + py + " (apt-get install python3-torch to run the PyTorch example)")
@@ -229,6 +230,7 @@ func TestTorchCUDA(t *testing.T) {
 // TestSpecsimExtCheck runs examples/python/test_numpy_verify.py, the
 // pytest-style use of specsim_ext.check, against a freshly built harness.
 func TestSpecsimExtCheck(t *testing.T) {
+	t.Parallel() // its own temporary directory and binaries; minute-long timeouts
 	py := numpyPython(t)
 	bin := filepath.Join(t.TempDir(), "simulate")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/simulate")
@@ -255,6 +257,7 @@ func TestSpecsimExtCheck(t *testing.T) {
 // from a harness that speaks protocol 2, in verify and step mode; what
 // needs protocol 2 (tree mode) is refused with one line saying so.
 func TestProtocol1Client(t *testing.T) {
+	t.Parallel() // its own temporary directory and binaries; minute-long timeouts
 	py := numpyPython(t)
 	old := append(os.Environ(), "PYTHONPATH="+filepath.Join(repoRoot(t), "external", "testdata", "protocol1"))
 	ex := filepath.Join(repoRoot(t), "examples", "python", "numpy_verify.py")

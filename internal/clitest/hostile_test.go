@@ -153,6 +153,7 @@ func makeFixtures(t *testing.T) fixtures {
 // line on stderr and nothing that looks like a panic, no input changes,
 // and peak memory stays under maxRSS.
 func TestHostile(t *testing.T) {
+	t.Parallel() // after the timing-sensitive serial tests (TestInterrupt), beside the others
 	f := makeFixtures(t)
 	mergedFile := f.merged
 	cellFile := firstFile(t, filepath.Join(f.sweep, "cells"))

@@ -286,6 +286,7 @@ func noNaNOut(r *result) func() string {
 // and values that crashed or gave a verdict the data cannot support
 // (class 5), each within caseTimeout and with the documented code.
 func TestHostileLoopsAndValues(t *testing.T) {
+	t.Parallel() // after the timing-sensitive serial tests (TestInterrupt), beside the others
 	d := t.TempDir()
 	S, R := bin.simulate, bin.report
 	// a generic sweep whose axis holds NaN and ±Inf and whose metric 0,

@@ -75,6 +75,7 @@ func hostileNames() []string {
 // "verdict:" line among them, nothing a terminal acts on, and --json keeps
 // the exact name.
 func TestHostileNames(t *testing.T) {
+	t.Parallel() // after the timing-sensitive serial tests (TestInterrupt), beside the others
 	clean := run(t, t.TempDir(), bin.simulate, smallCheck(fakeCommand(t, "token", "plain:name"))[1:]...)
 	if clean.code != exitOK {
 		t.Fatalf("a plainly named fake: exit %d: %s", clean.code, clean.stderr)

@@ -67,6 +67,7 @@ func shards(t *testing.T, dir, tag string, n int, args ...string) []string {
 // contradicts the files are each refused with exit 2 and one line naming
 // the reason; no state file is changed by a merge.
 func TestShardedCheck(t *testing.T) {
+	t.Parallel() // after the timing-sensitive serial tests (TestInterrupt), beside the others
 	dir := t.TempDir()
 	base := []string{"--source", "dirichlet:V=200,a=0.3,beta=0.7", "--gamma", "3", "--trials", "200000", "--seed", "5"}
 	for _, algo := range []string{"token", "mutant-resample-p"} {
@@ -120,6 +121,7 @@ func TestShardedCheck(t *testing.T) {
 // trials in its state file; the same command continues it, and the
 // finished shard merges to the one-process check's JSON.
 func TestShardResume(t *testing.T) {
+	t.Parallel() // after the timing-sensitive serial tests (TestInterrupt), beside the others
 	dir := t.TempDir()
 	args := []string{"check", "--algo", "token", "--source", "dirichlet:V=200,a=0.3,beta=0.7", "--gamma", "3", "--trials", "1000000", "--seed", "5"}
 	state := filepath.Join(dir, "s.state")
