@@ -2,6 +2,7 @@ package source
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/specsim/specsim/sim"
@@ -41,5 +42,51 @@ func TestPerturbAlphaBits(t *testing.T) {
 				t.Fatalf("case %d: q[%d] = %v, want %v", i, x, got[x], want[x])
 			}
 		}
+	}
+}
+
+// TestCalibrationRows: a pool calibrated on a sample of its draft rows
+// reaches Beta within calibTol on the sample (its first rows, in float64
+// before rounding to the pool's float32), reports the mean over every row
+// as MeanBeta, and draws the same target rows and noise as the pool
+// calibrated on every row (only σ differs).
+func TestCalibrationRows(t *testing.T) {
+	c := Dirichlet{Shape: Shape{V: 200, Gamma: 3, Contexts: 40}, A: 0.1, Beta: 0.6}
+	full, err := c.Pool(sim.NewRand(5, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CalibrationRows = 12
+	part, err := c.Pool(sim.NewRand(5, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Sigma == full.Sigma {
+		t.Errorf("σ %g calibrated on 12 rows equals the full pool's", part.Sigma)
+	}
+	for i := range full.P {
+		if !slices.Equal(full.P[i], part.P[i]) {
+			t.Fatalf("target row %d differs", i)
+		}
+	}
+	s := 0.0
+	for qi := range 12 {
+		p := part.P[qi/c.Gamma*(c.Gamma+1)+qi%c.Gamma]
+		for x, q := range part.Q[qi] {
+			s += math.Min(float64(p[x]), float64(q))
+		}
+	}
+	if got := s / 12; math.Abs(got-c.Beta) > calibTol+1e-6 { // float32 rounding of the rows
+		t.Errorf("mean β over the 12 calibration rows %.6f, want %g within %g", got, c.Beta, calibTol)
+	}
+	all := 0.0
+	for qi, q := range part.Q {
+		p := part.P[qi/c.Gamma*(c.Gamma+1)+qi%c.Gamma]
+		for x := range q {
+			all += math.Min(float64(p[x]), float64(q[x]))
+		}
+	}
+	if want := all / float64(len(part.Q)); part.MeanBeta != want {
+		t.Errorf("MeanBeta %g, want the mean over every row %g", part.MeanBeta, want)
 	}
 }
