@@ -119,7 +119,13 @@ func (m QMismatch) rawNorm(q sim.Row) (s, top float64) {
 type warp interface {
 	pow(v, top float64) float64
 	rawNorm(q sim.Row) (s, top float64)
+	// key tells the warp's parameters apart in warpedOf's slots, so rows
+	// of two warps running side by side (the audit's cells) do not evict
+	// each other.
+	key() uint64
 }
+
+func (m QMismatch) key() uint64 { return math.Float64bits(m.T) }
 
 // warpResidual returns z = Σ_t (p(t) - q'(t))+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).

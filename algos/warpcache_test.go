@@ -43,3 +43,29 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 	same("overwritten row", warpedOf(a, q), want(a, q))
 	same("overwritten row, again", warpedOf(a, q), want(a, q))
 }
+
+// TestWarpCacheBudget: rows beyond the cache's byte budget are computed
+// without it (their laws still exact), and the cached rows never hold
+// more than warpCacheBytes.
+func TestWarpCacheBudget(t *testing.T) {
+	const v = 1 << 16 // 1 MiB an entry
+	m := QMismatch{T: 0.75}
+	for i := range 2 * warpCacheBytes / (16 * v) {
+		row := make([]float64, v)
+		for y := range row {
+			row[y] = float64(1+y%13) + float64(i)/1024 // distinct rows
+		}
+		sim.Normalize(row)
+		q := sim.F64(row)
+		s, top := m.rawNorm(q)
+		got := warpedOf(m, q)
+		for _, y := range []int{0, i % v, v - 1} {
+			if want := m.pow(q.At(y), top) / s; math.Float64bits(got[y]) != math.Float64bits(want) {
+				t.Fatalf("row %d: q'(%d) = %v, want %v", i, y, got[y], want)
+			}
+		}
+		if b := warpBytes.Load(); b > warpCacheBytes {
+			t.Fatalf("after %d rows the cache holds %d bytes, over its %d", i+1, b, warpCacheBytes)
+		}
+	}
+}
