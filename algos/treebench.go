@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/specsim/specsim/sim"
@@ -130,8 +131,7 @@ func benchTrees(e TreeEntry, cfg TreeBenchConfig) ([]sim.Tree, int, error) {
 		sim.MulBytes(int64(cfg.Trees), nodesMax, 2, int64(cfg.V), 8), cfg.MemBudget, "use a smaller vocabulary, k or depth"); err != nil {
 		return nil, 0, err
 	}
-	pl, err := source.Dirichlet{Shape: source.Shape{V: cfg.V, Gamma: cfg.Depth, Contexts: cfg.Trees, MemBudget: cfg.MemBudget},
-		A: 0.1, Beta: cfg.Beta}.Pool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")))
+	pl, err := benchTreePool(cfg)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -159,6 +159,50 @@ func benchTrees(e TreeEntry, cfg TreeBenchConfig) ([]sim.Tree, int, error) {
 		nodes += len(trees[c].Nodes)
 	}
 	return trees, nodes, nil
+}
+
+// treePools keeps the last treePoolsKept pools benchTreePool built, by
+// the configuration they depend on: a caller that benches several rules
+// at the same seeds (the throughput experiment: four rules, five seeds
+// each) builds each pool once. Pools are not written after they are built.
+var treePools struct {
+	sync.Mutex
+	kept []treePool
+}
+
+const treePoolsKept = 8
+
+type treePool struct {
+	d    source.Dirichlet
+	seed uint64
+	pl   *sim.Pool
+}
+
+// benchTreePool returns the Dirichlet pool of cfg's trees (a = 0.1, its
+// β, one context per tree, drawn from the stream "treebench/pool"), built
+// once per configuration among the last few.
+func benchTreePool(cfg TreeBenchConfig) (*sim.Pool, error) {
+	d := source.Dirichlet{Shape: source.Shape{V: cfg.V, Gamma: cfg.Depth, Contexts: cfg.Trees, MemBudget: cfg.MemBudget},
+		A: 0.1, Beta: cfg.Beta}
+	treePools.Lock()
+	for _, k := range treePools.kept {
+		if k.d == d && k.seed == cfg.Seed {
+			treePools.Unlock()
+			return k.pl, nil
+		}
+	}
+	treePools.Unlock()
+	pl, err := d.Pool(sim.NewRand(cfg.Seed, sim.StreamID("treebench/pool")))
+	if err != nil {
+		return nil, err
+	}
+	treePools.Lock()
+	defer treePools.Unlock()
+	treePools.kept = append(treePools.kept, treePool{d, cfg.Seed, pl})
+	if len(treePools.kept) > treePoolsKept {
+		treePools.kept = treePools.kept[1:]
+	}
+	return pl, nil
 }
 
 // timeTrees verifies trees with wk, 64 at a time, on this locked thread
