@@ -123,32 +123,14 @@ func TestAuditSizes(t *testing.T) {
 		t.Skip("two audit rows at full size; skipped with -short")
 	}
 	t.Parallel()
-	e, err := Lookup("audit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := e.Cells(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{Seed: 1, Scale: 1, Workers: 2}
 	for _, c := range []struct {
 		name, kind string
 		tv         float64
 		pool, pair int64
 	}{{"token", "rule", AuditTV, auditTrials, auditPairTrials}, {"lenience", "lossy", AuditLossyTV, auditLossyTrials, auditLossyPairTrials}} {
-		var cell *Cell
-		for i := range cells {
-			if r := Row(cells[i].Key); r.String("algorithm") == c.name && r.String("kind") == c.kind {
-				cell = &cells[i]
-			}
-		}
-		if cell == nil {
-			t.Fatalf("no audit cell %s (%s)", c.name, c.kind)
-		}
-		rows, err := e.Run(context.Background(), cfg, *cell, CellSeed(1, e.Name, *cell))
-		if err != nil {
-			t.Fatal(err)
+		rows := auditRows(t, func(r Row) bool { return r.String("algorithm") == c.name && r.String("kind") == c.kind })
+		if len(rows) != 1 {
+			t.Fatalf("%d audit cells %s (%s), want 1", len(rows), c.name, c.kind)
 		}
 		r := rows[0]
 		tv := table.Num(r, "sized_tv")
@@ -162,6 +144,32 @@ func TestAuditSizes(t *testing.T) {
 	}
 }
 
+// auditRows runs, at scale 1, every audit cell whose key keep accepts,
+// and returns each cell's row.
+func auditRows(t *testing.T, keep func(Row) bool) []Row {
+	t.Helper()
+	e, err := Lookup("audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := e.Cells(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	for _, c := range cells {
+		if !keep(Row(c.Key)) {
+			continue
+		}
+		out, err := e.Run(context.Background(), Config{Seed: 1, Scale: 1, Workers: 2}, c, CellSeed(1, e.Name, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, out[0])
+	}
+	return rows
+}
+
 // TestAuditPlant: each row planted near the threshold (auditPlants), run
 // at scale 1, deviates by an exact TV between one and two times the
 // minimum detectable TV its row's PIT tests state (sized_tv), and is
@@ -171,32 +179,15 @@ func TestAuditPlant(t *testing.T) {
 		t.Skip("the planted rows at full size; skipped with -short")
 	}
 	t.Parallel()
-	e, err := Lookup("audit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := e.Cells(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, c := range cells {
-		if Row(c.Key).String("kind") != "plant" {
-			continue
-		}
-		n++
-		rows, err := e.Run(context.Background(), Config{Seed: 1, Scale: 1, Workers: 2}, c, CellSeed(1, e.Name, c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rows[0]
+	rows := auditRows(t, func(r Row) bool { return r.String("kind") == "plant" })
+	for _, r := range rows {
 		tv, minTV := table.Num(r, "exact_tv"), table.Num(r, "sized_tv")
 		if !(tv >= minTV && tv <= 2*minTV) || r.String("verdict") != "violated" {
 			t.Errorf("%s (%s): exact TV %.4g, stated minimum detectable TV %.4g (ratio %.3g, want 1 to 2), verdict %s",
 				r.String("algorithm"), r.String("params"), tv, minTV, tv/minTV, r.String("verdict"))
 		}
 	}
-	if n != len(auditPlants) {
-		t.Errorf("%d plant cells, want %d", n, len(auditPlants))
+	if len(rows) != len(auditPlants) {
+		t.Errorf("%d plant cells, want %d", len(rows), len(auditPlants))
 	}
 }

@@ -344,6 +344,9 @@ func TestPlanOverCap(t *testing.T) {
 		if err != nil {
 			t.Fatalf("tv %g: %v", tv, err)
 		}
+		if p.SecondsFrom != "pilot" { // no confirming check runs beyond ConfirmMaxTrials
+			t.Errorf("tv %g: seconds at the %s's rate, want the pilot's", tv, p.SecondsFrom)
+		}
 		need := math.Ceil(float64(p.PilotTrials) * (p.PilotTV / tv) * (p.PilotTV / tv))
 		if p.NeededTrials != need {
 			t.Errorf("tv %g: needed_trials %g, want %g", tv, p.NeededTrials, need)

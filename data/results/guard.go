@@ -15,8 +15,9 @@ func (e *DecoderPanic) Error() string { return fmt.Sprintf("the parquet decoder 
 // reaches panicNumValuesOutOfRange in makeNumValues, and no check before
 // the call can rule that out, since the page headers are Thrift inside the
 // column chunks, outside any checksum the format offers (page CRCs cover
-// the data, not the header). This is the only recover in the project's
-// library code; our own code returns errors. TestReadDamaged (every byte
+// the data, not the header). Our own code returns errors: besides this
+// one, the only recover is the process boundary's crash report
+// (internal/cliutil.Run), which resumes nothing. TestReadDamaged (every byte
 // of a results file damaged) and the FuzzReader corpus of data fail if it
 // is removed.
 func Guard(f func()) (err error) {

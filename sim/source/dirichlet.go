@@ -96,7 +96,7 @@ func (c Dirichlet) Pool(rng *rand.Rand) (*sim.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !filled {
+	if !filled || c.sampled(len(z)) { // a sample's calibration filled its own rows only
 		for i := range q64 {
 			perturb(q64[i], p64[c.pIndex(i)], z[i], sigma)
 		}
@@ -159,8 +159,7 @@ const calibTol = 1e-4
 // the last σ tried, so that Pool need not compute them again.
 func (c Dirichlet) calibrate(p64, z, q [][]float64) (sigma, beta float64, filled bool, err error) {
 	if c.sampled(len(z)) {
-		z, q = z[:c.CalibrationRows], q[:c.CalibrationRows]
-		defer func() { filled = false }() // the other rows are perturbed after
+		z, q = z[:c.CalibrationRows], q[:c.CalibrationRows] // Pool perturbs every row after
 	}
 	mean := func(sigma float64) float64 {
 		s := 0.0
