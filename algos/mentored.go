@@ -264,6 +264,9 @@ type mscratch struct {
 	// positive ρ only).
 	cp, cq, cc []float64
 	z          int // number of tokens with p = 0 (ρ = 0)
+	// le1 and ge1 are the first indices with ρ > 1 and ρ ≥ 1 (the sets'
+	// searches start there at every m).
+	le1, ge1   int
 	q0         float64
 	mMax       float64  // m at a = 1: Σ_{ρ≤1} (q - p)
 	tmp        []item   // sortByRatio's second buffer
@@ -356,8 +359,7 @@ func (s *mscratch) add(a, b, kl float64, inf bool) (float64, bool) {
 
 // index sorts the collected tokens by ρ and builds the prefix sums.
 func (s *mscratch) index() {
-	n := len(s.it)
-	s.cp, s.cq, s.cc = growTo(s.cp, n+1), growTo(s.cq, n+1), growTo(s.cc, n+1)
+	s.cp, s.cq, s.cc = growTo(s.cp, len(s.it)+1), growTo(s.cq, len(s.it)+1), growTo(s.cc, len(s.it)+1)
 	if !s.indexSorted() {
 		s.sortByRatio()
 		s.cp[0], s.cq[0], s.cc[0] = 0, 0, 0
@@ -371,6 +373,9 @@ func (s *mscratch) index() {
 			}
 		}
 	}
+	n := len(s.it)
+	s.le1 = sort.Search(n, func(i int) bool { return s.it[i].r > 1 })
+	s.ge1 = sort.Search(n, func(i int) bool { return s.it[i].r >= 1 })
 	s.q0 = s.cq[s.z]
 	s.mMax = s.hOf(1)
 }
@@ -409,20 +414,36 @@ func (s *mscratch) sets(m float64) (k, j int) {
 	n := len(s.it)
 	k = s.z
 	if m > s.q0 {
-		// Largest k with ρ_{k-1} ≤ 1 and h(ρ_{k-1}) ≤ m, h increasing.
-		hi := sort.Search(n, func(i int) bool { return s.it[i].r > 1 }) // tokens [0, hi) have ρ ≤ 1
-		k = s.z + sort.Search(hi-s.z, func(i int) bool { return s.hAt(s.z+i+1) > m })
+		// Largest k with ρ_{k-1} ≤ 1 and h(ρ_{k-1}) ≤ m, h increasing;
+		// tokens [0, le1) have ρ ≤ 1.
+		k = s.z + sort.Search(s.le1-s.z, func(i int) bool { return s.hAt(s.z+i+1) > m })
 	}
 	// Smallest j with ρ_j ≥ 1 and g(ρ_j) ≤ m, g decreasing in j.
-	lo := sort.Search(n, func(i int) bool { return s.it[i].r >= 1 })
-	j = lo + sort.Search(n-lo, func(i int) bool { return s.gAt(lo+i) <= m })
+	j = s.ge1 + sort.Search(n-s.ge1, func(i int) bool { return s.gAt(s.ge1+i) <= m })
 	return k, max(j, k)
 }
 
 // fixed evaluates the solution at m with the sets fixed at (k, j).
 func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
+	sol, pl, ph := s.thresholds(m, k, j)
+	kl := s.cc[j] - s.cc[k]
+	if sol.A > 0 {
+		kl += pl * math.Log(sol.A)
+	}
+	if ph > 0 {
+		kl += ph * math.Log(sol.B)
+	}
+	sol.KL = math.Max(kl, 0)
+	return sol
+}
+
+// thresholds is fixed without the KL: the solution's thresholds a and b,
+// its coin and acceptance, with the masses Σp below a (pl) and beyond b
+// (ph) that the KL needs. The curve's searches on the gap b - a read
+// these alone.
+func (s *mscratch) thresholds(m float64, k, j int) (sol MentoredSolution, pl, ph float64) {
 	n := len(s.it)
-	sol := MentoredSolution{Reject: m, Acceptance: 1 - m}
+	sol = MentoredSolution{Reject: m, Acceptance: 1 - m}
 	pl, ql := s.cp[k], s.cq[k]
 	if k <= s.z {
 		sol.A = 0
@@ -443,15 +464,7 @@ func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
 	default:
 		sol.B = math.Max(1, ph/(m+qh))
 	}
-	kl := s.cc[j] - s.cc[k]
-	if sol.A > 0 {
-		kl += pl * math.Log(sol.A)
-	}
-	if ph > 0 {
-		kl += ph * math.Log(sol.B)
-	}
-	sol.KL = math.Max(kl, 0)
-	return sol
+	return sol, pl, ph
 }
 
 // eval evaluates the solution at rejection mass m.

@@ -34,7 +34,7 @@ func NewMentoredCurve(p, q []float64) (*MentoredCurve, error) {
 	sc.load(sim.F64(p), sim.F64(q))
 	c := &MentoredCurve{sc: sc, outKL: rowKL(sim.F64(p), sim.F64(q))}
 	if sc.mMax > curveFloor {
-		_, c.maxGap = c.at(curveFloor)
+		_, c.maxGap = c.at(curveFloor, false)
 	}
 	return c, nil
 }
@@ -56,10 +56,18 @@ const curveFloor = 1e-12
 // m → 0 (or m → Q_0, where the draft's p = 0 tokens start being
 // accepted): the largest ratio ρ for b, the least positive one for a. The
 // KL and the acceptance do not depend on that (the sets' mass is zero).
-func (c *MentoredCurve) at(m float64) (MentoredSolution, float64) {
+//
+// With withKL false the solution's KL is left 0: the searches on the gap
+// read the gap alone and skip its two logarithms.
+func (c *MentoredCurve) at(m float64, withKL bool) (MentoredSolution, float64) {
 	sc := c.sc
 	k, j := sc.sets(m)
-	sol := sc.fixed(m, k, j)
+	var sol MentoredSolution
+	if withKL {
+		sol = sc.fixed(m, k, j)
+	} else {
+		sol, _, _ = sc.thresholds(m, k, j)
+	}
 	a, b := sol.A, sol.B
 	n := len(sc.it)
 	switch {
@@ -96,7 +104,7 @@ func (c *MentoredCurve) AtGap(s float64) MentoredSolution {
 		return sc.eval(sc.mMax)
 	case s >= c.maxGap:
 		if math.IsInf(c.outKL, 1) {
-			sol, _ := c.at(curveFloor)
+			sol, _ := c.at(curveFloor, true)
 			return sol
 		}
 		return MentoredSolution{B: math.Inf(1), Coin: 1, Acceptance: 1, KL: c.outKL, Outright: true, Converged: true}
@@ -109,13 +117,13 @@ func (c *MentoredCurve) AtGap(s float64) MentoredSolution {
 		if mid == lo || mid == hi {
 			break
 		}
-		if _, g := c.at(math.Exp(mid)); g > s {
+		if _, g := c.at(math.Exp(mid), false); g > s {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	sol, _ := c.at(math.Exp(hi))
+	sol, _ := c.at(math.Exp(hi), true)
 	return sol
 }
 

@@ -243,14 +243,21 @@ func TestMentoredCurvePeakedRows(t *testing.T) {
 // checkGapMonotone checks that the threshold gap b - a the curve reads
 // never increases with the rejection mass m, over m spaced evenly in log
 // from the curve's floor to its largest (the bisection of AtGap relies on
-// it; below about 1e-16 the prefix sums' rounding made the gap dip).
+// it; below about 1e-16 the prefix sums' rounding made the gap dip), and
+// that the searches' reading without the KL has the full solution's
+// thresholds and gap bit for bit.
 func checkGapMonotone(t *testing.T, c *MentoredCurve) {
 	t.Helper()
 	lo, hi := math.Log(curveFloor), math.Log(c.sc.mMax)
 	prev := math.Inf(1)
 	for i := range 400 {
 		m := math.Exp(lo + (hi-lo)*float64(i)/399)
-		_, g := c.at(m)
+		full, g := c.at(m, true)
+		part, g0 := c.at(m, false)
+		if g0 != g || part.A != full.A || part.B != full.B || part.Coin != full.Coin {
+			t.Fatalf("at m = %g the gap-only reading has a = %v, b = %v, coin = %v, gap %v; the full one %v, %v, %v, %v",
+				m, part.A, part.B, part.Coin, g0, full.A, full.B, full.Coin, g)
+		}
 		if g > prev*(1+1e-9) {
 			t.Fatalf("gap %g at m = %g after %g below it", g, m, prev)
 		}
