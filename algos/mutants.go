@@ -130,16 +130,30 @@ func (m QMismatch) key() uint64 { return math.Float64bits(m.T) }
 // warpResidual returns z = Σ_t (p(t) - q'(t))+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).
 func warpResidual(u float64, p sim.Row, qp []float64) (float64, int) {
+	p32, p64 := p.Data()
+	if p32 != nil {
+		return warpResidualOf(u, p32, qp)
+	}
+	return warpResidualOf(u, p64, qp)
+}
+
+// warpResidualOf is warpResidual on p's storage, without a dispatch on
+// its type at every token: the same terms in the same order, so the same
+// z and token bit for bit.
+func warpResidualOf[F float32 | float64](u float64, p []F, qp []float64) (float64, int) {
+	qp = qp[:len(p)]
 	z := 0.0
-	for t := 0; t < p.Len(); t++ {
-		z += math.Max(0, p.At(t)-qp[t])
+	for t, v := range p {
+		if d := float64(v) - qp[t]; d > 0 || d != d { // max(0, d), NaN kept
+			z += d
+		}
 	}
 	if u < 0 {
 		return z, -1
 	}
 	c, last := 0.0, -1
-	for t := 0; t < p.Len(); t++ {
-		if d := p.At(t) - qp[t]; d > 0 {
+	for t, v := range p {
+		if d := float64(v) - qp[t]; d > 0 {
 			c += d
 			last = t
 			if c > u*z {
@@ -153,9 +167,9 @@ func warpResidual(u float64, p sim.Row, qp []float64) (float64, int) {
 // warpAccept is token verification with q' in the ratio and the residual.
 func warpAccept[W warp](m W, rng *rand.Rand, b *sim.Block) sim.Outcome {
 	for i, x := range b.Tokens {
-		qp := warpedOf(m, b.Q[i])
-		if !(rng.Float64() < b.P[i].At(x)/qp[x]) {
-			_, y := warpResidual(rng.Float64(), b.P[i], qp)
+		e := warpedOf(m, b.Q[i])
+		if !(rng.Float64() < b.P[i].At(x)/e.qp[x]) {
+			_, y := e.residual(rng.Float64(), b.P[i])
 			if y < 0 {
 				y = sim.SampleRow(rng.Float64(), b.P[i])
 			}
@@ -171,7 +185,7 @@ func warpLaw[W warp](m W, b *sim.Block, dst *sim.Law) error {
 	dst.Reset(g, b.V())
 	reach := 1.0
 	for i, x := range b.Tokens {
-		qp := warpedOf(m, b.Q[i])
+		qp := warpedOf(m, b.Q[i]).qp
 		a := math.Min(1, b.P[i].At(x)/qp[x])
 		if rej := reach * (1 - a); rej > 0 {
 			z, _ := warpResidual(-1, b.P[i], qp)

@@ -61,6 +61,14 @@ type RawResidual struct{}
 // rawResidual returns the clamped inverse-CDF sample of the unnormalised
 // residual at u.
 func rawResidual(u float64, p, q sim.Row) int {
+	p32, p64 := p.Data()
+	q32, q64 := q.Data()
+	switch {
+	case p32 != nil && q32 != nil:
+		return rawResidualOf(u, p32, q32)
+	case p64 != nil && q64 != nil:
+		return rawResidualOf(u, p64, q64)
+	}
 	c := 0.0
 	for t := 0; t < p.Len(); t++ {
 		if d := p.At(t) - q.At(t); d > 0 {
@@ -71,6 +79,22 @@ func rawResidual(u float64, p, q sim.Row) int {
 		}
 	}
 	return p.Len() - 1
+}
+
+// rawResidualOf is rawResidual on rows of one storage type, read without
+// a dispatch at every token (the same terms in the same order).
+func rawResidualOf[F float32 | float64](u float64, p, q []F) int {
+	q = q[:len(p)]
+	c := 0.0
+	for t, v := range p {
+		if d := float64(v) - float64(q[t]); d > 0 {
+			c += d
+			if c > u {
+				return t
+			}
+		}
+	}
+	return len(p) - 1
 }
 
 // Accept runs one step.

@@ -2,7 +2,10 @@ package algos
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/specsim/specsim/sim"
 )
@@ -35,13 +38,21 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 	q := sim.F32(buf)
 	a, b := QMismatch{T: 0.5}, QMismatch{T: 0.90625}
 	for range 2 { // a miss, then a hit
-		same("T=0.5", warpedOf(a, q), want(a, q))
-		same("T=0.90625", warpedOf(b, q), want(b, q))
-		same("reduced precision", warpedOf(ReducedPrecision{}, q), want(ReducedPrecision{}, q))
+		same("T=0.5", warpedOf(a, q).qp, want(a, q))
+		same("T=0.90625", warpedOf(b, q).qp, want(b, q))
+		same("reduced precision", warpedOf(ReducedPrecision{}, q).qp, want(ReducedPrecision{}, q))
 	}
 	copy(buf, []float32{0.1, 0.2, 0.3, 0.4}) // the same storage, other values
-	same("overwritten row", warpedOf(a, q), want(a, q))
-	same("overwritten row, again", warpedOf(a, q), want(a, q))
+	same("overwritten row", warpedOf(a, q).qp, want(a, q))
+	same("overwritten row, again", warpedOf(a, q).qp, want(a, q))
+	// the same bytes read as two float64s are another row: the entry
+	// holds as many values as its row had
+	e := warpedOf(a, q).qp
+	wide := sim.F64(unsafe.Slice((*float64)(unsafe.Pointer(&buf[0])), 2))
+	if ent := (&warpedRow{m: a, raw: rowBytes(q), qp: e}); sameRow(ent, wide) || !sameRow(ent, q) {
+		t.Fatalf("sameRow: a float32 row's entry serves the float64 row of its bytes (%v) or not its own (%v)", sameRow(ent, wide), sameRow(ent, q))
+	}
+	same("the float32 row's bytes as float64", warpedOf(a, wide).qp, want(a, wide))
 }
 
 // TestWarpCacheBudget: rows beyond the cache's byte budget are computed
@@ -50,7 +61,7 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 func TestWarpCacheBudget(t *testing.T) {
 	const v = 1 << 16 // 1 MiB an entry
 	m := QMismatch{T: 0.75}
-	for i := range 2 * warpCacheBytes / (16 * v) {
+	for i := range 2 * warpCacheBytes / (16 * v) { // 16 B a token: the row's bytes and q'(y)
 		row := make([]float64, v)
 		for y := range row {
 			row[y] = float64(1+y%13) + float64(i)/1024 // distinct rows
@@ -58,7 +69,7 @@ func TestWarpCacheBudget(t *testing.T) {
 		sim.Normalize(row)
 		q := sim.F64(row)
 		s, top := m.rawNorm(q)
-		got := warpedOf(m, q)
+		got := warpedOf(m, q).qp
 		for _, y := range []int{0, i % v, v - 1} {
 			if want := m.pow(q.At(y), top) / s; math.Float64bits(got[y]) != math.Float64bits(want) {
 				t.Fatalf("row %d: q'(%d) = %v, want %v", i, y, got[y], want)
@@ -67,5 +78,76 @@ func TestWarpCacheBudget(t *testing.T) {
 		if b := warpBytes.Load(); b > warpCacheBytes {
 			t.Fatalf("after %d rows the cache holds %d bytes, over its %d", i+1, b, warpCacheBytes)
 		}
+	}
+}
+
+// TestWarpedResidual: the residual a cached entry keeps for its target
+// row samples what warpResidual's two passes do, bit for bit (z and the
+// token), at coins drawn uniformly, at the running sums themselves and at
+// their ends; for another target row (or a row overwritten in place) it
+// falls back to the passes.
+func TestWarpedResidual(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 40 {
+		v := 1 + rng.IntN(300)
+		p32, q32 := make([]float32, v), make([]float32, v)
+		for y := range v {
+			p32[y], q32[y] = float32(rng.ExpFloat64()), float32(rng.ExpFloat64())
+			if rng.IntN(4) == 0 {
+				p32[y] = 0 // tokens with no residual term
+			}
+		}
+		if trial%10 == 0 {
+			copy(p32, q32) // p = q: the warp alone makes the residual
+		}
+		normalize32(p32)
+		normalize32(q32)
+		p, q := sim.F32(p32), sim.F32(q32)
+		m := QMismatch{T: []float64{0.5, 0.90625, 1.7}[trial%3]}
+		e := warpedOf(m, q)
+		e2 := warpedOf(m, q) // served from the cache, with its residual
+		if !e.cached || e2 != e {
+			t.Fatalf("trial %d: the entry was not cached (%v) or not served again (%v)", trial, e.cached, e2 == e)
+		}
+		coins := []float64{-1, 0, 1, math.Nextafter(1, 0)}
+		for range 50 {
+			coins = append(coins, rng.Float64())
+		}
+		z, _ := warpResidual(-1, p, e.qp)
+		c := 0.0
+		for y := range v {
+			if d := p.At(y) - e.qp[y]; d > 0 {
+				c += d
+				coins = append(coins, c/z, math.Nextafter(c/z, 0), math.Nextafter(c/z, 2))
+			}
+		}
+		for _, u := range coins {
+			wz, wy := warpResidual(u, p, e.qp)
+			gz, gy := e.residual(u, p)
+			if math.Float64bits(gz) != math.Float64bits(wz) || gy != wy {
+				t.Fatalf("trial %d, V = %d, u = %v: residual gives z = %v, token %d; the passes %v, %d", trial, v, u, gz, gy, wz, wy)
+			}
+		}
+		if e.res.Load() == nil {
+			t.Fatalf("trial %d: the cached entry kept no residual", trial)
+		}
+		other := slices.Clone(p32)
+		other[0], other[v-1] = other[v-1], other[0]
+		for _, u := range coins {
+			wz, wy := warpResidual(u, sim.F32(other), e.qp)
+			if gz, gy := e.residual(u, sim.F32(other)); math.Float64bits(gz) != math.Float64bits(wz) || gy != wy {
+				t.Fatalf("trial %d: another target row at u = %v gives %v, %d; the passes %v, %d", trial, u, gz, gy, wz, wy)
+			}
+		}
+	}
+}
+
+func normalize32(r []float32) {
+	s := float32(0)
+	for _, v := range r {
+		s += v
+	}
+	for i := range r {
+		r[i] /= s
 	}
 }
