@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/plots"
@@ -583,11 +584,10 @@ func chainStat(ctx context.Context, cfg Config, e algos.Entry, a sim.Algorithm, 
 	st := chainStatAudit{source: AuditGreedySource, pairTrials: pairRes.Trials}
 	if !e.Greedy {
 		st.source = AuditSource
-		src, err := source.New(AuditSource, auditGamma, 0, cfg.MemBudget)
+		pl, err := auditPool(cfg.MemBudget)
 		if err != nil {
 			return chainStatAudit{}, err
 		}
-		pl, _ := sim.PoolOf(src)
 		if res, err = check.Pool(ctx, pl, a, ccfg); err != nil {
 			return chainStatAudit{}, err
 		}
@@ -610,6 +610,34 @@ func chainStat(ctx context.Context, cfg Config, e algos.Entry, a sim.Algorithm, 
 	}
 	st.res = res
 	return st, nil
+}
+
+// auditPools keeps the audit's pool (AuditSource at auditGamma; its spec
+// fixes the seed) per memory budget once built: every chain rule's cell
+// checks the same rows, and a check reads a pool without changing it
+// (sim.NewPoolRows), keeping its binning with it (sim.Pool.Derived).
+var auditPools struct {
+	sync.Mutex
+	m map[int64]*sim.Pool
+}
+
+// auditPool returns the audit's pool, built at the first call.
+func auditPool(budget int64) (*sim.Pool, error) {
+	auditPools.Lock()
+	defer auditPools.Unlock()
+	if pl := auditPools.m[budget]; pl != nil {
+		return pl, nil
+	}
+	src, err := source.New(AuditSource, auditGamma, 0, budget)
+	if err != nil {
+		return nil, err
+	}
+	pl, _ := sim.PoolOf(src)
+	if auditPools.m == nil {
+		auditPools.m = map[int64]*sim.Pool{}
+	}
+	auditPools.m[budget] = pl
+	return pl, nil
 }
 
 // chainVerdict is a chain rule's overall verdict: violated if any check

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // Source is a block source named by its canonical spec: what package
@@ -27,7 +28,30 @@ type Pool struct {
 	P, Q               [][]float32
 	Sigma, MeanBeta    float64 // dirichlet: the calibrated σ and the achieved mean β
 	draftAlias         []*Alias
+	derived            sync.Map // Derived's values by slot
 }
+
+// Derived returns what build derives from the pool's rows alone, kept in
+// slot for key: the value of the last call with the same slot and key, or
+// build's, which then replaces what the slot held. The rows never change,
+// so a check of the same pool and size need not sort and bin them again
+// (the audit's rules, each checked on one pool). A slot holds one value at
+// a time, so the values kept are as many as the slots (a check's world is
+// one); an error is returned, not kept. key must be comparable.
+func (pl *Pool) Derived(slot, key any, build func() (any, error)) (any, error) {
+	if d, ok := pl.derived.Load(slot); ok && d.(derived).key == key {
+		return d.(derived).v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	pl.derived.Store(slot, derived{key, v})
+	return v, nil
+}
+
+// derived is a value Derived keeps, with its key.
+type derived struct{ key, v any }
 
 // NewPoolRows returns the pool over the float32 rows p and q (context c's
 // target row at position i is p[c*(γ+1)+i], its draft row q[c*γ+i]) with

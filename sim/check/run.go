@@ -115,13 +115,26 @@ func newWorld(ctx context.Context, src sim.Source, r Rule, cfg Config) (*world, 
 }
 
 // poolWorld bins pool for a check of the given trial count (with each
-// context's positional models for a tree rule).
+// context's positional models for a tree rule), kept with the pool for the
+// next check of the same size: a world is only read once built
+// (sim.Pool.Derived).
 func poolWorld(ctx context.Context, pool *sim.Pool, r Rule, trials int64) (*world, error) {
-	w, err := newPoolWorld(ctx, pool, trials)
-	if err == nil && r.isTree() {
-		w.buildPos()
+	type slot struct{}
+	type key struct {
+		trials int64
+		tree   bool
 	}
-	return w, err
+	w, err := pool.Derived(slot{}, key{trials, r.isTree()}, func() (any, error) {
+		w, err := newPoolWorld(ctx, pool, trials)
+		if err == nil && r.isTree() {
+			w.buildPos()
+		}
+		return w, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w.(*world), nil
 }
 
 // assemble turns a merged tally of done trials into the result: the
