@@ -133,7 +133,6 @@ func newWarpedResidual(p sim.Row, qp []float64) *warpedResidual {
 	return r
 }
 
-
 // warpStore puts e into an empty slot of set, else into the slot h
 // names, within the cache's byte budget, and reports whether it did.
 func warpStore(set []atomic.Pointer[warpedRow], e *warpedRow, h int) bool {
