@@ -439,32 +439,40 @@ func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
 
 // thresholds is fixed without the KL: the solution's thresholds a and b,
 // its coin and acceptance, with the masses Σp below a (pl) and beyond b
-// (ph) that the KL needs. The curve's searches on the gap b - a read
-// these alone.
+// (ph) that the KL needs.
 func (s *mscratch) thresholds(m float64, k, j int) (sol MentoredSolution, pl, ph float64) {
-	n := len(s.it)
 	sol = MentoredSolution{Reject: m, Acceptance: 1 - m}
-	pl, ql := s.cp[k], s.cq[k]
+	sol.A, sol.B = s.ab(m, k, j)
 	if k <= s.z {
-		sol.A = 0
 		sol.Coin = 1
 		if s.q0 > 0 {
 			sol.zrej = math.Min(1, m/s.q0)
 			sol.Coin = 1 - sol.zrej
 		}
-	} else {
-		sol.A = math.Min(1, pl/(ql-m))
+	}
+	return sol, s.cp[k], s.cp[len(s.it)] - s.cp[j]
+}
+
+// ab returns the thresholds a and b at m with the sets fixed at (k, j):
+// a = min(1, Σ_{i<k} p / (Σ_{i<k} q - m)) (0 when no token with p > 0 is
+// below it), b = max(1, Σ_{i≥j} p / (m + Σ_{i≥j} q)) (1 when no target
+// mass is beyond it, +Inf when m and the draft's mass there are 0). The
+// curve's searches on the gap b - a read these alone.
+func (s *mscratch) ab(m float64, k, j int) (a, b float64) {
+	n := len(s.it)
+	if k > s.z {
+		a = math.Min(1, s.cp[k]/(s.cq[k]-m))
 	}
 	ph, qh := s.cp[n]-s.cp[j], s.cq[n]-s.cq[j]
 	switch {
 	case ph == 0:
-		sol.B = 1
+		b = 1
 	case m+qh == 0:
-		sol.B = math.Inf(1)
+		b = math.Inf(1)
 	default:
-		sol.B = math.Max(1, ph/(m+qh))
+		b = math.Max(1, ph/(m+qh))
 	}
-	return sol, pl, ph
+	return a, b
 }
 
 // eval evaluates the solution at rejection mass m.

@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -252,15 +253,59 @@ func checkGapMonotone(t *testing.T, c *MentoredCurve) {
 	prev := math.Inf(1)
 	for i := range 400 {
 		m := math.Exp(lo + (hi-lo)*float64(i)/399)
-		full, g := c.at(m, true)
-		part, g0 := c.at(m, false)
-		if g0 != g || part.A != full.A || part.B != full.B || part.Coin != full.Coin {
-			t.Fatalf("at m = %g the gap-only reading has a = %v, b = %v, coin = %v, gap %v; the full one %v, %v, %v, %v",
-				m, part.A, part.B, part.Coin, g0, full.A, full.B, full.Coin, g)
+		_, g := c.at(m)
+		if g0 := c.gap(m); math.Float64bits(g0) != math.Float64bits(g) {
+			t.Fatalf("at m = %g the gap-only reading is %v; the full solution's %v", m, g0, g)
 		}
 		if g > prev*(1+1e-9) {
 			t.Fatalf("gap %g at m = %g after %g below it", g, m, prev)
 		}
 		prev = g
+	}
+}
+
+// TestMentoredFrontierWalksAgain: the points a frontier's searches keep
+// (each curve's gap search, and the search on the common gap) change no
+// answer: budgets and gaps asked in any order, after any others, give bit
+// for bit what a fresh frontier gives for each alone.
+func TestMentoredFrontierWalksAgain(t *testing.T) {
+	rng := sim.NewRand(3, sim.StreamID("algos/mentored-frontier-walk"))
+	var ps, qs [][]float64
+	for range 5 {
+		p, q := randPair(rng, 30+rng.IntN(40), 0)
+		ps, qs = append(ps, p), append(qs, q)
+	}
+	kept, err := NewMentoredFrontier(ps, qs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(what string, got, want FrontierPoint) {
+		t.Helper()
+		bits := math.Float64bits
+		if bits(got.KL) != bits(want.KL) || bits(got.Acceptance) != bits(want.Acceptance) || bits(got.Gap) != bits(want.Gap) || len(got.D) != len(want.D) {
+			t.Fatalf("%s: (KL %v, R %v, gap %v) after other searches, (%v, %v, %v) alone", what, got.KL, got.Acceptance, got.Gap, want.KL, want.Acceptance, want.Gap)
+		}
+		for k := range want.D {
+			if bits(got.D[k]) != bits(want.D[k]) {
+				t.Fatalf("%s: D[%d] = %v after other searches, %v alone", what, k, got.D[k], want.D[k])
+			}
+		}
+	}
+	budgets := []float64{0.3, 0.01, 0.0101, 0.2, 0, 0.05, 0.0499, 1e-6, 0.3, 5}
+	for i, b := range budgets {
+		fresh, _ := NewMentoredFrontier(ps, qs, nil)
+		want, err := fresh.At(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := kept.At(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("At(%g), ask %d", b, i), got, want)
+		got.D[0] = -1 // the caller's copy: the kept points must not change
+		s := float64(i) / float64(len(budgets)) * kept.maxGap
+		fresh, _ = NewMentoredFrontier(ps, qs, nil)
+		same(fmt.Sprintf("AtGap(%g)", s), kept.AtGap(s), fresh.AtGap(s))
 	}
 }
