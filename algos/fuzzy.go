@@ -24,10 +24,15 @@ import (
 type Fuzzy struct{ T float64 }
 
 func (f Fuzzy) decide(p, q sim.Row) decision {
-	if f.T > 0 && rowJS(p, q) < f.T {
-		return decision{mode: modeAll, corr: residualCorrection(1)}
+	if !(f.T > 0) {
+		return decision{mode: modeRatio, k: 1, corr: residualCorrection(1)}
 	}
-	return decision{mode: modeRatio, k: 1, corr: residualCorrection(1)}
+	return decided(&fuzzyDecisions, f, math.Float64bits(f.T), p, q, func() decision {
+		if rowJS(p, q) < f.T {
+			return decision{mode: modeAll, corr: residualCorrection(1)}
+		}
+		return decision{mode: modeRatio, k: 1, corr: residualCorrection(1)}
+	})
 }
 
 // Accept runs one step.

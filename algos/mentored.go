@@ -223,7 +223,16 @@ func (m Mentored) decide(p, q sim.Row) decision {
 	if m.D == 0 {
 		return decision{mode: modeRatio, k: 1, corr: residualCorrection(1)}
 	}
-	return m.solve(p, q).decision()
+	return decided(&mentoredDecisions, m, bits2(m.D, m.Tol)^boolBits(m.Bisect), p, q, func() decision {
+		return m.solve(p, q).decision()
+	})
+}
+
+func boolBits(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Accept runs one step.

@@ -37,8 +37,10 @@ import (
 type Typical struct{ Eps, Delta float64 }
 
 func (r Typical) decide(p, _ sim.Row) decision {
-	thr := math.Min(r.Eps, r.Delta*math.Exp(-rowEntropy(p)))
-	return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: thr}}
+	return decided(&typicalDecisions, r, bits2(r.Eps, r.Delta), p, sim.Row{}, func() decision {
+		thr := math.Min(r.Eps, r.Delta*math.Exp(-rowEntropy(p)))
+		return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: thr}}
+	})
 }
 
 // Accept runs one step.

@@ -58,15 +58,19 @@ func guardedThreshold(eps, delta float64, p sim.Row) float64 {
 }
 
 func (r TypicalMedusa) decide(p, _ sim.Row) decision {
-	thr := guardedThreshold(r.Eps, r.Delta, p)
-	return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: thr}}
+	return decided(&medusaDecisions, r, bits2(r.Eps, r.Delta), p, sim.Row{}, func() decision {
+		thr := guardedThreshold(r.Eps, r.Delta, p)
+		return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: thr}}
+	})
 }
 
 // decide's correction truncates p at +Inf: no token passes, so it is the
 // argmax of p.
 func (r TypicalArgmax) decide(p, _ sim.Row) decision {
-	thr := guardedThreshold(r.Eps, r.Delta, p)
-	return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: math.Inf(1)}}
+	return decided(&argmaxDecisions, r, bits2(r.Eps, r.Delta), p, sim.Row{}, func() decision {
+		thr := guardedThreshold(r.Eps, r.Delta, p)
+		return decision{mode: modeAbove, thr: thr, corr: correction{trunc: true, thr: math.Inf(1)}}
+	})
 }
 
 // Accept runs one step.

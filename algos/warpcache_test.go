@@ -47,10 +47,9 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 	same("overwritten row, again", warpedOf(a, q).qp, want(a, q))
 	// the same bytes read as two float64s are another row: the entry
 	// holds as many values as its row had
-	e := warpedOf(a, q).qp
 	wide := sim.F64(unsafe.Slice((*float64)(unsafe.Pointer(&buf[0])), 2))
-	if ent := (&warpedRow{m: a, raw: rowBytes(q), qp: e}); sameRow(ent, wide) || !sameRow(ent, q) {
-		t.Fatalf("sameRow: a float32 row's entry serves the float64 row of its bytes (%v) or not its own (%v)", sameRow(ent, wide), sameRow(ent, q))
+	if ent := newRowEntry(any(a), q, sim.Row{}, 0, 0); ent.holds(wide, sim.Row{}) || !ent.holds(q, sim.Row{}) {
+		t.Fatalf("holds: a float32 row's entry serves the float64 row of its bytes (%v) or not its own (%v)", ent.holds(wide, sim.Row{}), ent.holds(q, sim.Row{}))
 	}
 	same("the float32 row's bytes as float64", warpedOf(a, wide).qp, want(a, wide))
 }
@@ -59,9 +58,9 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 // without it (their laws still exact), and the cached rows never hold
 // more than warpCacheBytes.
 func TestWarpCacheBudget(t *testing.T) {
-	const v = 1 << 16 // 1 MiB an entry
+	const v = 1 << 16 // 2.25 MiB an entry
 	m := QMismatch{T: 0.75}
-	for i := range 2 * warpCacheBytes / (16 * v) { // 16 B a token: the row's bytes and q'(y)
+	for i := range 2 * rowCacheBytes / (36 * v) { // 36 B a token: the row's bytes, q'(y) and a residual's
 		row := make([]float64, v)
 		for y := range row {
 			row[y] = float64(1+y%13) + float64(i)/1024 // distinct rows
@@ -75,8 +74,8 @@ func TestWarpCacheBudget(t *testing.T) {
 				t.Fatalf("row %d: q'(%d) = %v, want %v", i, y, got[y], want)
 			}
 		}
-		if b := warpBytes.Load(); b > warpCacheBytes {
-			t.Fatalf("after %d rows the cache holds %d bytes, over its %d", i+1, b, warpCacheBytes)
+		if b := warpCache.bytes.Load(); b > rowCacheBytes {
+			t.Fatalf("after %d rows the cache holds %d bytes, over its %d", i+1, b, rowCacheBytes)
 		}
 	}
 }

@@ -1,0 +1,68 @@
+package algos
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/specsim/specsim/sim"
+)
+
+// TestDecided: a decision is computed once per rule and rows, found again
+// by the rows' values wherever they are stored, and computed anew for
+// another rule, other values, or a vocabulary below decideMinV; every
+// rule that keeps its decisions decides on a copy of its rows as on the
+// rows themselves.
+func TestDecided(t *testing.T) {
+	var c rowCache[Fuzzy, decision]
+	calls := 0
+	count := func(k float64) func() decision {
+		return func() decision { calls++; return decision{mode: modeRatio, k: k} }
+	}
+	p32 := make([]float32, decideMinV)
+	q32 := make([]float32, decideMinV)
+	for i := range p32 {
+		p32[i], q32[i] = float32(i+1)/528, float32(decideMinV-i)/528
+	}
+	p, q := sim.F32(p32), sim.F32(q32)
+	steps := []struct {
+		what  string
+		rule  Fuzzy
+		p, q  sim.Row
+		k     float64 // what decide would return
+		wantK float64
+		calls int
+	}{
+		{"first", Fuzzy{T: 0.1}, p, q, 1, 1, 1},
+		{"again", Fuzzy{T: 0.1}, p, q, 2, 1, 1},
+		{"copies of the rows", Fuzzy{T: 0.1}, sim.F32(slices.Clone(p32)), sim.F32(slices.Clone(q32)), 3, 1, 1},
+		{"the rows as float64", Fuzzy{T: 0.1}, sim.F64(p.Float64s(nil)), sim.F64(q.Float64s(nil)), 4, 4, 2},
+		{"another rule", Fuzzy{T: 0.2}, p, q, 5, 5, 3},
+		{"rows swapped", Fuzzy{T: 0.1}, q, p, 6, 6, 4},
+		{"one row only", Fuzzy{T: 0.1}, p, sim.Row{}, 7, 7, 5},
+		{"a short row", Fuzzy{T: 0.1}, sim.F32(p32[:decideMinV-1]), sim.F32(q32[:decideMinV-1]), 8, 8, 6},
+		{"the short row again", Fuzzy{T: 0.1}, sim.F32(p32[:decideMinV-1]), sim.F32(q32[:decideMinV-1]), 9, 9, 7},
+	}
+	for _, s := range steps {
+		d := decided(&c, s.rule, bits2(s.rule.T, 0), s.p, s.q, count(s.k))
+		if d.k != s.wantK || calls != s.calls {
+			t.Fatalf("%s: decision k = %v after %d computations, want %v after %d", s.what, d.k, calls, s.wantK, s.calls)
+		}
+	}
+	p32[3] += 1e-3 // the same storage, another value
+	if d := decided(&c, Fuzzy{T: 0.1}, bits2(0.1, 0), p, q, count(10)); d.k != 10 {
+		t.Fatalf("a row changed in place: k = %v, want the new 10", d.k)
+	}
+
+	rng := sim.NewRand(4, sim.StreamID("algos/decided"))
+	for _, r := range []lossyStep{Mentored{D: 0.05}, Mentored{D: 0.05, Bisect: true}, Fuzzy{T: 0.05}, Typical{Eps: 0.3, Delta: 0.09},
+		TypicalMedusa{Eps: 0.3, Delta: 0.09}, TypicalArgmax{Eps: 0.3, Delta: 0.09}} {
+		for range 5 {
+			pp, qq := randPair(rng, 40+rng.IntN(200), 0)
+			a := r.decide(sim.F64(pp), sim.F64(qq))
+			b := r.decide(sim.F64(slices.Clone(pp)), sim.F64(slices.Clone(qq)))
+			if a != b {
+				t.Fatalf("%#v: %+v on the rows, %+v on copies", r, a, b)
+			}
+		}
+	}
+}
