@@ -48,6 +48,16 @@ func TestDecided(t *testing.T) {
 			t.Fatalf("%s: decision k = %v after %d computations, want %v after %d", s.what, d.k, calls, s.wantK, s.calls)
 		}
 	}
+	end := sim.BeginTiming() // a benchmark: every decision computed
+	for i := range 2 {
+		if d := decided(&c, Fuzzy{T: 0.3}, bits2(0.3, 0), p, q, count(11)); d.k != 11 || calls != 8+i {
+			t.Fatalf("under a benchmark, ask %d: k = %v after %d computations, want 11 after %d", i, d.k, calls, 8+i)
+		}
+	}
+	end()
+	if d := decided(&c, Fuzzy{T: 0.3}, bits2(0.3, 0), p, q, count(12)); d.k != 12 {
+		t.Fatalf("after the benchmark: k = %v, want 12 (nothing was kept under it)", d.k)
+	}
 	p32[3] += 1e-3 // the same storage, another value
 	if d := decided(&c, Fuzzy{T: 0.1}, bits2(0.1, 0), p, q, count(10)); d.k != 10 {
 		t.Fatalf("a row changed in place: k = %v, want the new 10", d.k)

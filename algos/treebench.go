@@ -90,6 +90,7 @@ func BenchTree(ctx context.Context, e TreeEntry, cfg TreeBenchConfig) (TreeBench
 	if err != nil {
 		return TreeBenchResult{}, err
 	}
+	defer sim.BeginTiming()() // the rules compute what an engine would
 	l := &run.Loop{Seed: cfg.Seed, Keys: run.Named("treebench"), Trees: &cycledTrees{trees: trees}, Verifiers: []run.Verifier{run.Tree(a)}}
 	wk, err := l.NewWorker()
 	if err != nil {

@@ -25,6 +25,7 @@ func Bench(ctx context.Context, pl *sim.Pool, a sim.Algorithm, cfg sim.BenchConf
 	if err := cfg.Check(); err != nil {
 		return sim.BenchResult{}, err
 	}
+	defer sim.BeginTiming()() // the rules compute what an engine would
 	tokens := benchTokens(pl, cfg.Seed)
 	parts := make([]benchPart, workers)
 	var ms0, ms1 runtime.MemStats

@@ -1,7 +1,11 @@
 package run_test
 
 import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/specsim/specsim/algos"
 	"github.com/specsim/specsim/sim"
@@ -68,4 +72,38 @@ func name(a sim.Algorithm) string {
 		return "token"
 	}
 	return "block"
+}
+
+// timingProbe is token verification that records whether sim.Timing
+// held at every step.
+type timingProbe struct {
+	algos.Token
+	steps, timed *int64
+}
+
+func (a timingProbe) Accept(rng *rand.Rand, b *sim.Block) sim.Outcome {
+	atomic.AddInt64(a.steps, 1)
+	if sim.Timing() {
+		atomic.AddInt64(a.timed, 1)
+	}
+	return a.Token.Accept(rng, b)
+}
+
+// TestBenchTimes: every step Bench times runs under sim.Timing, so the
+// rules that keep values derived from a pool's recurring rows compute
+// them as an engine would; after it, Timing is off again.
+func TestBenchTimes(t *testing.T) {
+	src, err := source.New("dirichlet:V=64,contexts=4", 2, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := sim.PoolOf(src.BlockSource)
+	var steps, timed int64
+	if _, err := run.Bench(context.Background(), pl, timingProbe{steps: &steps, timed: &timed},
+		sim.BenchConfig{V: 64, Gamma: 2, Duration: 20 * time.Millisecond, Workers: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if steps == 0 || timed != steps || sim.Timing() {
+		t.Fatalf("%d of %d steps ran under sim.Timing, Timing after the bench %v; want all of at least one, and false", timed, steps, sim.Timing())
+	}
 }
