@@ -20,12 +20,13 @@ import (
 // The cache keeps up to rowCacheSize entries, in sets of rowCacheWays
 // slots (a row may sit in any slot of its set, so two hot rows whose
 // hashes agree do not evict each other at every step), and at most
-// rowCacheBytes of them; past the budget values are computed without it.
+// rowCacheBytes of them with every other rowCache's (one budget for the
+// process, rowBytesUsed), an entry at most a rowEntryMax of it; past the
+// budget values are computed without it.
 // Entries are immutable once stored, so concurrent workers read them
 // without locks and a race only costs a recomputation.
 type rowCache[K comparable, E any] struct {
 	slots [rowCacheSize]atomic.Pointer[rowEntry[K, E]]
-	bytes atomic.Int64
 }
 
 const (
@@ -33,7 +34,11 @@ const (
 	rowCacheSize  = 1 << rowCacheBits
 	rowCacheWays  = 4
 	rowCacheBytes = 64 << 20
+	rowEntryMax   = rowCacheBytes / 8
 )
+
+// rowBytesUsed is the bytes every rowCache's entries hold.
+var rowBytesUsed atomic.Int64
 
 // rowEntry is a cached value, with the key and the rows' bytes it was
 // derived from.
@@ -92,11 +97,11 @@ func (c *rowCache[K, E]) store(slot int, e *rowEntry[K, E]) bool {
 	if old != nil {
 		freed = old.size
 	}
-	if c.bytes.Load()+e.size-freed > rowCacheBytes {
+	if e.size > rowEntryMax || rowBytesUsed.Load()+e.size-freed > rowCacheBytes {
 		return false
 	}
 	if at.CompareAndSwap(old, e) {
-		c.bytes.Add(e.size - freed)
+		rowBytesUsed.Add(e.size - freed)
 		return true
 	}
 	return false

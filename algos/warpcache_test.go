@@ -58,7 +58,7 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 // without it (their laws still exact), and the cached rows never hold
 // more than warpCacheBytes.
 func TestWarpCacheBudget(t *testing.T) {
-	const v = 1 << 16 // 2.25 MiB an entry
+	const v = 1 << 16 // 2.25 MiB an entry, under rowEntryMax
 	m := QMismatch{T: 0.75}
 	for i := range 2 * rowCacheBytes / (36 * v) { // 36 B a token: the row's bytes, q'(y) and a residual's
 		row := make([]float64, v)
@@ -74,7 +74,7 @@ func TestWarpCacheBudget(t *testing.T) {
 				t.Fatalf("row %d: q'(%d) = %v, want %v", i, y, got[y], want)
 			}
 		}
-		if b := warpCache.bytes.Load(); b > rowCacheBytes {
+		if b := rowBytesUsed.Load(); b > rowCacheBytes {
 			t.Fatalf("after %d rows the cache holds %d bytes, over its %d", i+1, b, rowCacheBytes)
 		}
 	}
@@ -148,5 +148,20 @@ func normalize32(r []float32) {
 	}
 	for i := range r {
 		r[i] /= s
+	}
+}
+
+// TestRowCacheEntryMax: a row whose entry would take more than
+// rowEntryMax of the budget is warped without being kept.
+func TestRowCacheEntryMax(t *testing.T) {
+	v := int(rowEntryMax/36) + 1 // 36 B a token: over the cap
+	row := make([]float64, v)
+	for y := range row {
+		row[y] = 1
+	}
+	sim.Normalize(row)
+	used := rowBytesUsed.Load()
+	if w := warpedOf(QMismatch{T: 0.5}, sim.F64(row)); w.cached || rowBytesUsed.Load() != used {
+		t.Fatalf("a row of %d tokens (%d B) was kept (%v) or counted (%d -> %d B)", v, 36*v, w.cached, used, rowBytesUsed.Load())
 	}
 }

@@ -37,10 +37,15 @@ type Pool struct {
 // so a check of the same pool and size need not sort and bin them again
 // (the audit's rules, each checked on one pool). A slot holds one value at
 // a time, so the values kept are as many as the slots (a check's world is
-// one); an error is returned, not kept. key must be comparable.
+// one), and the slot's value is dropped before another key's build, so
+// the pool never holds the old and the new at once; an error is returned,
+// not kept. key must be comparable.
 func (pl *Pool) Derived(slot, key any, build func() (any, error)) (any, error) {
-	if d, ok := pl.derived.Load(slot); ok && d.(derived).key == key {
-		return d.(derived).v, nil
+	if d, ok := pl.derived.Load(slot); ok {
+		if d.(derived).key == key {
+			return d.(derived).v, nil
+		}
+		pl.derived.Delete(slot) // the old value goes before the new is built
 	}
 	v, err := build()
 	if err != nil {
