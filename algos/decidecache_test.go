@@ -13,6 +13,7 @@ import (
 // rule that keeps its decisions decides on a copy of its rows as on the
 // rows themselves.
 func TestDecided(t *testing.T) {
+	resetRowCaches(t)
 	var c rowCache[Fuzzy, decision]
 	calls := 0
 	count := func(k float64) func() decision {
@@ -75,4 +76,26 @@ func TestDecided(t *testing.T) {
 			}
 		}
 	}
+}
+
+// clear empties c's slots (tests only; their bytes stay counted until
+// resetRowCaches).
+func (c *rowCache[K, E]) clear() {
+	for i := range c.slots {
+		c.slots[i].Store(nil)
+	}
+}
+
+// resetRowCaches empties every row cache and its byte count, so a test
+// that asserts what is kept does not depend on what the tests before it
+// kept (the serial tests run before the parallel ones resume).
+func resetRowCaches(t *testing.T) {
+	t.Helper()
+	warpCache.clear()
+	mentoredDecisions.clear()
+	fuzzyDecisions.clear()
+	typicalDecisions.clear()
+	medusaDecisions.clear()
+	argmaxDecisions.clear()
+	rowBytesUsed.Store(0)
 }

@@ -58,6 +58,8 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 // without it (their laws still exact), and the cached rows never hold
 // more than warpCacheBytes.
 func TestWarpCacheBudget(t *testing.T) {
+	resetRowCaches(t)
+	t.Cleanup(func() { resetRowCaches(t) })
 	const v = 1 << 16 // 2.25 MiB an entry, under rowEntryMax
 	m := QMismatch{T: 0.75}
 	for i := range 2 * rowCacheBytes / (36 * v) { // 36 B a token: the row's bytes, q'(y) and a residual's
@@ -86,6 +88,7 @@ func TestWarpCacheBudget(t *testing.T) {
 // their ends; for another target row (or a row overwritten in place) it
 // falls back to the passes.
 func TestWarpedResidual(t *testing.T) {
+	resetRowCaches(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 40 {
 		v := 1 + rng.IntN(300)
@@ -154,6 +157,7 @@ func normalize32(r []float32) {
 // TestRowCacheEntryMax: a row whose entry would take more than
 // rowEntryMax of the budget is warped without being kept.
 func TestRowCacheEntryMax(t *testing.T) {
+	resetRowCaches(t)
 	v := int(rowEntryMax/36) + 1 // 36 B a token: over the cap
 	row := make([]float64, v)
 	for y := range row {
