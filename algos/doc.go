@@ -11,5 +11,12 @@
 // possible), register it in an init function, and add it to the law and
 // exact tests in algos_test.go.
 //
+// A rule whose decision at a position is a pass over the vocabulary (an
+// entropy, a divergence, a sorted solve) may keep it per row pair in a
+// rowCache (rowcache.go, decidecache.go), found by the rows' bytes: a
+// pool's rows recur at every step. A kept decision is the one the rule
+// computed, so outcomes and laws do not change; nothing is kept or served
+// while a benchmark runs (sim.BeginTiming).
+//
 // This package does no I/O.
 package algos // import "github.com/specsim/specsim/algos"
