@@ -28,7 +28,7 @@ func decided[K comparable](c *rowCache[K, decision], key K, keyBits uint64, p, q
 		return e.val
 	}
 	d := decide()
-	c.store(slot, newRowEntry(key, p, q, d, 0))
+	c.store(slot, key, p, q, d, 0)
 	return d
 }
 

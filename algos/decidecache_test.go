@@ -10,8 +10,9 @@ import (
 // TestDecided: a decision is computed once per rule and rows, found again
 // by the rows' values wherever they are stored, and computed anew for
 // another rule, other values, or a vocabulary below decideMinV; every
-// rule that keeps its decisions decides on a copy of its rows as on the
-// rows themselves.
+// rule that keeps its decisions serves, for its rows and for copies of
+// them, the decision it computes with no cache (under a benchmark), and
+// serves it without allocating.
 func TestDecided(t *testing.T) {
 	resetRowCaches(t)
 	var c rowCache[Fuzzy, decision]
@@ -59,6 +60,16 @@ func TestDecided(t *testing.T) {
 	if d := decided(&c, Fuzzy{T: 0.3}, bits2(0.3, 0), p, q, count(12)); d.k != 12 {
 		t.Fatalf("after the benchmark: k = %v, want 12 (nothing was kept under it)", d.k)
 	}
+	rowBytesUsed.Store(rowCacheBytes) // a spent budget: misses keep nothing and copy nothing
+	spent := Fuzzy{T: 0.4}
+	before, f := calls, count(13)
+	if n := testing.AllocsPerRun(20, func() { decided(&c, spent, bits2(0.4, 0), p, q, f) }); n != 0 || calls == before {
+		t.Fatalf("with the budget spent a miss costs %v allocations (want 0) after %d computations", n, calls-before)
+	}
+	if e, _ := c.find(spent, bits2(0.4, 0), p, q); e != nil {
+		t.Fatal("with the budget spent a decision was kept")
+	}
+	resetRowCaches(t)
 	p32[3] += 1e-3 // the same storage, another value
 	if d := decided(&c, Fuzzy{T: 0.1}, bits2(0.1, 0), p, q, count(10)); d.k != 10 {
 		t.Fatalf("a row changed in place: k = %v, want the new 10", d.k)
@@ -69,10 +80,16 @@ func TestDecided(t *testing.T) {
 		TypicalMedusa{Eps: 0.3, Delta: 0.09}, TypicalArgmax{Eps: 0.3, Delta: 0.09}} {
 		for range 5 {
 			pp, qq := randPair(rng, 40+rng.IntN(200), 0)
-			a := r.decide(sim.F64(pp), sim.F64(qq))
+			end := sim.BeginTiming()
+			fresh := r.decide(sim.F64(pp), sim.F64(qq)) // computed, not kept
+			end()
+			a := r.decide(sim.F64(pp), sim.F64(qq)) // computed and kept
 			b := r.decide(sim.F64(slices.Clone(pp)), sim.F64(slices.Clone(qq)))
-			if a != b {
-				t.Fatalf("%#v: %+v on the rows, %+v on copies", r, a, b)
+			if a != fresh || b != fresh {
+				t.Fatalf("%#v: computed %+v; kept %+v; served for copies %+v", r, fresh, a, b)
+			}
+			if n := testing.AllocsPerRun(20, func() { r.decide(sim.F64(pp), sim.F64(qq)) }); n != 0 {
+				t.Fatalf("%#v: a kept decision costs %v allocations, want 0", r, n)
 			}
 		}
 	}

@@ -119,13 +119,20 @@ func (m QMismatch) rawNorm(q sim.Row) (s, top float64) {
 type warp interface {
 	pow(v, top float64) float64
 	rawNorm(q sim.Row) (s, top float64)
-	// key tells the warp's parameters apart in warpedOf's slots, so rows
-	// of two warps running side by side (the audit's cells) do not evict
-	// each other.
-	key() uint64
+	// key tells the warps and their parameters apart in warpedOf's
+	// cache (a value, so a lookup allocates nothing), and its bits place
+	// the rows of two warps running side by side (the audit's cells) in
+	// different slots.
+	key() warpKey
 }
 
-func (m QMismatch) key() uint64 { return math.Float64bits(m.T) }
+// warpKey is a warp's kind and its parameter's bits.
+type warpKey struct {
+	kind string
+	bits uint64
+}
+
+func (m QMismatch) key() warpKey { return warpKey{"q-mismatch", math.Float64bits(m.T)} }
 
 // warpResidual returns z = Σ_t (p(t) - q'(t))+ and, if u ≥ 0, the
 // inverse-CDF sample of that residual at u (-1 if it is empty).

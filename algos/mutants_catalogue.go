@@ -297,7 +297,7 @@ func (ReducedPrecision) pow(v, top float64) float64 {
 	return bf16Weights()[bf16Bits(math.Log(v/top)+reducedTopLogit)]
 }
 
-func (ReducedPrecision) key() uint64 { return 0x5eed_b16 }
+func (ReducedPrecision) key() warpKey { return warpKey{"reduced-precision", 0x5eed_b16} }
 
 // rawNorm returns the row's largest entry top and Σ_y pow(q(y), top).
 func (m ReducedPrecision) rawNorm(q sim.Row) (s, top float64) {

@@ -81,9 +81,11 @@ func newRowEntry[K comparable, E any](key K, p, q sim.Row, val E, extra int64) *
 	return e
 }
 
-// store puts e into an empty slot of slot's set, else into slot, within
-// the byte budget, and reports whether it did.
-func (c *rowCache[K, E]) store(slot int, e *rowEntry[K, E]) bool {
+// store keeps val, derived under key from p and q, in an empty slot of
+// slot's set, else in slot, within the byte budget (the rows' bytes and
+// extra), and reports whether it did. The rows are copied only once the
+// entry fits: a spent budget costs a miss no allocation.
+func (c *rowCache[K, E]) store(slot int, key K, p, q sim.Row, val E, extra int64) bool {
 	set := c.slots[slot&^(rowCacheWays-1) : slot&^(rowCacheWays-1)+rowCacheWays]
 	at := &c.slots[slot]
 	for i := range set {
@@ -97,9 +99,11 @@ func (c *rowCache[K, E]) store(slot int, e *rowEntry[K, E]) bool {
 	if old != nil {
 		freed = old.size
 	}
-	if e.size > rowEntryMax || rowBytesUsed.Load()+e.size-freed > rowCacheBytes {
+	size := int64(len(rowBytes(p))+len(rowBytes(q))) + extra
+	if size > rowEntryMax || rowBytesUsed.Load()+size-freed > rowCacheBytes {
 		return false
 	}
+	e := newRowEntry(key, p, q, val, extra)
 	if at.CompareAndSwap(old, e) {
 		rowBytesUsed.Add(e.size - freed)
 		return true

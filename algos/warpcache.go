@@ -11,7 +11,7 @@ import (
 // warpCache holds the warped draft laws (rowCache): the audit's 192 (its
 // pool's 64 draft rows under three warps) fit with room to spare; an entry
 // counts the residual it may gain (warpedRowBytes).
-var warpCache rowCache[any, *warpedRow]
+var warpCache rowCache[warpKey, *warpedRow]
 
 // warpedRow is one draft row's warped law q'(y) = pow(q(y), top)/s
 // (warp), with the residual of the first target row drawn beside it.
@@ -48,9 +48,10 @@ type warpedResidual struct {
 // audit's time.
 func warpedOf[W warp](m W, q sim.Row) *warpedRow {
 	var slot int
+	k := m.key()
 	if !sim.Timing() { // under a benchmark every row is warped afresh
-		var e *rowEntry[any, *warpedRow]
-		if e, slot = warpCache.find(any(m), m.key(), q, sim.Row{}); e != nil {
+		var e *rowEntry[warpKey, *warpedRow]
+		if e, slot = warpCache.find(k, k.bits, q, sim.Row{}); e != nil {
 			return e.val
 		}
 	}
@@ -63,7 +64,7 @@ func warpedOf[W warp](m W, q sim.Row) *warpedRow {
 		return w
 	}
 	w.cached = true // before the store publishes w; w is still ours if it fails
-	if !warpCache.store(slot, newRowEntry(any(m), q, sim.Row{}, w, warpedRowBytes(q.Len()))) {
+	if !warpCache.store(slot, k, q, sim.Row{}, w, warpedRowBytes(q.Len())) {
 		w.cached = false
 	}
 	return w

@@ -42,13 +42,16 @@ func TestWarpedOfServesOnlyItsRow(t *testing.T) {
 		same("T=0.90625", warpedOf(b, q).qp, want(b, q))
 		same("reduced precision", warpedOf(ReducedPrecision{}, q).qp, want(ReducedPrecision{}, q))
 	}
+	if n := testing.AllocsPerRun(100, func() { warpedOf(b, q) }); n != 0 {
+		t.Fatalf("a kept row costs %v allocations a lookup, want 0", n)
+	}
 	copy(buf, []float32{0.1, 0.2, 0.3, 0.4}) // the same storage, other values
 	same("overwritten row", warpedOf(a, q).qp, want(a, q))
 	same("overwritten row, again", warpedOf(a, q).qp, want(a, q))
 	// the same bytes read as two float64s are another row: the entry
 	// holds as many values as its row had
 	wide := sim.F64(unsafe.Slice((*float64)(unsafe.Pointer(&buf[0])), 2))
-	if ent := newRowEntry(any(a), q, sim.Row{}, 0, 0); ent.holds(wide, sim.Row{}) || !ent.holds(q, sim.Row{}) {
+	if ent := newRowEntry(a.key(), q, sim.Row{}, 0, 0); ent.holds(wide, sim.Row{}) || !ent.holds(q, sim.Row{}) {
 		t.Fatalf("holds: a float32 row's entry serves the float64 row of its bytes (%v) or not its own (%v)", ent.holds(wide, sim.Row{}), ent.holds(q, sim.Row{}))
 	}
 	same("the float32 row's bytes as float64", warpedOf(a, wide).qp, want(a, wide))
