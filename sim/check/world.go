@@ -63,13 +63,17 @@ func newPoolWorld(ctx context.Context, pl *sim.Pool, trials int64) (*world, erro
 	p64 := make([]float64, v)
 	for c := 0; c < nc; c++ {
 		for i := 0; i <= g; i++ {
-			// V = 32000: ~1 ms a row; V = 4,194,304: each of its two sorts
-			// about half a second, so SIGINT waits for one at most
+			// V = 32000: ~1 ms a row; V = 4,194,304: the alias table and
+			// each of its two sorts about half a second, so SIGINT waits
+			// for one of them at most
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			sim.Float64s(p64, pl.PRow(c, i))
 			w.pAlias[w.poolIdx(c, i)] = sim.NewAlias(p64)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			w.pitTab[w.poolIdx(c, i)] = newPITTable32(p64)
 			if err := ctx.Err(); err != nil {
 				return nil, err
