@@ -432,9 +432,19 @@ func (s *mscratch) sets(m float64) (k, j int) {
 	return k, max(j, k)
 }
 
-// fixed evaluates the solution at m with the sets fixed at (k, j).
+// fixed evaluates the solution at m with the sets fixed at (k, j): the
+// thresholds (ab), the coin of the p = 0 tokens, and the KL.
 func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
-	sol, pl, ph := s.thresholds(m, k, j)
+	sol := MentoredSolution{Reject: m, Acceptance: 1 - m}
+	sol.A, sol.B = s.ab(m, k, j)
+	if k <= s.z {
+		sol.Coin = 1
+		if s.q0 > 0 {
+			sol.zrej = math.Min(1, m/s.q0)
+			sol.Coin = 1 - sol.zrej
+		}
+	}
+	pl, ph := s.cp[k], s.cp[len(s.it)]-s.cp[j]
 	kl := s.cc[j] - s.cc[k]
 	if sol.A > 0 {
 		kl += pl * math.Log(sol.A)
@@ -444,22 +454,6 @@ func (s *mscratch) fixed(m float64, k, j int) MentoredSolution {
 	}
 	sol.KL = math.Max(kl, 0)
 	return sol
-}
-
-// thresholds is fixed without the KL: the solution's thresholds a and b,
-// its coin and acceptance, with the masses Σp below a (pl) and beyond b
-// (ph) that the KL needs.
-func (s *mscratch) thresholds(m float64, k, j int) (sol MentoredSolution, pl, ph float64) {
-	sol = MentoredSolution{Reject: m, Acceptance: 1 - m}
-	sol.A, sol.B = s.ab(m, k, j)
-	if k <= s.z {
-		sol.Coin = 1
-		if s.q0 > 0 {
-			sol.zrej = math.Min(1, m/s.q0)
-			sol.Coin = 1 - sol.zrej
-		}
-	}
-	return sol, s.cp[k], s.cp[len(s.it)] - s.cp[j]
 }
 
 // ab returns the thresholds a and b at m with the sets fixed at (k, j):
